@@ -1,0 +1,74 @@
+// Code generation: typed IR modules -> LLVM IR -> PTX (NVPTX backend +
+// libdevice) or host machine code (ORC JIT). No LLVM type appears here.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/KernelABI.h"
+#include "ir/IR.h"
+
+namespace ufjit::codegen {
+
+/// One (ufunc, signature) to emit, with the variants wanted and the base of
+/// the entry names ("gaussian_pdf__f32_f32_f32"). Entry names are
+/// `<base>__<variant.suffix()>`.
+struct EntryRequest {
+  const ir::Module *module = nullptr;
+  std::string base_name;
+  std::vector<KernelVariant> variants;
+};
+
+/// What the GPU side needs; the canonical string of these options is part of
+/// every cache key.
+struct GpuOptions {
+  std::string arch = "sm_90";  // "sm_80", "sm_90", ...
+  /// PTX ISA version for `.version`; empty: the newest LLVM 19 supports for
+  /// `arch`. The driver must be new enough to load it.
+  std::string ptx_isa;
+  std::string canonical() const;  // "sm_90-ptx(default)"
+};
+
+/// A base name for entries of `module` for the given signature text, stable
+/// and readable: "gaussian_pdf__float32_float32_float32".
+std::string entry_base_name(const std::string &ufunc_name, const std::vector<std::string> &arg_dtype_names);
+std::string entry_name(const std::string &base_name, const KernelVariant &variant);
+
+/// Textual LLVM IR of the entries (for `--emit llvm`), target "cuda" or "cpu".
+std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
+                         const GpuOptions &gpu);
+
+/// One PTX module holding every requested entry. Byte-for-byte reproducible.
+/// Throws CompileError/InternalError; thread-safe (one LLVMContext per call).
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu);
+
+/// PTX -> cubin for `arch` through nvJitLink (opened with dlopen). Throws
+/// ufjit::Error with nvJitLink's log if it rejects the PTX, or if nvJitLink
+/// is not available.
+std::string ptx_to_cubin(const std::string &ptx, const std::string &arch);
+/// Whether nvJitLink can be loaded (tests skip PTX checks when it cannot).
+bool nvjitlink_available();
+
+/// Host code for CPU entries, JIT-compiled with ORC for the host CPU. One
+/// instance owns its JIT; lookups are thread-safe. Compiled entries live as
+/// long as the CpuCompiler.
+class CpuCompiler {
+ public:
+  CpuCompiler();
+  ~CpuCompiler();
+  CpuCompiler(const CpuCompiler &) = delete;
+  CpuCompiler &operator=(const CpuCompiler &) = delete;
+
+  /// Compiles the entries and returns their addresses in request order
+  /// (variants flattened).
+  std::vector<CpuEntry> compile(const std::vector<EntryRequest> &entries);
+  /// "x86-64 (znver3, +avx2,+fma)": the host CPU and features used.
+  std::string host_description() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ufjit::codegen

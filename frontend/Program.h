@@ -1,0 +1,66 @@
+// The declarations of a parsed source: which functions are ufuncs (with their
+// signatures and options), which are helpers, module constants, imports and
+// CUDA C++ device declarations. Built from the AST by reading decorators;
+// names are resolved and types checked later, by the typer (ir/).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/AST.h"
+#include "frontend/Signature.h"
+
+namespace ufjit::frontend {
+
+enum class UfuncKind { Vectorize, GuVectorize };
+
+/// Options of `@vectorize(...)`. `target` is a default the caller may override.
+struct UfuncOptions {
+  std::string target;  // "", "cuda", "cpu" or "parallel"
+  bool fastmath = false;
+  std::vector<std::string> link;  // CUDA C++ files for declare_device functions
+};
+
+struct UfuncDecl {
+  UfuncKind kind = UfuncKind::Vectorize;
+  std::string name;
+  const ast::FunctionDef *def = nullptr;
+  std::vector<Signature> signatures;
+  std::string layout;  // guvectorize only: "(n),(n)->()"
+  UfuncOptions options;
+};
+
+/// `name = declare_device("c_name", "float32(float32)")`
+struct DeviceDecl {
+  std::string name;
+  std::string c_name;
+  Signature signature;
+  SourceLocation loc;
+};
+
+/// A module-level `NAME = <constant expression>`.
+struct ConstantDecl {
+  std::string name;
+  const ast::Expr *value = nullptr;
+  SourceLocation loc;
+};
+
+/// What the source declares, in source order. Points into the ast::Module,
+/// which must outlive it.
+struct Program {
+  std::vector<UfuncDecl> ufuncs;
+  std::vector<const ast::FunctionDef *> helpers;  // @device, @cuda.jit(device=True), @njit, @jit, bare def
+  std::vector<ConstantDecl> constants;
+  std::vector<DeviceDecl> device_decls;
+  /// Local name -> what it refers to: "math", "cmath", "numpy", "numba",
+  /// "numba.cuda", or a dotted function ("math.exp") for `from math import exp`.
+  std::map<std::string, std::string> imports;
+};
+
+/// Reads decorators, signatures and module-level statements. Reports unknown
+/// decorator options, bad signatures, duplicate names and top-level statements
+/// outside the subset; returns what it could collect.
+Program collect_program(const ast::Module &module, DiagnosticEngine &diags);
+
+}  // namespace ufjit::frontend

@@ -1,0 +1,48 @@
+// ufjit public API: ahead-of-time compilation and checking, for the `ufjit`
+// tool and for programs that want PTX without running anything.
+//
+// Every stage of the pipeline (tokens, AST, typed IR, LLVM IR, PTX, cubin) can
+// be emitted, so that tests can look at each (STYLE.md item 7).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ufjit/errors.h"
+#include "ufjit/export.h"
+
+namespace ufjit {
+
+enum class EmitKind { Tokens, Ast, Ir, Llvm, Ptx, Cubin };
+
+struct UFJIT_API CompileRequest {
+  std::string source;
+  std::string source_name = "<string>";
+  EmitKind emit = EmitKind::Ptx;
+  std::string target = "cuda";  // "cuda" or "cpu" (cpu: tokens, ast, ir, llvm)
+  std::string arch = "sm_90";
+  std::string function;  // only this ufunc; empty: all
+};
+
+struct UFJIT_API CompileResult {
+  bool ok = false;
+  std::vector<DiagnosticMessage> diagnostics;
+  /// Every diagnostic rendered (file:line:col, source line, caret).
+  std::string rendered_diagnostics;
+  /// The emitted text (or the cubin's bytes).
+  std::string output;
+  /// For ptx and cubin: the JSON manifest describing every entry (function,
+  /// signature, variant, parameters in order with their kinds and dtypes), so
+  /// a C or CUDA program can launch them without ufjit.
+  std::string manifest_json;
+};
+
+/// Runs the pipeline up to `request.emit`. Never throws for a bad source:
+/// diagnostics come back in the result. Throws ufjit::Error for environment
+/// problems (libdevice or nvJitLink missing).
+UFJIT_API CompileResult compile(const CompileRequest &request);
+
+/// Parses and types every ufunc of a source; diagnostics only.
+UFJIT_API CompileResult check(const std::string &source, const std::string &source_name);
+
+}  // namespace ufjit

@@ -1,0 +1,460 @@
+// The typed IR: what the typer produces and code generation consumes.
+//
+// Semantics (these decide the code we emit on both targets):
+// - Every expression has a Type. Operands of Binary and Compare have the SAME
+//   type; the typer inserts every conversion as an explicit Cast. Code
+//   generation never converts implicitly.
+// - Integers are two's complement and WRAP on overflow (no poison flags).
+// - Integer FloorDiv/Mod follow Python (floor; the remainder has the sign of
+//   the divisor). A zero divisor gives 0. INT_MIN // -1 gives INT_MIN wrapped
+//   (as int64 arithmetic in Numba: the quotient wraps), INT_MIN % -1 gives 0.
+// - Float FloorDiv/Mod follow Python too (`math.floor(a / b)` and
+//   `a - floor(a/b)*b` with the divisor's sign); by zero they give IEEE
+//   results (inf/nan), never a trap.
+// - Shl/Shr by a count >= the bit width (or negative) give 0, or -1 for Shr of
+//   a negative signed value. Shr is arithmetic on signed, logical on unsigned.
+// - Div exists only on floats and complex (`/` on ints is typed as float64).
+// - Pow on integers is exact (repeated squaring, wrapping); a negative exponent
+//   gives 0 unless the base is 1 or -1. Pow on floats is C `pow`.
+// - Cast float -> int truncates toward zero; NaN or out-of-range gives an
+//   unspecified value but never poison or a trap (lowered with saturating
+//   conversions). Cast to bool is `x != 0`. Cast complex -> real takes the real
+//   part. Cast to float16 rounds to nearest even.
+// - float16 values are stored as IEEE half; arithmetic on them is done in
+//   float32 and rounded back after each operation.
+// - Floats are IEEE: no contraction into FMA, no approximate division, sqrt or
+//   transcendentals, denormals preserved, unless the module's FloatOptions say
+//   otherwise (fastmath). These options are part of every cache key.
+// - Select and ShortCircuit evaluate only the operand they pick.
+// - The IR is pure: no expression has a side effect other than through
+//   Assign/ArrayStore statements; helper calls are to IR functions of the same
+//   module (no recursion: the call graph is acyclic).
+//
+// Nodes are immutable and shared (std::shared_ptr<const Node>). Expr and Stmt
+// are handles; `e.as<Binary>()` gives the node or nullptr. Node kinds are
+// listed once below (X-macros) and the visitor, mutator, printer and kind
+// names are generated from the lists.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/Type.h"
+
+namespace ufjit::ir {
+
+#define UFJIT_FOR_EACH_IR_EXPR(X) \
+  X(Const)                        \
+  X(Var)                          \
+  X(Cast)                         \
+  X(Unary)                        \
+  X(Binary)                       \
+  X(Compare)                      \
+  X(Select)                       \
+  X(ShortCircuit)                 \
+  X(Call)                         \
+  X(Intrinsic)                    \
+  X(MakeTuple)                    \
+  X(TupleGet)                     \
+  X(ArrayLoad)                    \
+  X(ArrayDim)
+
+#define UFJIT_FOR_EACH_IR_STMT(X) \
+  X(Block)                        \
+  X(Assign)                       \
+  X(ArrayStore)                   \
+  X(If)                           \
+  X(While)                        \
+  X(ForRange)                     \
+  X(Break)                        \
+  X(Continue)                     \
+  X(Return)                       \
+  X(Evaluate)
+
+enum class NodeKind : uint8_t {
+#define UFJIT_IR_ENUM(name) name,
+  UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_ENUM) UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_ENUM)
+#undef UFJIT_IR_ENUM
+};
+const char *node_kind_name(NodeKind k);
+
+struct ExprNode {
+  ExprNode(NodeKind k, Type t) : kind(k), type(std::move(t)) {}
+  virtual ~ExprNode() = default;
+  const NodeKind kind;
+  const Type type;
+};
+
+struct StmtNode {
+  explicit StmtNode(NodeKind k) : kind(k) {}
+  virtual ~StmtNode() = default;
+  const NodeKind kind;
+};
+
+/// A handle to an immutable expression node (null when default-constructed).
+class Expr {
+ public:
+  Expr() = default;
+  Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}  // NOLINT: implicit by design
+  const ExprNode *get() const { return node_.get(); }
+  const ExprNode *operator->() const { return node_.get(); }
+  explicit operator bool() const { return node_ != nullptr; }
+  const Type &type() const { return node_->type; }
+  template <typename T>
+  const T *as() const {
+    return node_ && node_->kind == T::kKind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+  bool same_as(const Expr &o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+/// A handle to an immutable statement node.
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}  // NOLINT: implicit by design
+  const StmtNode *get() const { return node_.get(); }
+  const StmtNode *operator->() const { return node_.get(); }
+  explicit operator bool() const { return node_ != nullptr; }
+  template <typename T>
+  const T *as() const {
+    return node_ && node_->kind == T::kKind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+  bool same_as(const Stmt &o) const { return node_ == o.node_; }
+
+ private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+// ---------------------------------------------------------------- expressions
+
+/// A constant of a scalar type. Integers (and bool) keep their bits in
+/// `int_bits` (sign- or zero-extended to 64 bits as the type says); floats in
+/// `float_value` (float16/float32 constants are already rounded to their type);
+/// complex numbers in `complex_value`.
+struct Const : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Const;
+  static Expr make_bool(bool v);
+  static Expr make_int(DType t, int64_t v);  // wraps v to t's width
+  static Expr make_uint(DType t, uint64_t v);
+  static Expr make_float(DType t, double v);  // rounds to t
+  static Expr make_complex(DType t, std::complex<double> v);
+  /// A value of any scalar type from a double (used by folding and tests).
+  static Expr make(DType t, double v);
+  uint64_t int_bits = 0;
+  double float_value = 0.0;
+  std::complex<double> complex_value;
+  int64_t as_int64() const { return static_cast<int64_t>(int_bits); }
+  Const(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// A function parameter or local variable, by name (unique within a function;
+/// Python scoping is per function).
+struct Var : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Var;
+  static Expr make(Type t, std::string name);
+  std::string name;
+  Var(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// An explicit scalar conversion (semantics at the top of this file).
+struct Cast : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Cast;
+  static Expr make(DType to, Expr value);
+  Expr value;
+  Cast(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+enum class UnaryOpcode : uint8_t {
+  Neg,     // arithmetic negation (ints wrap)
+  Not,     // logical not, on bool only
+  Invert,  // bitwise not, on ints and bool (~True is False for bool here, as NumPy)
+};
+const char *unary_opcode_name(UnaryOpcode op);
+
+struct Unary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Unary;
+  static Expr make(UnaryOpcode op, Expr value);
+  UnaryOpcode op;
+  Expr value;
+  Unary(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+enum class BinaryOpcode : uint8_t {
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, BitAnd, BitOr, BitXor, Shl, Shr
+};
+const char *binary_opcode_name(BinaryOpcode op);
+
+/// `a op b`; a and b have the same scalar type, which is the result type.
+struct Binary : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Binary;
+  static Expr make(BinaryOpcode op, Expr a, Expr b);
+  BinaryOpcode op;
+  Expr a, b;
+  Binary(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+enum class CompareOpcode : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
+const char *compare_opcode_name(CompareOpcode op);
+
+/// `a op b` -> bool; a and b have the same scalar type. Ordered comparisons
+/// with NaN are false; Ne with NaN is true (IEEE, as Python). Complex
+/// operands allow only Eq and Ne.
+struct Compare : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Compare;
+  static Expr make(CompareOpcode op, Expr a, Expr b);
+  CompareOpcode op;
+  Expr a, b;
+  Compare(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// `cond ? a : b` evaluating only the chosen arm; cond is bool, a and b have
+/// the result type (any type, tuples included).
+struct Select : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Select;
+  static Expr make(Expr cond, Expr a, Expr b);
+  Expr cond, a, b;
+  Select(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// Python's `a and b` / `a or b` on scalars of one type: `and` gives a if a is
+/// falsy (== 0) else b; `or` gives a if a is truthy else b. b is evaluated only
+/// when needed.
+struct ShortCircuit : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ShortCircuit;
+  enum class Op : uint8_t { And, Or };
+  static Expr make(Op op, Expr a, Expr b);
+  Op op;
+  Expr a, b;
+  ShortCircuit(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// A call of another function of the same module (a specialised helper);
+/// argument types equal the callee's parameter types.
+struct Call : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Call;
+  static Expr make(Type ret, std::string callee, std::vector<Expr> args);
+  std::string callee;  // ir::Function::name within the module
+  std::vector<Expr> args;
+  Call(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+// X(enumerator, printed name, arity). Arguments of the float functions all have
+// the result's float type unless noted; the typer inserts the casts.
+#define UFJIT_FOR_EACH_INTRINSIC(X)                                               \
+  /* real math, float32/float64 (float16 computed in float32) */                  \
+  X(Acos, "acos", 1) X(Acosh, "acosh", 1) X(Asin, "asin", 1) X(Asinh, "asinh", 1) \
+  X(Atan, "atan", 1) X(Atan2, "atan2", 2) X(Atanh, "atanh", 1)                    \
+  X(Cbrt, "cbrt", 1) X(Ceil, "ceil", 1) X(Copysign, "copysign", 2)                \
+  X(Cos, "cos", 1) X(Cosh, "cosh", 1) X(Erf, "erf", 1) X(Erfc, "erfc", 1)         \
+  X(Exp, "exp", 1) X(Exp2, "exp2", 1) X(Expm1, "expm1", 1) X(Fabs, "fabs", 1)     \
+  X(Floor, "floor", 1) X(Fma, "fma", 3) X(Fmod, "fmod", 2)                        \
+  X(Gamma, "gamma", 1) X(Hypot, "hypot", 2) X(Lgamma, "lgamma", 1)                \
+  X(Log, "log", 1) X(Log10, "log10", 1) X(Log1p, "log1p", 1) X(Log2, "log2", 1)   \
+  X(Nextafter, "nextafter", 2) X(Pow, "pow", 2) X(Remainder, "remainder", 2)      \
+  X(Rint, "rint", 1) X(Sin, "sin", 1) X(Sinh, "sinh", 1) X(Sqrt, "sqrt", 1)       \
+  X(Tan, "tan", 1) X(Tanh, "tanh", 1) X(Trunc, "trunc", 1)                        \
+  /* ldexp(x float, n int32) -> float */                                          \
+  X(Ldexp, "ldexp", 2)                                                            \
+  /* frexp(x) -> (float, int32) tuple; modf(x) -> (frac, int) as (float, float) */ \
+  X(Frexp, "frexp", 1) X(Modf, "modf", 1)                                         \
+  /* classification: float or complex -> bool */                                  \
+  X(IsNan, "isnan", 1) X(IsInf, "isinf", 1) X(IsFinite, "isfinite", 1)            \
+  /* integer abs (wraps for INT_MIN), on ints */                                  \
+  X(IAbs, "iabs", 1)                                                              \
+  /* complex: parts and construction. Real/Imag/CAbs/Phase: complex -> float; */  \
+  /* MakeComplex(re, im float) -> complex of that float; Conj: complex->complex */\
+  X(Real, "real", 1) X(Imag, "imag", 1) X(Conj, "conj", 1)                        \
+  X(MakeComplex, "complex", 2) X(CAbs, "cabs", 1) X(Phase, "phase", 1)            \
+  /* complex math (cmath), complex -> complex */                                  \
+  X(CExp, "cexp", 1) X(CLog, "clog", 1) X(CLog10, "clog10", 1)                    \
+  X(CSqrt, "csqrt", 1) X(CSin, "csin", 1) X(CCos, "ccos", 1) X(CTan, "ctan", 1)   \
+  X(CAsin, "casin", 1) X(CAcos, "cacos", 1) X(CAtan, "catan", 1)                  \
+  X(CSinh, "csinh", 1) X(CCosh, "ccosh", 1) X(CTanh, "ctanh", 1)                  \
+  X(CAsinh, "casinh", 1) X(CAcosh, "cacosh", 1) X(CAtanh, "catanh", 1)            \
+  /* complex ** complex */                                                        \
+  X(CPow, "cpow", 2)
+
+enum class IntrinsicOp : uint8_t {
+#define UFJIT_INTRINSIC_ENUM(name, str, arity) name,
+  UFJIT_FOR_EACH_INTRINSIC(UFJIT_INTRINSIC_ENUM)
+#undef UFJIT_INTRINSIC_ENUM
+};
+const char *intrinsic_name(IntrinsicOp op);
+int intrinsic_arity(IntrinsicOp op);
+
+/// A built-in operation with the given result type; argument types follow
+/// the table above (the typer has converted them).
+struct Intrinsic : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Intrinsic;
+  static Expr make(IntrinsicOp op, Type result, std::vector<Expr> args);
+  IntrinsicOp op;
+  std::vector<Expr> args;
+  Intrinsic(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+struct MakeTuple : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::MakeTuple;
+  static Expr make(std::vector<Expr> elements);
+  std::vector<Expr> elements;
+  MakeTuple(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// `tuple[index]` with a constant, in-range index (negative indices already
+/// resolved by the typer).
+struct TupleGet : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::TupleGet;
+  static Expr make(Expr tuple, int index);
+  Expr tuple;
+  int index = 0;
+  TupleGet(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// `array[i, j]` (generalized ufuncs): indices are int64, already wrapped for
+/// negative values; `array` is a Var of array type.
+struct ArrayLoad : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayLoad;
+  static Expr make(Expr array, std::vector<Expr> indices);
+  Expr array;
+  std::vector<Expr> indices;
+  ArrayLoad(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// `array.shape[dim]` -> int64.
+struct ArrayDim : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayDim;
+  static Expr make(Expr array, int dim);
+  Expr array;
+  int dim = 0;
+  ArrayDim(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+// ----------------------------------------------------------------- statements
+
+struct Block : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Block;
+  static Stmt make(std::vector<Stmt> stmts);
+  std::vector<Stmt> stmts;
+  Block() : StmtNode(kKind) {}
+};
+
+/// `var = value`; value's type equals the variable's declared type.
+struct Assign : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Assign;
+  static Stmt make(std::string var, Expr value);
+  std::string var;
+  Expr value;
+  Assign() : StmtNode(kKind) {}
+};
+
+/// `out[i, j] = value` (generalized ufuncs).
+struct ArrayStore : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayStore;
+  static Stmt make(Expr array, std::vector<Expr> indices, Expr value);
+  Expr array;
+  std::vector<Expr> indices;
+  Expr value;
+  ArrayStore() : StmtNode(kKind) {}
+};
+
+struct If : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::If;
+  static Stmt make(Expr cond, Stmt then_body, Stmt else_body = Stmt());
+  Expr cond;  // bool
+  Stmt then_body;
+  Stmt else_body;  // may be null
+  If() : StmtNode(kKind) {}
+};
+
+struct While : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::While;
+  static Stmt make(Expr cond, Stmt body);
+  Expr cond;  // bool, evaluated before every iteration
+  Stmt body;
+  While() : StmtNode(kKind) {}
+};
+
+/// `for var in range(start, stop, step)`: start, stop and step have var's
+/// integer type and are evaluated once. Python semantics: with step > 0 runs
+/// while var < stop, with step < 0 while var > stop, with step == 0 not at all
+/// (Python raises; a kernel cannot). After the loop, var holds the last value
+/// it took (unchanged if the loop ran zero times). Assignments to var in the
+/// body do not affect the iteration.
+struct ForRange : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::ForRange;
+  static Stmt make(std::string var, Expr start, Expr stop, Expr step, Stmt body);
+  std::string var;
+  Expr start, stop, step;
+  Stmt body;
+  ForRange() : StmtNode(kKind) {}
+};
+
+struct Break : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Break;
+  static Stmt make();
+  Break() : StmtNode(kKind) {}
+};
+
+struct Continue : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Continue;
+  static Stmt make();
+  Continue() : StmtNode(kKind) {}
+};
+
+/// `return value`; value has the function's return type (null for void).
+struct Return : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Return;
+  static Stmt make(Expr value);
+  Expr value;
+  Return() : StmtNode(kKind) {}
+};
+
+/// An expression evaluated for nothing (a call whose result is dropped).
+struct Evaluate : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Evaluate;
+  static Stmt make(Expr value);
+  Expr value;
+  Evaluate() : StmtNode(kKind) {}
+};
+
+// ----------------------------------------------------------- functions, module
+
+struct Variable {
+  std::string name;
+  Type type;
+};
+
+/// One specialised function: parameters and locals are all typed. Every path
+/// through `body` ends in a Return (the typer guarantees it), except for void
+/// functions, which may fall off the end.
+struct Function {
+  std::string name;  // unique within the module: "gaussian_pdf", "polar_to_cartesian__f32_f32"
+  std::vector<Variable> params;
+  std::vector<Variable> locals;  // every assigned name that is not a parameter
+  Type ret;
+  Stmt body;
+};
+
+/// Floating-point options: part of every cache key, printed in the IR header.
+struct FloatOptions {
+  bool fastmath = false;  // contraction, approximate div/sqrt/transcendentals, FTZ
+  bool operator==(const FloatOptions &o) const { return fastmath == o.fastmath; }
+};
+
+/// One unit of compilation: the entry function for one (ufunc, signature) and
+/// every helper specialisation it calls, callees before callers.
+struct Module {
+  std::string name;  // the ufunc's name
+  std::vector<Function> functions;
+  int entry = 0;  // index of the entry function in `functions`
+  FloatOptions options;
+  const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }
+  const Function *find(const std::string &function_name) const;
+};
+
+}  // namespace ufjit::ir

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what ufjit's build needs (Debian 12 packages), only what is missing,
+# so that a second run is quick. The CUDA toolkit is expected at /usr/local/cuda
+# (or CUDAToolkit_ROOT): ufjit uses its headers, libdevice and nvJitLink, and
+# never needs a GPU or a driver to build.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ ccache python3
+  llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libxxhash-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cuda_root=${CUDAToolkit_ROOT:-/usr/local/cuda}
+if [[ ! -f "$cuda_root/include/cuda.h" ]]; then
+  echo "setup: the CUDA toolkit is not at $cuda_root (set CUDAToolkit_ROOT); ufjit needs its headers and libdevice" >&2
+  exit 1
+fi
