@@ -1,0 +1,278 @@
+// Operator spellings and to_source: expressions back to Python text, with
+// only the parentheses that Python's precedence needs.
+#include "frontend/AST.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace ufjit::ast {
+
+const char *binary_op_spelling(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "+";
+    case BinaryOp::Sub: return "-";
+    case BinaryOp::Mul: return "*";
+    case BinaryOp::Div: return "/";
+    case BinaryOp::FloorDiv: return "//";
+    case BinaryOp::Mod: return "%";
+    case BinaryOp::Pow: return "**";
+    case BinaryOp::LShift: return "<<";
+    case BinaryOp::RShift: return ">>";
+    case BinaryOp::BitOr: return "|";
+    case BinaryOp::BitXor: return "^";
+    case BinaryOp::BitAnd: return "&";
+    case BinaryOp::MatMul: return "@";
+  }
+  return "?";
+}
+
+const char *cmp_op_spelling(CmpOp op) {
+  switch (op) {
+    case CmpOp::Eq: return "==";
+    case CmpOp::NotEq: return "!=";
+    case CmpOp::Lt: return "<";
+    case CmpOp::LtE: return "<=";
+    case CmpOp::Gt: return ">";
+    case CmpOp::GtE: return ">=";
+    case CmpOp::Is: return "is";
+    case CmpOp::IsNot: return "is not";
+    case CmpOp::In: return "in";
+    case CmpOp::NotIn: return "not in";
+  }
+  return "?";
+}
+
+namespace {
+
+// Python's precedence levels, loosest first.
+enum Precedence : int {
+  kTuple = 0,
+  kIfExp = 1,
+  kOr = 2,
+  kAnd = 3,
+  kNot = 4,
+  kCompare = 5,
+  kBitOr = 6,
+  kBitXor = 7,
+  kBitAnd = 8,
+  kShift = 9,
+  kArith = 10,
+  kTerm = 11,
+  kUnary = 12,
+  kPower = 13,
+  kPrimary = 14,
+  kAtom = 15,
+};
+
+int binary_precedence(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::BitOr: return kBitOr;
+    case BinaryOp::BitXor: return kBitXor;
+    case BinaryOp::BitAnd: return kBitAnd;
+    case BinaryOp::LShift:
+    case BinaryOp::RShift: return kShift;
+    case BinaryOp::Add:
+    case BinaryOp::Sub: return kArith;
+    case BinaryOp::Pow: return kPower;
+    default: return kTerm;
+  }
+}
+
+int precedence(const Expr &e) {
+  switch (e.kind) {
+    case ExprKind::Tuple: return kTuple;
+    case ExprKind::IfExp: return kIfExp;
+    case ExprKind::BoolOp: return e.as<BoolOp>()->op == BoolOpKind::Or ? kOr : kAnd;
+    case ExprKind::UnaryOp: return e.as<UnaryOp>()->op == UnaryOpKind::Not ? kNot : kUnary;
+    case ExprKind::Compare: return kCompare;
+    case ExprKind::BinOp: return binary_precedence(e.as<BinOp>()->op);
+    case ExprKind::Call:
+    case ExprKind::Attribute:
+    case ExprKind::Subscript: return kPrimary;
+    default: return kAtom;
+  }
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+std::string float_repr(double v) {
+  std::string s = format_double(v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string string_repr(const std::string &value) {
+  std::string out = "'";
+  for (char ch : value) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\'') {
+      out += "\\'";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "'";
+}
+
+void render(const Expr &e, int min_precedence, std::string &out);
+
+void render_list(const std::vector<ExprPtr> &elts, std::string &out) {
+  for (std::size_t i = 0; i < elts.size(); ++i) {
+    if (i > 0) out += ", ";
+    render(*elts[i], kIfExp, out);
+  }
+}
+
+void render_inner(const Expr &e, std::string &out) {
+  switch (e.kind) {
+    case ExprKind::IntLit:
+      out += std::to_string(e.as<IntLit>()->value);
+      return;
+    case ExprKind::FloatLit:
+      out += float_repr(e.as<FloatLit>()->value);
+      return;
+    case ExprKind::ImagLit:
+      out += format_double(e.as<ImagLit>()->imag) + "j";
+      return;
+    case ExprKind::BoolLit:
+      out += e.as<BoolLit>()->value ? "True" : "False";
+      return;
+    case ExprKind::NoneLit:
+      out += "None";
+      return;
+    case ExprKind::StrLit:
+      out += string_repr(e.as<StrLit>()->value);
+      return;
+    case ExprKind::Name:
+      out += e.as<Name>()->id;
+      return;
+    case ExprKind::Attribute: {
+      const auto *a = e.as<Attribute>();
+      render(*a->value, kPrimary, out);
+      out += "." + a->attr;
+      return;
+    }
+    case ExprKind::Call: {
+      const auto *c = e.as<Call>();
+      render(*c->func, kPrimary, out);
+      out += "(";
+      render_list(c->args, out);
+      for (std::size_t i = 0; i < c->keywords.size(); ++i) {
+        if (i > 0 || !c->args.empty()) out += ", ";
+        out += c->keywords[i].name + "=";
+        render(*c->keywords[i].value, kIfExp, out);
+      }
+      out += ")";
+      return;
+    }
+    case ExprKind::BinOp: {
+      const auto *b = e.as<BinOp>();
+      int p = binary_precedence(b->op);
+      bool power = b->op == BinaryOp::Pow;
+      // `**` is right-associative and binds its exponent as a unary factor.
+      render(*b->left, power ? kPrimary : p, out);
+      out += std::string(" ") + binary_op_spelling(b->op) + " ";
+      render(*b->right, power ? kUnary : p + 1, out);
+      return;
+    }
+    case ExprKind::UnaryOp: {
+      const auto *u = e.as<UnaryOp>();
+      switch (u->op) {
+        case UnaryOpKind::UAdd: out += "+"; break;
+        case UnaryOpKind::USub: out += "-"; break;
+        case UnaryOpKind::Invert: out += "~"; break;
+        case UnaryOpKind::Not: out += "not "; break;
+      }
+      render(*u->operand, u->op == UnaryOpKind::Not ? kNot : kUnary, out);
+      return;
+    }
+    case ExprKind::BoolOp: {
+      const auto *b = e.as<BoolOp>();
+      int p = b->op == BoolOpKind::Or ? kOr : kAnd;
+      for (std::size_t i = 0; i < b->values.size(); ++i) {
+        if (i > 0) out += b->op == BoolOpKind::Or ? " or " : " and ";
+        render(*b->values[i], p + 1, out);
+      }
+      return;
+    }
+    case ExprKind::Compare: {
+      const auto *c = e.as<Compare>();
+      render(*c->left, kCompare + 1, out);
+      for (std::size_t i = 0; i < c->ops.size() && i < c->comparators.size(); ++i) {
+        out += std::string(" ") + cmp_op_spelling(c->ops[i]) + " ";
+        render(*c->comparators[i], kCompare + 1, out);
+      }
+      return;
+    }
+    case ExprKind::IfExp: {
+      const auto *i = e.as<IfExp>();
+      render(*i->body, kOr, out);
+      out += " if ";
+      render(*i->test, kOr, out);
+      out += " else ";
+      render(*i->orelse, kIfExp, out);
+      return;
+    }
+    case ExprKind::Tuple: {
+      const auto *t = e.as<Tuple>();
+      out += "(";
+      render_list(t->elts, out);
+      if (t->elts.size() == 1) out += ",";
+      out += ")";
+      return;
+    }
+    case ExprKind::List:
+      out += "[";
+      render_list(e.as<List>()->elts, out);
+      out += "]";
+      return;
+    case ExprKind::Subscript: {
+      const auto *s = e.as<Subscript>();
+      render(*s->value, kPrimary, out);
+      out += "[";
+      const auto *index_tuple = s->index->as<Tuple>();
+      if (index_tuple != nullptr && !index_tuple->elts.empty()) {
+        render_list(index_tuple->elts, out);
+        if (index_tuple->elts.size() == 1) out += ",";
+      } else {
+        render(*s->index, kIfExp, out);
+      }
+      out += "]";
+      return;
+    }
+  }
+}
+
+void render(const Expr &e, int min_precedence, std::string &out) {
+  // Tuples always carry their own parentheses.
+  bool parens = e.kind != ExprKind::Tuple && precedence(e) < min_precedence;
+  if (parens) out += "(";
+  render_inner(e, out);
+  if (parens) out += ")";
+}
+
+}  // namespace
+
+std::string to_source(const Expr &e) {
+  std::string out;
+  render(e, kTuple, out);
+  return out;
+}
+
+}  // namespace ufjit::ast

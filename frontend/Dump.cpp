@@ -1,0 +1,298 @@
+#include "frontend/Dump.h"
+
+#include <charconv>
+#include <cstdio>
+#include <sstream>
+
+#include "frontend/Lexer.h"
+
+namespace ufjit::frontend {
+
+namespace {
+
+std::string quoted(const std::string &s) {
+  std::string out = "'";
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\'') {
+      out += "\\'";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "'";
+}
+
+std::string number(double v) {
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+/// A float that reads as one: `1.0`, not `1`.
+std::string float_number(double v) {
+  std::string s = number(v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string at(const SourceLocation &loc) {
+  return "@" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
+
+class AstDumper {
+ public:
+  std::string result() const { return out_.str(); }
+
+  void line(int depth, const std::string &text) {
+    out_ << std::string(static_cast<std::size_t>(depth) * 2, ' ') << text << "\n";
+  }
+
+  void expr(const ast::Expr &e, int depth);
+  void stmt(const ast::Stmt &s, int depth);
+  void body(const char *label, const ast::Body &b, int depth) {
+    if (b.empty()) return;
+    line(depth, label);
+    for (const auto &s : b) stmt(*s, depth + 1);
+  }
+
+ private:
+  std::ostringstream out_;
+};
+
+void AstDumper::expr(const ast::Expr &e, int depth) {
+  using namespace ast;
+  std::string where = at(e.loc);
+  switch (e.kind) {
+    case ExprKind::IntLit: {
+      const auto *i = e.as<IntLit>();
+      line(depth, "IntLit " + std::to_string(i->value) + (i->overflow ? " (overflow)" : "") + " " +
+                      where);
+      return;
+    }
+    case ExprKind::FloatLit:
+      line(depth, "FloatLit " + float_number(e.as<FloatLit>()->value) + " " + where);
+      return;
+    case ExprKind::ImagLit:
+      line(depth, "ImagLit " + number(e.as<ImagLit>()->imag) + "j " + where);
+      return;
+    case ExprKind::BoolLit:
+      line(depth, std::string("BoolLit ") + (e.as<BoolLit>()->value ? "True " : "False ") + where);
+      return;
+    case ExprKind::NoneLit:
+      line(depth, "NoneLit " + where);
+      return;
+    case ExprKind::StrLit:
+      line(depth, "StrLit " + quoted(e.as<StrLit>()->value) + " " + where);
+      return;
+    case ExprKind::Name:
+      line(depth, "Name " + e.as<Name>()->id + " " + where);
+      return;
+    case ExprKind::Attribute: {
+      const auto *a = e.as<Attribute>();
+      line(depth, "Attribute ." + a->attr + " " + where);
+      expr(*a->value, depth + 1);
+      return;
+    }
+    case ExprKind::Call: {
+      const auto *c = e.as<Call>();
+      line(depth, "Call " + where);
+      expr(*c->func, depth + 1);
+      for (const auto &arg : c->args) expr(*arg, depth + 1);
+      for (const auto &kw : c->keywords) {
+        line(depth + 1, "keyword " + kw.name + " " + at(kw.loc));
+        expr(*kw.value, depth + 2);
+      }
+      return;
+    }
+    case ExprKind::BinOp: {
+      const auto *b = e.as<BinOp>();
+      line(depth, std::string("BinOp ") + binary_op_spelling(b->op) + " " + where);
+      expr(*b->left, depth + 1);
+      expr(*b->right, depth + 1);
+      return;
+    }
+    case ExprKind::UnaryOp: {
+      const auto *u = e.as<UnaryOp>();
+      const char *op = u->op == UnaryOpKind::UAdd     ? "+"
+                       : u->op == UnaryOpKind::USub   ? "-"
+                       : u->op == UnaryOpKind::Invert ? "~"
+                                                      : "not";
+      line(depth, std::string("UnaryOp ") + op + " " + where);
+      expr(*u->operand, depth + 1);
+      return;
+    }
+    case ExprKind::BoolOp: {
+      const auto *b = e.as<BoolOp>();
+      line(depth, std::string("BoolOp ") + (b->op == BoolOpKind::And ? "and " : "or ") + where);
+      for (const auto &v : b->values) expr(*v, depth + 1);
+      return;
+    }
+    case ExprKind::Compare: {
+      const auto *c = e.as<Compare>();
+      std::string ops;
+      for (CmpOp op : c->ops) ops += std::string(" ") + cmp_op_spelling(op);
+      line(depth, "Compare" + ops + " " + where);
+      expr(*c->left, depth + 1);
+      for (const auto &v : c->comparators) expr(*v, depth + 1);
+      return;
+    }
+    case ExprKind::IfExp: {
+      const auto *i = e.as<IfExp>();
+      line(depth, "IfExp " + where);
+      expr(*i->test, depth + 1);
+      expr(*i->body, depth + 1);
+      expr(*i->orelse, depth + 1);
+      return;
+    }
+    case ExprKind::Tuple:
+      line(depth, "Tuple " + where);
+      for (const auto &v : e.as<Tuple>()->elts) expr(*v, depth + 1);
+      return;
+    case ExprKind::List:
+      line(depth, "List " + where);
+      for (const auto &v : e.as<List>()->elts) expr(*v, depth + 1);
+      return;
+    case ExprKind::Subscript: {
+      const auto *s = e.as<Subscript>();
+      line(depth, "Subscript " + where);
+      expr(*s->value, depth + 1);
+      expr(*s->index, depth + 1);
+      return;
+    }
+  }
+}
+
+std::string import_names(const std::vector<ast::ImportAlias> &names) {
+  std::string out;
+  for (const auto &alias : names) {
+    out += " " + alias.name;
+    if (!alias.asname.empty()) out += " as " + alias.asname;
+  }
+  return out;
+}
+
+void AstDumper::stmt(const ast::Stmt &s, int depth) {
+  using namespace ast;
+  std::string where = at(s.loc);
+  switch (s.kind) {
+    case StmtKind::ExprStmt:
+      line(depth, "ExprStmt " + where);
+      expr(*s.as<ExprStmt>()->value, depth + 1);
+      return;
+    case StmtKind::Assign: {
+      const auto *a = s.as<Assign>();
+      line(depth, "Assign " + where);
+      line(depth + 1, "targets:");
+      for (const auto &t : a->targets) expr(*t, depth + 2);
+      line(depth + 1, "value:");
+      expr(*a->value, depth + 2);
+      return;
+    }
+    case StmtKind::AugAssign: {
+      const auto *a = s.as<AugAssign>();
+      line(depth, std::string("AugAssign ") + binary_op_spelling(a->op) + "= " + where);
+      expr(*a->target, depth + 1);
+      expr(*a->value, depth + 1);
+      return;
+    }
+    case StmtKind::If: {
+      const auto *i = s.as<If>();
+      line(depth, "If " + where);
+      expr(*i->test, depth + 1);
+      body("body:", i->body, depth + 1);
+      body("orelse:", i->orelse, depth + 1);
+      return;
+    }
+    case StmtKind::While: {
+      const auto *w = s.as<While>();
+      line(depth, "While " + where);
+      expr(*w->test, depth + 1);
+      body("body:", w->body, depth + 1);
+      return;
+    }
+    case StmtKind::For: {
+      const auto *f = s.as<For>();
+      line(depth, "For " + where);
+      expr(*f->target, depth + 1);
+      expr(*f->iter, depth + 1);
+      body("body:", f->body, depth + 1);
+      return;
+    }
+    case StmtKind::Break:
+      line(depth, "Break " + where);
+      return;
+    case StmtKind::Continue:
+      line(depth, "Continue " + where);
+      return;
+    case StmtKind::Return: {
+      const auto *r = s.as<Return>();
+      line(depth, "Return " + where);
+      if (r->value) expr(*r->value, depth + 1);
+      return;
+    }
+    case StmtKind::Pass:
+      line(depth, "Pass " + where);
+      return;
+    case StmtKind::FunctionDef: {
+      const auto *f = s.as<FunctionDef>();
+      std::string params;
+      for (const auto &p : f->params) params += (params.empty() ? "" : ", ") + p.name;
+      line(depth, "FunctionDef " + f->name + "(" + params + ") " + where);
+      if (!f->decorators.empty()) {
+        line(depth + 1, "decorators:");
+        for (const auto &d : f->decorators) expr(*d.expr, depth + 2);
+      }
+      if (f->docstring) line(depth + 1, "docstring " + quoted(*f->docstring));
+      body("body:", f->body, depth + 1);
+      return;
+    }
+    case StmtKind::Import:
+      line(depth, "Import" + import_names(s.as<Import>()->names) + " " + where);
+      return;
+    case StmtKind::ImportFrom: {
+      const auto *i = s.as<ImportFrom>();
+      line(depth, "ImportFrom " + i->module + " import" + import_names(i->names) + " " + where);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
+  std::ostringstream out;
+  for (const Token &t : tokenize(file, diags)) {
+    out << t.loc.line << ":" << t.loc.col << " " << token_kind_name(t.kind);
+    if (!t.text.empty()) out << " " << quoted(t.text);
+    if (t.kind == TokenKind::Int) {
+      out << " = " << t.int_value;
+      if (t.overflow) out << " (overflow)";
+    } else if (t.kind == TokenKind::Float) {
+      out << " = " << float_number(t.float_value);
+    } else if (t.kind == TokenKind::Imag) {
+      out << " = " << number(t.float_value) << "j";
+    } else if (t.kind == TokenKind::String) {
+      out << " = " << quoted(t.str_value);
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string dump_ast(const ast::Module &module) {
+  AstDumper dumper;
+  dumper.line(0, "Module " + (module.file ? module.file->name() : std::string("<unknown>")));
+  for (const auto &s : module.body) dumper.stmt(*s, 1);
+  return dumper.result();
+}
+
+}  // namespace ufjit::frontend

@@ -1,0 +1,43 @@
+// Reading decorators for collect_program: which decorator a def carries
+// (through any import alias), its signatures and options. Private to the
+// frontend.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+
+#include "frontend/Program.h"
+
+namespace ufjit::frontend {
+
+class DecoratorReader {
+ public:
+  DecoratorReader(Program &program, DiagnosticEngine &diags) : program_(program), diags_(diags) {}
+
+  /// Adds `def` to the program as a ufunc or a helper, by its decorators.
+  void collect_function(const ast::FunctionDef &def);
+
+  /// The dotted name `e` stands for after imports: `nb.vectorize` ->
+  /// "numba.vectorize", `cuda.jit` -> "numba.cuda.jit" (after `from numba
+  /// import cuda`). Nothing for an expression that is not a dotted name.
+  std::optional<std::string> resolve(const ast::Expr &e) const;
+  bool resolves_to(const ast::Expr &e, std::initializer_list<std::string_view> names) const;
+
+ private:
+  enum class Kind { Vectorize, GuVectorize, CudaJit, Device, Jit, Unknown };
+  Kind classify(const std::string &resolved) const;
+  void read_ufunc(const ast::FunctionDef &def, const ast::Decorator &d, Kind kind);
+  bool read_helper(const ast::Decorator &d, Kind kind);
+  void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
+  void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
+                   const ast::Expr *&layout_expr);
+  void check_signatures(const UfuncDecl &ufunc, const ast::Expr *layout_expr);
+  /// Validates a gufunc layout like "(n),(n)->()"; returns its operand count.
+  std::optional<std::size_t> parse_layout(const ast::StrLit &layout);
+
+  Program &program_;
+  DiagnosticEngine &diags_;
+};
+
+}  // namespace ufjit::frontend

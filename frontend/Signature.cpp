@@ -1,0 +1,216 @@
+// Signature strings (LANGUAGE.md sections 1, 2 and 8): `ret(arg, ...)` with
+// dtype aliases, module prefixes and array types. Errors point into the
+// string: column = the string's first column + the offset.
+#include "frontend/Signature.h"
+
+#include <array>
+
+#include "frontend/DTypeAliases.h"
+
+namespace ufjit::frontend {
+
+std::string SigType::str() const {
+  if (is_void) return "void";
+  std::string out(dtype_name(dtype));
+  if (ndim > 0) {
+    out += "[";
+    for (int i = 0; i < ndim; ++i) out += i == 0 ? ":" : ", :";
+    out += "]";
+  }
+  return out;
+}
+
+std::string Signature::str() const {
+  std::string out = ret.str() + "(";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += args[i].str();
+  }
+  return out + ")";
+}
+
+namespace {
+
+/// Module prefixes a dtype may carry: `np.float32`, `numba.types.float32`.
+constexpr std::array<std::string_view, 6> kPrefixes = {
+    "numba.types.", "numpy.", "numba.", "types.", "np.", "nb.",
+};
+
+bool is_ident_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
+
+class SignatureParser {
+ public:
+  SignatureParser(std::string_view text, SourceLocation start, DiagnosticEngine &diags)
+      : text_(text), start_(start), diags_(diags) {}
+
+  std::optional<Signature> parse();
+
+ private:
+  SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
+    SourceLocation loc = start_;
+    loc.col = start_.col + static_cast<int>(offset);
+    loc.length = static_cast<int>(std::max<std::size_t>(length, 1));
+    return loc;
+  }
+  void skip_spaces() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+  std::string found() const {
+    if (pos_ >= text_.size()) return "end of signature";
+    return std::string("'") + text_[pos_] + "'";
+  }
+  /// "expected X to close Y in signature 'S', found Z" at the current offset.
+  void error_expected(std::string_view expected, std::string_view context = {}) {
+    std::string message = "expected " + std::string(expected);
+    if (!context.empty()) message += " " + std::string(context);
+    message += " in signature '" + std::string(text_) + "', found " + found();
+    diags_.error(loc_at(pos_), std::move(message));
+  }
+  std::optional<SigType> parse_type();
+  bool parse_array_dims(SigType &type);
+
+  std::string_view text_;
+  SourceLocation start_;
+  DiagnosticEngine &diags_;
+  std::size_t pos_ = 0;
+};
+
+std::optional<SigType> SignatureParser::parse_type() {
+  skip_spaces();
+  std::size_t begin = pos_;
+  while (pos_ < text_.size() && (is_ident_char(text_[pos_]) || text_[pos_] == '.')) ++pos_;
+  std::string_view spelled = text_.substr(begin, pos_ - begin);
+  if (spelled.empty() || !is_ident_start(spelled[0])) {
+    pos_ = begin;
+    error_expected("a type");
+    return std::nullopt;
+  }
+  SigType type;
+  type.loc = loc_at(begin, spelled.size());
+  std::string_view prefix;
+  std::string_view name = spelled;
+  for (std::string_view p : kPrefixes) {
+    if (name.substr(0, p.size()) == p) {
+      prefix = p;
+      name.remove_prefix(p.size());
+      break;
+    }
+  }
+  if (name == "void" || name == "none") {
+    type.is_void = true;
+  } else if (auto dtype = dtype_from_name(name)) {
+    type.dtype = *dtype;
+  } else {
+    std::string message = "unknown type '" + std::string(spelled) + "'";
+    std::string hint = closest_match(name, dtype_spellings());
+    if (!hint.empty()) message += "; did you mean '" + std::string(prefix) + hint + "'?";
+    diags_.error(type.loc, std::move(message));
+    return std::nullopt;
+  }
+  skip_spaces();
+  if (at('[')) {
+    if (type.is_void) {
+      diags_.error(loc_at(pos_), "'void' cannot be an array type in signature '" +
+                                     std::string(text_) + "'");
+      return std::nullopt;
+    }
+    if (!parse_array_dims(type)) return std::nullopt;
+    type.loc = loc_at(begin, pos_ - begin);
+  }
+  return type;
+}
+
+bool SignatureParser::parse_array_dims(SigType &type) {
+  ++pos_;  // [
+  while (true) {
+    skip_spaces();
+    if (!at(':')) {
+      error_expected("':'", "for an array dimension");
+      return false;
+    }
+    ++pos_;
+    // `::1` marks the contiguous dimension (Numba's C/F layout); accepted.
+    if (at(':')) {
+      ++pos_;
+      if (!at('1')) {
+        error_expected("'1'", "after '::'");
+        return false;
+      }
+      ++pos_;
+    }
+    ++type.ndim;
+    skip_spaces();
+    if (at(',')) {
+      ++pos_;
+      continue;
+    }
+    if (at(']')) {
+      ++pos_;
+      return true;
+    }
+    error_expected("']'", "to close array dimensions");
+    return false;
+  }
+}
+
+std::optional<Signature> SignatureParser::parse() {
+  Signature sig;
+  sig.loc = loc_at(0, text_.size());
+  auto ret = parse_type();
+  if (!ret) return std::nullopt;
+  sig.ret = *ret;
+  skip_spaces();
+  if (!at('(')) {
+    error_expected("'('", "after the return type");
+    return std::nullopt;
+  }
+  ++pos_;
+  skip_spaces();
+  if (at(')')) {
+    ++pos_;
+  } else {
+    while (true) {
+      auto arg = parse_type();
+      if (!arg) return std::nullopt;
+      if (arg->is_void) {
+        diags_.error(arg->loc, "'void' is only valid as a return type, in signature '" +
+                                   std::string(text_) + "'");
+        return std::nullopt;
+      }
+      sig.args.push_back(*arg);
+      skip_spaces();
+      if (at(',')) {
+        ++pos_;
+        continue;
+      }
+      if (at(')')) {
+        ++pos_;
+        break;
+      }
+      error_expected("')'", "to close argument list");
+      return std::nullopt;
+    }
+  }
+  skip_spaces();
+  if (pos_ < text_.size()) {
+    diags_.error(loc_at(pos_, text_.size() - pos_),
+                 "unexpected " + found() + " after the end of signature '" + std::string(text_) + "'");
+    return std::nullopt;
+  }
+  return sig;
+}
+
+}  // namespace
+
+std::optional<Signature> parse_signature(std::string_view text, SourceLocation start,
+                                         DiagnosticEngine &diags) {
+  SignatureParser parser(text, start, diags);
+  return parser.parse();
+}
+
+}  // namespace ufjit::frontend

@@ -1,0 +1,62 @@
+// Tokens of a ufjit source: Python's token set, each with its location.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "frontend/Diagnostics.h"
+
+namespace ufjit::frontend {
+
+#define UFJIT_FOR_EACH_TOKEN_KIND(X) \
+  X(Name)                            \
+  X(Keyword)                         \
+  X(Int)                             \
+  X(Float)                           \
+  X(Imag)                            \
+  X(String)                          \
+  X(Op)                              \
+  X(Newline)                         \
+  X(Indent)                          \
+  X(Dedent)                          \
+  X(EndMarker)
+
+enum class TokenKind : uint8_t {
+#define UFJIT_TOKEN_ENUM(name) name,
+  UFJIT_FOR_EACH_TOKEN_KIND(UFJIT_TOKEN_ENUM)
+#undef UFJIT_TOKEN_ENUM
+};
+
+/// "Name", "Keyword", "Int", ... as `--emit tokens` prints them.
+const char *token_kind_name(TokenKind kind);
+
+/// One token. `text` is the spelling as written (for strings, with prefix and
+/// quotes); the literal fields hold decoded values.
+struct Token {
+  TokenKind kind = TokenKind::EndMarker;
+  std::string text;
+  SourceLocation loc;
+
+  // Int: the value (magnitude); `overflow` when it does not fit in 64 bits.
+  uint64_t int_value = 0;
+  bool overflow = false;
+  // Float: the value; Imag: the imaginary part.
+  double float_value = 0.0;
+  // String: the decoded contents and what the prefix said.
+  std::string str_value;
+  SourceLocation content_loc;
+  bool is_fstring = false;
+  bool is_bytes = false;
+
+  bool is_op(std::string_view spelling) const { return kind == TokenKind::Op && text == spelling; }
+  bool is_keyword(std::string_view word) const {
+    return kind == TokenKind::Keyword && text == word;
+  }
+};
+
+/// How a token reads in an error message: "'('", "name 'x'", "end of line",
+/// "end of file", "indent".
+std::string describe_token(const Token &token);
+
+}  // namespace ufjit::frontend

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target ufjit_fuzz_frontend with clang-19 (the main build
+# uses g++, which has no libFuzzer) and optionally runs it.
+#
+#   tests/fuzz/build_and_run.sh [SECONDS] [OUT_DIR]
+#
+# SECONDS: how long to fuzz (0: build, then run the corpus once and stop;
+#          build-only: just build).
+# OUT_DIR: where the binary, the work corpus and crash files go
+#          (default: build-fuzz/ in the repository root).
+# Environment: CLANGXX (default /usr/lib/llvm-19/bin/clang++),
+#              UFJIT_FUZZ_TYPER=0 to leave the typer (ir/) out.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+seconds="${1:-0}"
+out="${2:-$root/build-fuzz}"
+clangxx="${CLANGXX:-/usr/lib/llvm-19/bin/clang++}"
+mkdir -p "$out/obj" "$out/work-corpus" "$out/artifacts"
+
+flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer
+       -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+       -I"$root" -I"$root/include")
+sources=("$root"/frontend/*.cpp)
+if [[ "${UFJIT_FUZZ_TYPER:-1}" != 0 && -f "$root/ir/Frontend.h" ]]; then
+  flags+=(-DUFJIT_FUZZ_TYPER)
+  sources+=("$root"/ir/*.cpp)
+fi
+sources+=("$here/fuzz_frontend.cpp")
+
+# Compile each source once per change (two at a time: a small machine).
+objects=()
+pids=()
+for src in "${sources[@]}"; do
+  name="$(echo "${src#$root/}" | tr '/' '_')"
+  obj="$out/obj/${name%.cpp}.o"
+  objects+=("$obj")
+  if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$root/frontend" "$root/ir" "$root/include" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]]; then
+    "$clangxx" "${flags[@]}" -c "$src" -o "$obj" &
+    pids+=($!)
+    if (( ${#pids[@]} >= 2 )); then
+      wait "${pids[0]}"
+      pids=("${pids[@]:1}")
+    fi
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+"$clangxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$out/ufjit_fuzz_frontend"
+echo "built $out/ufjit_fuzz_frontend"
+if [[ "$seconds" == build-only ]]; then
+  exit 0
+fi
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+common=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$out/artifacts/"
+        -dict="$here/python.dict")
+if [[ "$seconds" == 0 ]]; then
+  exec "$out/ufjit_fuzz_frontend" "${common[@]}" -runs=0 "$here/corpus"
+fi
+exec "$out/ufjit_fuzz_frontend" "${common[@]}" -max_total_time="$seconds" -print_final_stats=1 \
+  "$out/work-corpus" "$here/corpus"
