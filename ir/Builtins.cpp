@@ -1,0 +1,366 @@
+// Calls: Python builtins, dtype conversions, methods (.conjugate()) and
+// helper functions. math/cmath calls are in MathCalls.cpp.
+#include "ir/Builtins.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "frontend/InternalAssert.h"
+#include "ir/TyperInternal.h"
+
+namespace ufjit::ir::typer {
+
+bool is_builtin_name(const std::string &name) {
+  for (const char *b : kBuiltinNames) {
+    if (name == b) return true;
+  }
+  return false;
+}
+
+namespace {
+
+SourceLocation callee_loc(const ast::Call &call) {
+  if (const ast::Attribute *a = call.func->as<ast::Attribute>()) return a->attr_loc;
+  return call.func->loc;
+}
+
+std::string plural(std::size_t n, const char *word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+bool is_real_scalar(const Value &v) {
+  return v.is_weak() ? v.weak != Weak::Complex
+                     : (!v.literal_tuple && v.type.is_scalar() && !v.type.is_complex());
+}
+
+}  // namespace
+
+Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call) {
+  SourceLocation loc = callee_loc(call);
+  if (module_ == nullptr || def_ == nullptr) {
+    error(loc, "a module constant cannot call function '" + def.name + "'");
+    return Value::error();
+  }
+  if (args.size() != def.params.size()) {
+    error(loc, "function '" + def.name + "' takes " + plural(def.params.size(), "argument") + " but " +
+                   std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given");
+    return Value::error();
+  }
+  std::vector<Expr> exprs;
+  std::vector<Type> types;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    Value a = materialize(args[i]);
+    if (!a.ok) return Value::error();
+    if (a.type.is_void()) {
+      error(call.args[i]->loc, "a call that returns no value is used as an argument");
+      return Value::error();
+    }
+    exprs.push_back(a.expr);
+    types.push_back(a.type);
+  }
+  DiagnosticEngine &diags = mode_ == Mode::Emit ? real_diags_ : muted_;
+  std::optional<ModuleTyper::Spec> spec = module_->specialise(def, types, loc, mode_ == Mode::Emit, diags);
+  if (!spec) {
+    poisoned_ = poisoned_ || mode_ == Mode::Emit;
+    return Value::error();
+  }
+  Value v;
+  v.ok = true;
+  v.type = spec->ret;
+  v.expr = Call::make(spec->ret, spec->ir_name, std::move(exprs));
+  return v;
+}
+
+Value BodyTyper::call_dtype(DType t, std::vector<Value> args, const ast::Call &call, const std::string &spelled) {
+  SourceLocation loc = callee_loc(call);
+  if (args.size() != 1) {
+    error(loc, "'" + spelled + "()' takes 1 argument (" + std::to_string(args.size()) + " given)");
+    return Value::error();
+  }
+  const Value &v = args[0];
+  if (!v.ok) return v;
+  if (v.is_weak()) return Value::strong(make_const(t, v.num));
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    error(call.args[0]->loc, "cannot convert a value of type '" + v.type.str() + "' with '" + spelled + "()'");
+    return Value::error();
+  }
+  return convert(v, t);
+}
+
+Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc) {
+  if (!v.ok) return v;
+  if (v.is_weak()) {
+    if (v.weak == Weak::Complex) return Value::weak_num(PyNum::of_float(imag ? v.num.c.imag() : v.num.c.real()));
+    if (!imag) return v;
+    return Value::weak_num(v.weak == Weak::Int ? PyNum::of_int(0) : PyNum::of_float(0.0));
+  }
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    error(loc, std::string("a value of type '") + v.type.str() + "' has no ." + (imag ? "imag" : "real"));
+    return Value::error();
+  }
+  if (v.type.is_complex()) {
+    DType part = v.type.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+    return intrinsic(imag ? IntrinsicOp::Imag : IntrinsicOp::Real, Type::scalar(part), {v});
+  }
+  if (!imag) return v;
+  return Value::strong(make_const(v.type.dtype(), PyNum::of_int(0)));
+}
+
+Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
+  if (callee.attr != "conjugate") {
+    if (callee.attr == "real" || callee.attr == "imag") {
+      error(callee.attr_loc, "'." + callee.attr + "' is an attribute, not a method; write 'z." + callee.attr + "'");
+    } else {
+      error(callee.attr_loc, "method '." + callee.attr + "()' is not supported (only .conjugate())");
+    }
+    return Value::error();
+  }
+  Value v = expr(*callee.value);
+  if (!v.ok) return v;
+  if (!args.empty()) {
+    error(callee.attr_loc, "conjugate() takes no arguments (" + std::to_string(args.size()) + " given)");
+    return Value::error();
+  }
+  if (v.is_weak()) return v.weak == Weak::Complex ? Value::weak_num(PyNum::of_complex(std::conj(v.num.c))) : v;
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    error(callee.attr_loc, "a value of type '" + v.type.str() + "' has no .conjugate()");
+    return Value::error();
+  }
+  if (v.type.is_complex()) return intrinsic(IntrinsicOp::Conj, v.type, {v});
+  return v;
+}
+
+Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &call) {
+  const char *name = is_min ? "min" : "max";
+  SourceLocation loc = callee_loc(call);
+  if (args.size() < 2) {
+    error(loc, std::string(name) + "() needs at least 2 arguments (iterables are not supported)");
+    return Value::error();
+  }
+  Candidates c;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Value &a = args[i];
+    if (!a.ok) return Value::error();
+    if (!is_real_scalar(a)) {
+      error(call.args[i]->loc, std::string(name) + "() cannot compare values of type '" +
+                                   (a.is_weak() ? std::string("complex") : a.type.str()) + "'");
+      return Value::error();
+    }
+    c.add(a);
+  }
+  std::optional<Type> t = c.resolve();
+  if (!t) return Value::error();
+  bool all_weak = true;
+  for (const Value &a : args) all_weak = all_weak && a.is_weak();
+  if (all_weak) {
+    Value best = args[0];
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      ast::CmpOp op = is_min ? ast::CmpOp::Lt : ast::CmpOp::Gt;
+      std::optional<bool> better = fold_compare(op, args[i].num, best.num);
+      if (better && *better) best = args[i];
+    }
+    return best;
+  }
+  Value best = stabilize(convert(args[0], t->dtype()));
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    Value next = stabilize(convert(args[i], t->dtype()));
+    if (!best.ok || !next.ok) return Value::error();
+    CompareOpcode op = is_min ? CompareOpcode::Lt : CompareOpcode::Gt;
+    Expr better = Compare::make(op, next.expr, best.expr);
+    best = Value::strong(Select::make(better, next.expr, best.expr));
+    if (i + 1 < args.size()) best = stabilize(best);
+  }
+  return best;
+}
+
+Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
+  SourceLocation loc = callee_loc(call);
+  if (args.empty() || args.size() > 2) {
+    error(loc, "round() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
+    return Value::error();
+  }
+  for (const Value &a : args) {
+    if (!a.ok) return Value::error();
+  }
+  Value x = args[0];
+  if (!is_real_scalar(x)) {
+    error(call.args[0]->loc, "round() cannot round a value of type '" +
+                                 (x.is_weak() ? std::string("complex") : x.type.str()) + "'");
+    return Value::error();
+  }
+  if (args.size() == 1) {
+    if (x.is_weak()) {
+      if (x.weak == Weak::Int) return x;
+      double f = x.num.f;
+      if (!std::isfinite(f)) {
+        error(call.args[0]->loc, "cannot round a non-finite constant to an integer");
+        return Value::error();
+      }
+      return Value::weak_num(PyNum::of_int(static_cast<Int128>(std::nearbyint(f))));
+    }
+    if (!x.type.is_float()) return convert(x, DType::Int64);
+    Value r = intrinsic(IntrinsicOp::Rint, x.type, {x});
+    return convert(r, DType::Int64);
+  }
+  Value n = args[1];
+  bool n_int = n.is_weak() ? n.weak == Weak::Int : (!n.literal_tuple && (n.type.is_int() || n.type.is_bool()));
+  if (!n_int) {
+    error(call.args[1]->loc, "round(): ndigits must be an integer");
+    return Value::error();
+  }
+  if (x.is_weak() && x.weak == Weak::Int) x = Value::weak_num(PyNum::of_float(static_cast<double>(x.num.i)));
+  if (!x.is_weak() && !x.type.is_float()) x = convert(x, DType::Float64);
+  if (x.is_weak() && n.is_weak()) {
+    double f = x.num.f;
+    if (!std::isfinite(f) || n.num.i > 330) return Value::weak_num(PyNum::of_float(f));
+    if (n.num.i >= 0) {
+      // Python rounds the exact decimal value (round(2.675, 2) == 2.67), as printf does.
+      char buf[512];
+      std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n.num.i), f);
+      return Value::weak_num(PyNum::of_float(std::strtod(buf, nullptr)));
+    }
+    double p = std::pow(10.0, static_cast<double>(-n.num.i));
+    return Value::weak_num(PyNum::of_float(std::nearbyint(f / p) * p));
+  }
+  if (x.is_weak()) x = convert(x, DType::Float64);
+  DType t = x.type.dtype();
+  Value xs = stabilize(x);
+  if (n.is_weak()) {
+    bool negative = n.num.i < 0;
+    Value p = Value::strong(Const::make_float(t, std::pow(10.0, static_cast<double>(negative ? -n.num.i : n.num.i))));
+    BinaryOpcode scale = negative ? BinaryOpcode::Div : BinaryOpcode::Mul;
+    BinaryOpcode unscale = negative ? BinaryOpcode::Mul : BinaryOpcode::Div;
+    Value scaled = strong_binary(scale, xs, p);
+    Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {scaled});
+    return strong_binary(unscale, rounded, p);
+  }
+  Value ten = Value::strong(Const::make_float(t, 10.0));
+  Value p = stabilize(strong_binary(BinaryOpcode::Pow, ten, convert(n, t)));
+  Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {strong_binary(BinaryOpcode::Mul, xs, p)});
+  return strong_binary(BinaryOpcode::Div, rounded, p);
+}
+
+Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call) {
+  SourceLocation loc = callee_loc(call);
+  for (const Value &a : args) {
+    if (!a.ok) return Value::error();
+  }
+  auto want = [&](std::size_t n) {
+    if (args.size() == n) return true;
+    error(loc, name + "() takes " + plural(n, "argument") + " (" + std::to_string(args.size()) + " given)");
+    return false;
+  };
+  if (name == "min" || name == "max") return minmax(name == "min", std::move(args), call);
+  if (name == "round") return round_builtin(std::move(args), call);
+  if (name == "pow") {
+    if (args.size() == 3) {
+      error(loc, "pow() with a modulus (3 arguments) is not supported");
+      return Value::error();
+    }
+    if (!want(2)) return Value::error();
+    return binary(ast::BinaryOp::Pow, args[0], args[1], loc);
+  }
+  if (name == "divmod") {
+    if (!want(2)) return Value::error();
+    Value a = args[0];
+    Value b = args[1];
+    if (!a.is_weak() || !b.is_weak()) {
+      if (!unify_operands(a, b, loc, "apply divmod() to")) return Value::error();
+      a = stabilize(a);
+      b = stabilize(b);
+    }
+    Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
+    Value r = binary(ast::BinaryOp::Mod, a, b, loc);
+    if (!q.ok || !r.ok) return Value::error();
+    return Value::tuple_literal({q, r});
+  }
+  if (name == "abs") {
+    if (!want(1)) return Value::error();
+    const Value &v = args[0];
+    if (v.is_weak()) {
+      if (v.weak == Weak::Int) return Value::weak_num(PyNum::of_int(v.num.i < 0 ? -v.num.i : v.num.i));
+      if (v.weak == Weak::Float) return Value::weak_num(PyNum::of_float(std::fabs(v.num.f)));
+      return Value::weak_num(PyNum::of_float(std::abs(v.num.c)));
+    }
+    if (v.literal_tuple || !v.type.is_scalar()) {
+      error(call.args[0]->loc, "bad operand type for abs(): '" + v.type.str() + "'");
+      return Value::error();
+    }
+    const Type &t = v.type;
+    if (t.is_bool()) return convert(v, DType::Int64);
+    if (t.is_int()) return is_unsigned_int(t.dtype()) ? v : intrinsic(IntrinsicOp::IAbs, t, {v});
+    if (t.is_float()) return intrinsic(IntrinsicOp::Fabs, t, {v});
+    DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+    return intrinsic(IntrinsicOp::CAbs, Type::scalar(part), {v});
+  }
+  if (name == "len") {
+    if (!want(1)) return Value::error();
+    const Value &v = args[0];
+    if (v.type.is_array()) return Value::strong(ArrayDim::make(v.expr, 0));
+    if (v.literal_tuple || v.type.is_tuple()) {
+      return Value::weak_num(PyNum::of_int(static_cast<Int128>(v.type.elements().size())));
+    }
+    error(call.args[0]->loc, "len() needs an array or a tuple, not '" +
+                                 (v.is_weak() ? std::string("a number") : v.type.str()) + "'");
+    return Value::error();
+  }
+  if (name == "bool") {
+    if (args.empty()) return make_bool_const(false);
+    if (!want(1)) return Value::error();
+    return truth(args[0], call.args[0]->loc);
+  }
+  if (name == "int" || name == "float") {
+    bool to_int = name == "int";
+    if (args.empty()) return Value::weak_num(to_int ? PyNum::of_int(0) : PyNum::of_float(0.0));
+    if (!want(1)) return Value::error();
+    const Value &v = args[0];
+    bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
+    if (complex || v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
+      error(call.args[0]->loc, name + "() cannot convert a value of type '" +
+                                   (v.is_weak() ? std::string("complex") : v.type.str()) + "'");
+      return Value::error();
+    }
+    if (v.is_weak()) {
+      if (!to_int) return Value::weak_num(PyNum::of_float(v.num.as_double()));
+      if (v.weak == Weak::Int) return v;
+      if (!std::isfinite(v.num.f)) {
+        error(call.args[0]->loc, "cannot convert a non-finite constant to an integer");
+        return Value::error();
+      }
+      return Value::weak_num(PyNum::of_int(static_cast<Int128>(std::trunc(v.num.f))));
+    }
+    return convert(v, to_int ? DType::Int64 : DType::Float64);
+  }
+  if (name == "complex") {
+    if (args.empty() || args.size() > 2) {
+      error(loc, "complex() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
+      return Value::error();
+    }
+    if (args.size() == 1) {
+      const Value &v = args[0];
+      if (v.is_weak()) return Value::weak_num(PyNum::of_complex(v.num.as_complex()));
+      if (v.literal_tuple || !v.type.is_scalar()) {
+        error(call.args[0]->loc, "complex() cannot convert a value of type '" + v.type.str() + "'");
+        return Value::error();
+      }
+      return convert(v, DType::Complex128);
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (!is_real_scalar(args[i])) {
+        error(call.args[i]->loc, "complex(re, im) needs real arguments");
+        return Value::error();
+      }
+    }
+    if (args[0].is_weak() && args[1].is_weak()) {
+      return Value::weak_num(PyNum::of_complex({args[0].num.as_double(), args[1].num.as_double()}));
+    }
+    Value re = convert(args[0], DType::Float64);
+    Value im = convert(args[1], DType::Float64);
+    return intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
+  }
+  error(loc, name + "() is not supported in a function body");
+  return Value::error();
+}
+
+}  // namespace ufjit::ir::typer

@@ -1,0 +1,587 @@
+// Weak values (NEP 50) and Python-number folding: literals and module
+// constants fold exactly as Python computes them, so `2 * math.pi` stays a
+// weak float constant that adapts to a float32 operand.
+#include <cmath>
+#include <limits>
+
+#include "frontend/InternalAssert.h"
+#include "ir/TyperInternal.h"
+
+namespace ufjit::ir::typer {
+
+namespace {
+
+constexpr Int128 kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr Int128 kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr Int128 kUInt64Max = std::numeric_limits<uint64_t>::max();
+
+std::string int128_str(Int128 v) {
+  if (v == 0) return "0";
+  bool negative = v < 0;
+  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u > 0) {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return negative ? "-" + s : s;
+}
+
+/// C-style double -> integer bits without undefined behaviour (saturating;
+/// NaN gives 0), then wrapped to `t` by Const::make_uint.
+uint64_t double_to_bits(DType t, double v) {
+  if (std::isnan(v)) return 0;
+  double r = std::trunc(v);
+  if (is_unsigned_int(t)) {
+    if (r <= 0.0) return 0;
+    if (r >= 18446744073709551616.0) return std::numeric_limits<uint64_t>::max();
+    return static_cast<uint64_t>(r);
+  }
+  if (r <= -9223372036854775808.0) return static_cast<uint64_t>(std::numeric_limits<int64_t>::min());
+  if (r >= 9223372036854775808.0) return static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return static_cast<uint64_t>(static_cast<int64_t>(r));
+}
+
+const char *kind_name(Weak k) {
+  switch (k) {
+    case Weak::Int:
+      return "int";
+    case Weak::Float:
+      return "float";
+    case Weak::Complex:
+      return "complex";
+    case Weak::None:
+      break;
+  }
+  return "?";
+}
+
+/// Python's float floor division and modulo (Objects/floatobject.c).
+void float_divmod(double a, double b, double &floordiv, double &mod) {
+  mod = std::fmod(a, b);
+  double div = (a - mod) / b;
+  if (mod != 0.0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= 1.0;
+    }
+  } else {
+    mod = std::copysign(0.0, b);
+  }
+  if (div != 0.0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = std::copysign(0.0, a / b);
+  }
+}
+
+std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string &error) {
+  Int128 r = 0;
+  switch (op) {
+    case ast::BinaryOp::Add:
+      if (__builtin_add_overflow(a, b, &r)) break;
+      return PyNum::of_int(r);
+    case ast::BinaryOp::Sub:
+      if (__builtin_sub_overflow(a, b, &r)) break;
+      return PyNum::of_int(r);
+    case ast::BinaryOp::Mul:
+      if (__builtin_mul_overflow(a, b, &r)) break;
+      return PyNum::of_int(r);
+    case ast::BinaryOp::Div:
+      if (b == 0) {
+        error = "division by zero";
+        return std::nullopt;
+      }
+      return PyNum::of_float(static_cast<double>(a) / static_cast<double>(b));
+    case ast::BinaryOp::FloorDiv:
+    case ast::BinaryOp::Mod: {
+      if (b == 0) {
+        error = "integer division or modulo by zero";
+        return std::nullopt;
+      }
+      Int128 q = a / b;
+      Int128 m = a % b;
+      if (m != 0 && ((m < 0) != (b < 0))) {
+        q -= 1;
+        m += b;
+      }
+      return PyNum::of_int(op == ast::BinaryOp::FloorDiv ? q : m);
+    }
+    case ast::BinaryOp::Pow: {
+      if (b < 0) return PyNum::of_float(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      Int128 result = 1;
+      Int128 base = a;
+      Int128 e = b;
+      bool overflow = false;
+      while (e > 0 && !overflow) {
+        if (e & 1) overflow = __builtin_mul_overflow(result, base, &result);
+        e >>= 1;
+        if (e > 0 && !overflow) overflow = __builtin_mul_overflow(base, base, &base);
+      }
+      if (overflow) break;
+      return PyNum::of_int(result);
+    }
+    case ast::BinaryOp::LShift:
+    case ast::BinaryOp::RShift:
+      if (b < 0) {
+        error = "negative shift count";
+        return std::nullopt;
+      }
+      if (op == ast::BinaryOp::RShift) return PyNum::of_int(b >= 127 ? (a < 0 ? -1 : 0) : a >> static_cast<int>(b));
+      if (a == 0) return PyNum::of_int(0);
+      if (b >= 126) break;
+      r = a * (static_cast<Int128>(1) << static_cast<int>(b));
+      if (r / (static_cast<Int128>(1) << static_cast<int>(b)) != a) break;
+      return PyNum::of_int(r);
+    case ast::BinaryOp::BitAnd:
+      return PyNum::of_int(a & b);
+    case ast::BinaryOp::BitOr:
+      return PyNum::of_int(a | b);
+    case ast::BinaryOp::BitXor:
+      return PyNum::of_int(a ^ b);
+    case ast::BinaryOp::MatMul:
+      error = "unsupported operand type(s) for @: 'int' and 'int'";
+      return std::nullopt;
+  }
+  error = "integer constant overflows 128 bits";
+  return std::nullopt;
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------- PyNum
+
+PyNum PyNum::of_int(Int128 v) {
+  PyNum n;
+  n.kind = Weak::Int;
+  n.i = v;
+  return n;
+}
+
+PyNum PyNum::of_float(double v) {
+  PyNum n;
+  n.kind = Weak::Float;
+  n.f = v;
+  return n;
+}
+
+PyNum PyNum::of_complex(std::complex<double> v) {
+  PyNum n;
+  n.kind = Weak::Complex;
+  n.c = v;
+  return n;
+}
+
+double PyNum::as_double() const {
+  switch (kind) {
+    case Weak::Int:
+      return static_cast<double>(i);
+    case Weak::Float:
+      return f;
+    default:
+      return c.real();
+  }
+}
+
+std::complex<double> PyNum::as_complex() const {
+  return kind == Weak::Complex ? c : std::complex<double>(as_double(), 0.0);
+}
+
+bool PyNum::is_zero() const {
+  switch (kind) {
+    case Weak::Int:
+      return i == 0;
+    case Weak::Float:
+      return f == 0.0;
+    default:
+      return c == std::complex<double>(0.0, 0.0);
+  }
+}
+
+std::string PyNum::str() const {
+  switch (kind) {
+    case Weak::Int:
+      return int128_str(i);
+    case Weak::Float:
+      return std::to_string(f);
+    default:
+      return "(" + std::to_string(c.real()) + "+" + std::to_string(c.imag()) + "j)";
+  }
+}
+
+// ----------------------------------------------------------------- Value
+
+Value Value::strong(Expr e) {
+  Value v;
+  if (!e) return v;
+  v.ok = true;
+  v.type = e.type();
+  v.expr = std::move(e);
+  return v;
+}
+
+Value Value::weak_num(PyNum n) {
+  Value v;
+  v.ok = true;
+  v.weak = n.kind;
+  v.num = n;
+  v.type = Type::scalar(default_dtype(n.kind));
+  return v;
+}
+
+Value Value::tuple_literal(std::vector<Value> elements) {
+  Value v;
+  std::vector<Type> types;
+  for (const Value &e : elements) {
+    if (!e.ok) return Value::error();
+    types.push_back(e.type);
+  }
+  v.ok = true;
+  v.literal_tuple = true;
+  v.type = Type::tuple(std::move(types));
+  v.elements = std::move(elements);
+  return v;
+}
+
+// --------------------------------------------------------- NEP 50 helpers
+
+DType default_dtype(Weak kind) {
+  switch (kind) {
+    case Weak::Int:
+      return DType::Int64;
+    case Weak::Float:
+      return DType::Float64;
+    case Weak::Complex:
+      return DType::Complex128;
+    case Weak::None:
+      break;
+  }
+  internal_error << "default_dtype of a strong value";
+  return DType::Int64;
+}
+
+bool int_fits(DType t, Int128 v) {
+  if (is_bool(t)) return v == 0 || v == 1;
+  internal_assert(is_integer(t)) << "int_fits on " << dtype_name(t);
+  std::size_t bits = dtype_size(t) * 8;
+  if (is_unsigned_int(t)) return v >= 0 && v <= (bits == 64 ? kUInt64Max : (static_cast<Int128>(1) << bits) - 1);
+  Int128 lim = static_cast<Int128>(1) << (bits - 1);
+  return v >= -lim && v < lim;
+}
+
+DType weak_adapt(const PyNum &n, DType other) {
+  switch (n.kind) {
+    case Weak::Int:
+      if (is_integer(other) && int_fits(other, n.i)) return other;
+      if (is_float(other) || is_complex(other)) return other;
+      if (n.i >= kInt64Min && n.i <= kInt64Max) return DType::Int64;
+      if (n.i >= 0 && n.i <= kUInt64Max) return DType::UInt64;
+      return DType::Float64;
+    case Weak::Float:
+      if (is_float(other) || is_complex(other)) return other;
+      return DType::Float64;
+    case Weak::Complex:
+      if (is_complex(other)) return other;
+      if (other == DType::Float16 || other == DType::Float32) return DType::Complex64;
+      return DType::Complex128;
+    case Weak::None:
+      break;
+  }
+  internal_error << "weak_adapt of a strong value";
+  return other;
+}
+
+Expr make_const(DType t, const PyNum &n) {
+  if (is_bool(t)) return Const::make_bool(!n.is_zero());
+  if (is_integer(t)) {
+    if (n.kind == Weak::Int) return Const::make_uint(t, static_cast<uint64_t>(n.i));
+    return Const::make_uint(t, double_to_bits(t, n.as_double()));
+  }
+  if (is_float(t)) {
+    if (n.kind == Weak::Int && n.i > kInt64Max) return Const::make_float(t, static_cast<double>(n.i));
+    return Const::make_float(t, n.as_double());
+  }
+  return Const::make_complex(t, n.as_complex());
+}
+
+// ---------------------------------------------------------------- folding
+
+std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &b, std::string &error) {
+  Weak kind = std::max(a.kind, b.kind);
+  bool bitwise = op == ast::BinaryOp::BitAnd || op == ast::BinaryOp::BitOr || op == ast::BinaryOp::BitXor ||
+                 op == ast::BinaryOp::LShift || op == ast::BinaryOp::RShift || op == ast::BinaryOp::MatMul;
+  if (kind == Weak::Int) return fold_int(op, a.i, b.i, error);
+  if (bitwise) {
+    error = std::string("unsupported operand type(s) for ") + ast::binary_op_spelling(op) + ": '" +
+            kind_name(a.kind) + "' and '" + kind_name(b.kind) + "'";
+    return std::nullopt;
+  }
+  if (kind == Weak::Float) {
+    double x = a.as_double();
+    double y = b.as_double();
+    switch (op) {
+      case ast::BinaryOp::Add:
+        return PyNum::of_float(x + y);
+      case ast::BinaryOp::Sub:
+        return PyNum::of_float(x - y);
+      case ast::BinaryOp::Mul:
+        return PyNum::of_float(x * y);
+      case ast::BinaryOp::Div:
+        if (y == 0.0) {
+          error = "float division by zero";
+          return std::nullopt;
+        }
+        return PyNum::of_float(x / y);
+      case ast::BinaryOp::FloorDiv:
+      case ast::BinaryOp::Mod: {
+        if (y == 0.0) {
+          error = "float floor division or modulo by zero";
+          return std::nullopt;
+        }
+        double q = 0.0;
+        double m = 0.0;
+        float_divmod(x, y, q, m);
+        return PyNum::of_float(op == ast::BinaryOp::FloorDiv ? q : m);
+      }
+      case ast::BinaryOp::Pow:
+        if (x == 0.0 && y < 0.0) {
+          error = "0.0 cannot be raised to a negative power";
+          return std::nullopt;
+        }
+        if (x < 0.0 && std::isfinite(y) && y != std::floor(y)) {
+          return PyNum::of_complex(std::pow(std::complex<double>(x, 0.0), std::complex<double>(y, 0.0)));
+        }
+        return PyNum::of_float(std::pow(x, y));
+      default:
+        break;
+    }
+  } else {
+    std::complex<double> x = a.as_complex();
+    std::complex<double> y = b.as_complex();
+    switch (op) {
+      case ast::BinaryOp::Add:
+        return PyNum::of_complex(x + y);
+      case ast::BinaryOp::Sub:
+        return PyNum::of_complex(x - y);
+      case ast::BinaryOp::Mul:
+        return PyNum::of_complex(x * y);
+      case ast::BinaryOp::Div:
+        if (y == std::complex<double>(0.0, 0.0)) {
+          error = "complex division by zero";
+          return std::nullopt;
+        }
+        return PyNum::of_complex(x / y);
+      case ast::BinaryOp::Pow:
+        if (x == std::complex<double>(0.0, 0.0) && (y.real() < 0.0 || y.imag() != 0.0)) {
+          error = "0.0 to a negative or complex power";
+          return std::nullopt;
+        }
+        return PyNum::of_complex(std::pow(x, y));
+      default:
+        error = "can't take floor or mod of complex number";
+        return std::nullopt;
+    }
+  }
+  error = "unsupported constant operation";
+  return std::nullopt;
+}
+
+std::optional<bool> fold_compare(ast::CmpOp op, const PyNum &a, const PyNum &b) {
+  if (a.kind == Weak::Complex || b.kind == Weak::Complex) {
+    if (op == ast::CmpOp::Eq) return a.as_complex() == b.as_complex();
+    if (op == ast::CmpOp::NotEq) return a.as_complex() != b.as_complex();
+    return std::nullopt;
+  }
+  auto compare = [op](auto x, auto y) -> std::optional<bool> {
+    switch (op) {
+      case ast::CmpOp::Eq:
+        return x == y;
+      case ast::CmpOp::NotEq:
+        return x != y;
+      case ast::CmpOp::Lt:
+        return x < y;
+      case ast::CmpOp::LtE:
+        return x <= y;
+      case ast::CmpOp::Gt:
+        return x > y;
+      case ast::CmpOp::GtE:
+        return x >= y;
+      default:
+        return std::nullopt;
+    }
+  };
+  if (a.kind == Weak::Int && b.kind == Weak::Int) return compare(a.i, b.i);
+  return compare(a.as_double(), b.as_double());
+}
+
+// ----------------------------------------------------- strong constants
+
+namespace {
+
+PyNum const_num(const Const &c) {
+  DType t = c.type.dtype();
+  if (is_bool(t) || is_signed_int(t)) return PyNum::of_int(c.as_int64());
+  if (is_unsigned_int(t)) return PyNum::of_int(static_cast<Int128>(c.int_bits));
+  if (is_float(t)) return PyNum::of_float(c.float_value);
+  return PyNum::of_complex(c.complex_value);
+}
+
+}  // namespace
+
+std::optional<Expr> fold_strong_constant(const Expr &e) {
+  if (e.as<Const>() != nullptr) return e;
+  if (const Cast *c = e.as<Cast>()) {
+    std::optional<Expr> v = fold_strong_constant(c->value);
+    if (!v) return std::nullopt;
+    return make_const(c->type.dtype(), const_num(*v->as<Const>()));
+  }
+  if (const Unary *u = e.as<Unary>()) {
+    std::optional<Expr> v = fold_strong_constant(u->value);
+    if (!v || u->op != UnaryOpcode::Neg) return std::nullopt;
+    PyNum n = const_num(*v->as<Const>());
+    DType t = u->type.dtype();
+    if (n.kind == Weak::Int) return make_const(t, PyNum::of_int(-n.i));
+    if (n.kind == Weak::Float) return make_const(t, PyNum::of_float(-n.f));
+    return make_const(t, PyNum::of_complex(-n.c));
+  }
+  if (const Binary *b = e.as<Binary>()) {
+    std::optional<Expr> x = fold_strong_constant(b->a);
+    std::optional<Expr> y = fold_strong_constant(b->b);
+    if (!x || !y) return std::nullopt;
+    ast::BinaryOp op;
+    switch (b->op) {
+      case BinaryOpcode::Add:
+        op = ast::BinaryOp::Add;
+        break;
+      case BinaryOpcode::Sub:
+        op = ast::BinaryOp::Sub;
+        break;
+      case BinaryOpcode::Mul:
+        op = ast::BinaryOp::Mul;
+        break;
+      case BinaryOpcode::Div:
+        op = ast::BinaryOp::Div;
+        break;
+      default:
+        return std::nullopt;
+    }
+    std::string error;
+    std::optional<PyNum> r = fold_binary(op, const_num(*x->as<Const>()), const_num(*y->as<Const>()), error);
+    if (!r) return std::nullopt;
+    // One rounding to the result type: exact for + - * / of float16/32 done in double.
+    return make_const(b->type.dtype(), *r);
+  }
+  return std::nullopt;
+}
+
+// ------------------------------------------------------------ unification
+
+std::optional<Type> unify_types(const Type &a, const Type &b, std::string &message) {
+  if (a.is_scalar() && b.is_scalar()) return Type::scalar(promote(a.dtype(), b.dtype()));
+  if (a.is_tuple() && b.is_tuple()) {
+    if (a.elements().size() != b.elements().size()) {
+      message = "tuples of different lengths ('" + a.str() + "' and '" + b.str() + "')";
+      return std::nullopt;
+    }
+    std::vector<Type> els;
+    for (std::size_t i = 0; i < a.elements().size(); ++i) {
+      std::optional<Type> e = unify_types(a.elements()[i], b.elements()[i], message);
+      if (!e) return std::nullopt;
+      els.push_back(*e);
+    }
+    return Type::tuple(std::move(els));
+  }
+  if (a == b) return a;
+  message = "'" + a.str() + "' and '" + b.str() + "'";
+  return std::nullopt;
+}
+
+std::string Candidates::key() const {
+  std::optional<Type> r = resolve();
+  return (r ? r->str() : std::string("?")) + "|" + (strong ? strong->str() : std::string("-")) + "|" +
+         (weak_int ? "i" : "") + (weak_float ? "f" : "") + (weak_complex ? "c" : "") + (conflict ? "!" : "");
+}
+
+bool Candidates::add(const Value &v) {
+  std::string before = key();
+  add_value(v);
+  return key() != before;
+}
+
+void Candidates::add_value(const Value &v) {
+  if (!v.ok || conflict) return;
+  if (v.is_weak()) {
+    switch (v.weak) {
+      case Weak::Int:
+        if (!weak_int) {
+          weak_int = true;
+          int_min = v.num.i;
+          int_max = v.num.i;
+          return;
+        }
+        int_min = std::min(int_min, v.num.i);
+        int_max = std::max(int_max, v.num.i);
+        return;
+      case Weak::Float:
+        weak_float = true;
+        return;
+      case Weak::Complex:
+        weak_complex = true;
+        return;
+      case Weak::None:
+        break;
+    }
+    return;
+  }
+  if (!strong) {
+    strong = v.type;
+    return;
+  }
+  std::string message;
+  std::optional<Type> u = unify_types(*strong, v.type, message);
+  if (!u) {
+    conflict = true;
+    conflict_message = message;
+    return;
+  }
+  strong = u;
+}
+
+std::optional<Type> Candidates::resolve() const {
+  if (conflict || empty()) return std::nullopt;
+  std::optional<Type> t = strong;
+  if (t && t->is_tuple()) {
+    if (weak_int || weak_float || weak_complex) return std::nullopt;
+    return t;
+  }
+  auto adapt = [&t](const PyNum &n) {
+    if (!t) {
+      t = Type::scalar(default_dtype(n.kind));
+      return;
+    }
+    DType d = t->dtype();
+    t = Type::scalar(promote(weak_adapt(n, d), d));
+  };
+  if (weak_int) {
+    adapt(PyNum::of_int(int_min));
+    adapt(PyNum::of_int(int_max));
+  }
+  if (weak_float) adapt(PyNum::of_float(0.0));
+  if (weak_complex) adapt(PyNum::of_complex({0.0, 0.0}));
+  return t;
+}
+
+// ------------------------------------------------------- module constants
+
+void evaluate_constants(ProgramScope &scope, DiagnosticEngine &diags) {
+  for (const frontend::ConstantDecl &c : scope.program->constants) {
+    if (c.value == nullptr) continue;
+    BodyTyper typer(scope, nullptr, diags);
+    // A failed constant is still bound (to an error value), so that its uses
+    // stay silent instead of reporting unknown names.
+    scope.constants[c.name] = typer.type_constant(*c.value);
+  }
+}
+
+}  // namespace ufjit::ir::typer

@@ -1,0 +1,318 @@
+// The typer's driver: source -> TypedProgram. One ir::Module per (ufunc,
+// signature), holding the entry and every helper specialisation it reaches
+// (callees first). Each module is typed into a scratch DiagnosticEngine and
+// its diagnostics are forwarded once, so an error in a helper or body shared
+// by several signatures is reported once.
+#include "ir/Frontend.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <tuple>
+
+#include "frontend/InternalAssert.h"
+#include "frontend/Parser.h"
+#include "ir/IRVisitor.h"
+#include "ir/TyperInternal.h"
+#include "ir/Verifier.h"
+
+namespace ufjit::ir {
+
+namespace typer {
+
+namespace {
+
+std::string mangle_type(const Type &t) {
+  switch (t.kind()) {
+    case Type::Kind::Scalar:
+      return std::string(dtype_name(t.dtype()));
+    case Type::Kind::Array:
+      return std::string(dtype_name(t.dtype())) + "a" + std::to_string(t.ndim());
+    case Type::Kind::Tuple: {
+      std::string s = "tup" + std::to_string(t.elements().size());
+      for (const Type &e : t.elements()) s += "_" + mangle_type(e);
+      return s;
+    }
+    case Type::Kind::Void:
+      break;
+  }
+  return "void";
+}
+
+}  // namespace
+
+std::string ModuleTyper::mangle(const std::string &name, const std::vector<Type> &arg_types) {
+  std::string s = name + "_";
+  for (const Type &t : arg_types) s += "_" + mangle_type(t);
+  return s;
+}
+
+std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef &def,
+                                                         const std::vector<Type> &arg_types,
+                                                         const SourceLocation &call_loc, bool emitting,
+                                                         DiagnosticEngine &caller_diags) {
+  auto cycle_start = std::find(in_progress_.begin(), in_progress_.end(), def.name);
+  if (cycle_start != in_progress_.end()) {
+    std::string cycle;
+    for (auto it = cycle_start; it != in_progress_.end(); ++it) cycle += *it + " -> ";
+    cycle += def.name;
+    caller_diags.error(call_loc, "recursive call of '" + def.name + "' (" + cycle + "); recursion is not supported");
+    return std::nullopt;
+  }
+  // Inside a specialisation typed with muted diagnostics, nested ones are
+  // muted too (their errors are reported when the outer one is retyped).
+  emitting = emitting && muted_depth_ == 0;
+  std::string key = mangle(def.name, arg_types);
+  auto found = specs_.find(key);
+  if (found != specs_.end()) {
+    if (found->second.function) return Spec{key, found->second.function->ret};
+    if (!emitting || found->second.real) return std::nullopt;
+  }
+  DiagnosticEngine scratch;
+  DiagnosticEngine &d = emitting ? diags_ : scratch;
+  in_progress_.push_back(def.name);
+  if (!emitting) ++muted_depth_;
+  BodyTyper typer(scope_, this, d);
+  std::optional<Function> f = typer.type_function(def, key, arg_types, std::nullopt, false);
+  if (!emitting) --muted_depth_;
+  in_progress_.pop_back();
+  Entry &e = specs_[key];
+  e.function = std::move(f);
+  e.real = emitting;
+  if (!e.function) return std::nullopt;
+  return Spec{key, e.function->ret};
+}
+
+Module ModuleTyper::finish(Function entry, const std::string &name, const FloatOptions &options) {
+  Module m;
+  m.name = name;
+  m.options = options;
+  std::set<std::string> done;
+  std::function<void(const Function &)> add_callees = [&](const Function &f) {
+    std::vector<std::string> callees;
+    for_each_expr(f.body, [&](const Expr &e) {
+      if (const Call *c = e.as<Call>()) callees.push_back(c->callee);
+    });
+    for (const std::string &c : callees) {
+      if (!done.insert(c).second) continue;
+      auto it = specs_.find(c);
+      internal_assert(it != specs_.end() && it->second.function) << "call of untyped specialisation " << c;
+      add_callees(*it->second.function);
+      m.functions.push_back(*it->second.function);
+    }
+  };
+  add_callees(entry);
+  m.functions.push_back(std::move(entry));
+  m.entry = static_cast<int>(m.functions.size()) - 1;
+  return m;
+}
+
+}  // namespace typer
+
+namespace {
+
+using typer::ProgramScope;
+
+/// Forwards diagnostics to `to`, only the first at each location (a body
+/// typed for several signatures fails at the same places, with messages
+/// that may differ only in the types).
+class DiagForwarder {
+ public:
+  explicit DiagForwarder(DiagnosticEngine &to) : to_(to) {}
+  void forward(const DiagnosticEngine &from) {
+    for (const Diagnostic &d : from.diagnostics()) {
+      auto key = std::make_tuple(d.loc.file, d.loc.line, d.loc.col, d.severity);
+      if (!seen_.insert(key).second) continue;
+      switch (d.severity) {
+        case Severity::Error:
+          to_.error(d.loc, d.message);
+          break;
+        case Severity::Warning:
+          to_.warning(d.loc, d.message);
+          break;
+        case Severity::Note:
+          to_.note(d.loc, d.message);
+          break;
+      }
+    }
+  }
+
+ private:
+  DiagnosticEngine &to_;
+  std::set<std::tuple<const SourceFile *, int, int, Severity>> seen_;
+};
+
+SourceLocation def_loc(const ast::FunctionDef &def) { return def.name_loc.valid() ? def.name_loc : def.loc; }
+
+/// Checks a @vectorize signature against its def; reports and returns false on a mismatch.
+bool check_signature(const frontend::UfuncDecl &u, const frontend::Signature &sig, DiagnosticEngine &diags) {
+  std::string quoted = "signature '" + sig.str() + "'";
+  if (sig.ret.is_void) {
+    diags.error(sig.loc, quoted + " returns void, but a @vectorize function must return a value");
+    return false;
+  }
+  bool arrays = sig.ret.ndim > 0;
+  for (const frontend::SigType &a : sig.args) arrays = arrays || a.ndim > 0;
+  if (arrays) {
+    diags.error(sig.loc, quoted + " has array types, which only @guvectorize signatures may have");
+    return false;
+  }
+  if (sig.args.size() != u.def->params.size()) {
+    diags.error(sig.loc, quoted + " has " + std::to_string(sig.args.size()) + " argument" +
+                             (sig.args.size() == 1 ? "" : "s") + " but '" + u.name + "' takes " +
+                             std::to_string(u.def->params.size()) + " parameter" +
+                             (u.def->params.size() == 1 ? "" : "s"));
+    return false;
+  }
+  return true;
+}
+
+/// Applies the C++ API's signatures to the one function of the source.
+bool apply_override(frontend::Program &prog, const std::vector<std::string> &override_signatures,
+                    const std::shared_ptr<const SourceFile> &file, DiagnosticEngine &diags) {
+  std::vector<const ast::FunctionDef *> bare;
+  for (const ast::FunctionDef *h : prog.helpers) {
+    if (h->decorators.empty()) bare.push_back(h);
+  }
+  std::size_t vectorize_count = 0;
+  for (const frontend::UfuncDecl &u : prog.ufuncs) vectorize_count += u.kind == frontend::UfuncKind::Vectorize;
+  SourceLocation start{file.get(), 1, 1, 1};
+  // Several undecorated defs: the last is the ufunc and the ones before it
+  // are its helpers, the order a Python module defines them in.
+  if (!(prog.ufuncs.size() == 1 && vectorize_count == 1) && !(prog.ufuncs.empty() && !bare.empty())) {
+    diags.error(start, "signatures given with the source need exactly one @vectorize function, or undecorated "
+                       "defs (the last is the ufunc); found " + std::to_string(vectorize_count) + " @vectorize and " +
+                           std::to_string(bare.size()) + " undecorated");
+    return false;
+  }
+  if (prog.ufuncs.empty()) {
+    frontend::UfuncDecl u;
+    u.kind = frontend::UfuncKind::Vectorize;
+    u.name = bare.back()->name;
+    u.def = bare.back();
+    prog.ufuncs.push_back(std::move(u));
+  }
+  frontend::UfuncDecl &u = prog.ufuncs[0];
+  u.signatures.clear();
+  bool ok = true;
+  for (const std::string &text : override_signatures) {
+    auto sig_file = std::make_shared<const SourceFile>("<signature>", text);
+    diags.retain(sig_file);
+    std::optional<frontend::Signature> sig = frontend::parse_signature(text, SourceLocation{sig_file.get(), 1, 1, 1}, diags);
+    if (!sig) {
+      ok = false;
+      continue;
+    }
+    u.signatures.push_back(*sig);
+  }
+  return ok;
+}
+
+std::vector<Type> param_types_of(const frontend::Signature &sig) {
+  std::vector<Type> types;
+  for (const frontend::SigType &a : sig.args) {
+    types.push_back(a.ndim > 0 ? Type::array(a.dtype, a.ndim) : Type::scalar(a.dtype));
+  }
+  return types;
+}
+
+/// Checks a @guvectorize signature against its def (the frontend has checked
+/// it against the layout).
+bool check_gufunc_signature(const frontend::UfuncDecl &u, const frontend::Signature &sig, DiagnosticEngine &diags) {
+  std::string quoted = "signature '" + sig.str() + "'";
+  if (!sig.ret.is_void) {
+    diags.error(sig.loc, quoted + " must return void: a @guvectorize function writes to its output arrays");
+    return false;
+  }
+  if (sig.args.size() != u.def->params.size()) {
+    diags.error(sig.loc, quoted + " has " + std::to_string(sig.args.size()) + " argument" +
+                             (sig.args.size() == 1 ? "" : "s") + " but '" + u.name + "' takes " +
+                             std::to_string(u.def->params.size()) + " parameter" +
+                             (u.def->params.size() == 1 ? "" : "s"));
+    return false;
+  }
+  return true;
+}
+
+/// The parameters after '->' in the layout: the outputs a gufunc may write.
+std::set<std::string> gufunc_outputs(const frontend::UfuncDecl &u) {
+  std::size_t arrow = u.layout.find("->");
+  std::size_t count = 0;
+  if (arrow != std::string::npos) {
+    for (std::size_t i = arrow; i < u.layout.size(); ++i) count += u.layout[i] == '(' ? 1 : 0;
+  }
+  std::set<std::string> outputs;
+  std::size_t n = u.def->params.size();
+  for (std::size_t i = n - std::min(count, n); i < n; ++i) outputs.insert(u.def->params[i].name);
+  return outputs;
+}
+
+}  // namespace
+
+std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
+                                          const std::vector<std::string> &override_signatures) {
+  diags.retain(file);
+  // Stop after syntax errors: statements the parser dropped would only cause
+  // follow-on errors (unknown names) in the typer.
+  std::unique_ptr<ast::Module> module = frontend::parse(file, diags);
+  if (!module || diags.has_errors()) return std::nullopt;
+  frontend::Program prog = frontend::collect_program(*module, diags);
+  if (!override_signatures.empty() && !apply_override(prog, override_signatures, file, diags)) return std::nullopt;
+
+  ProgramScope scope;
+  scope.program = &prog;
+  scope.imports = prog.imports;
+  for (const frontend::UfuncDecl &u : prog.ufuncs) {
+    if (u.def != nullptr) scope.functions[u.name] = u.def;
+  }
+  for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
+  typer::evaluate_constants(scope, diags);
+
+  if (prog.ufuncs.empty()) {
+    const ast::FunctionDef *first = prog.helpers.empty() ? nullptr : prog.helpers.front();
+    SourceLocation loc = first != nullptr ? def_loc(*first) : SourceLocation{file.get(), 1, 1, 1};
+    std::string what = first != nullptr ? "function '" + first->name + "' has no signatures" : "the source has no @vectorize function";
+    diags.error(loc, what + "; signatures are needed: decorate it with @vectorize([\"float32(float32)\", ...]) "
+                            "or pass signatures with the source");
+    return std::nullopt;
+  }
+
+  DiagForwarder forward(diags);
+  TypedProgram out;
+  for (const frontend::UfuncDecl &u : prog.ufuncs) {
+    if (u.def == nullptr) continue;
+    TypedUfunc tu;
+    tu.name = u.name;
+    tu.kind = u.kind;
+    tu.options = u.options;
+    tu.layout = u.layout;
+    tu.signatures = u.signatures;
+    bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
+    if (u.signatures.empty()) {
+      diags.error(def_loc(*u.def), std::string(gufunc ? "@guvectorize" : "@vectorize") + " function '" + u.name +
+                                       "' has no signatures");
+      continue;
+    }
+    for (const frontend::Signature &sig : u.signatures) {
+      if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) continue;
+      DiagnosticEngine scratch;
+      typer::ModuleTyper mt(scope, scratch);
+      typer::BodyTyper bt(scope, &mt, scratch);
+      if (gufunc) bt.set_gufunc_outputs(gufunc_outputs(u));
+      Type ret = gufunc ? Type::void_type() : Type::scalar(sig.ret.dtype);
+      std::optional<Function> entry = bt.type_function(*u.def, u.name, param_types_of(sig), ret, true);
+      forward.forward(scratch);
+      if (!entry || scratch.has_errors()) continue;
+      FloatOptions options;
+      options.fastmath = u.options.fastmath;
+      Module m = mt.finish(std::move(*entry), u.name, options);
+      verify(m);
+      tu.modules.push_back(std::move(m));
+    }
+    out.ufuncs.push_back(std::move(tu));
+  }
+  if (diags.has_errors()) return std::nullopt;
+  return out;
+}
+
+}  // namespace ufjit::ir

@@ -1,0 +1,452 @@
+// Node constructors: each make() checks the invariants written in IR.h, so a
+// typer bug fails where the bad node is built, not later in code generation.
+#include "ir/IR.h"
+
+#include "frontend/InternalAssert.h"
+#include "ir/Numeric.h"
+
+namespace ufjit::ir {
+
+namespace {
+
+template <typename T>
+std::shared_ptr<T> new_expr(Type t) {
+  return std::make_shared<T>(std::move(t));
+}
+
+void check_expr(const Expr &e, const char *what) {
+  internal_assert(e) << what << ": null operand";
+}
+
+void check_scalar(const Expr &e, const char *what) {
+  check_expr(e, what);
+  internal_assert(e.type().is_scalar()) << what << ": operand of type " << e.type().str() << " is not a scalar";
+}
+
+/// Which scalar types a binary opcode accepts (IR.h: Div on floats/complex,
+/// bit ops on ints and bool, shifts on ints, arithmetic on non-bool numbers).
+bool binary_accepts(BinaryOpcode op, const Type &t) {
+  switch (op) {
+    case BinaryOpcode::Add:
+    case BinaryOpcode::Sub:
+    case BinaryOpcode::Mul:
+      return t.is_int() || t.is_float() || t.is_complex();
+    case BinaryOpcode::Div:
+      return t.is_float() || t.is_complex();
+    case BinaryOpcode::FloorDiv:
+    case BinaryOpcode::Mod:
+    case BinaryOpcode::Pow:
+      return t.is_int() || t.is_float();
+    case BinaryOpcode::BitAnd:
+    case BinaryOpcode::BitOr:
+    case BinaryOpcode::BitXor:
+      return t.is_int() || t.is_bool();
+    case BinaryOpcode::Shl:
+    case BinaryOpcode::Shr:
+      return t.is_int();
+  }
+  return false;
+}
+
+}  // namespace
+
+const char *node_kind_name(NodeKind k) {
+  switch (k) {
+#define UFJIT_IR_NAME(name) \
+  case NodeKind::name:      \
+    return #name;
+    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_NAME)
+    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_NAME)
+#undef UFJIT_IR_NAME
+  }
+  return "?";
+}
+
+const char *unary_opcode_name(UnaryOpcode op) {
+  switch (op) {
+    case UnaryOpcode::Neg:
+      return "-";
+    case UnaryOpcode::Not:
+      return "not ";
+    case UnaryOpcode::Invert:
+      return "~";
+  }
+  return "?";
+}
+
+const char *binary_opcode_name(BinaryOpcode op) {
+  switch (op) {
+    case BinaryOpcode::Add:
+      return "+";
+    case BinaryOpcode::Sub:
+      return "-";
+    case BinaryOpcode::Mul:
+      return "*";
+    case BinaryOpcode::Div:
+      return "/";
+    case BinaryOpcode::FloorDiv:
+      return "//";
+    case BinaryOpcode::Mod:
+      return "%";
+    case BinaryOpcode::Pow:
+      return "**";
+    case BinaryOpcode::BitAnd:
+      return "&";
+    case BinaryOpcode::BitOr:
+      return "|";
+    case BinaryOpcode::BitXor:
+      return "^";
+    case BinaryOpcode::Shl:
+      return "<<";
+    case BinaryOpcode::Shr:
+      return ">>";
+  }
+  return "?";
+}
+
+const char *compare_opcode_name(CompareOpcode op) {
+  switch (op) {
+    case CompareOpcode::Lt:
+      return "<";
+    case CompareOpcode::Le:
+      return "<=";
+    case CompareOpcode::Gt:
+      return ">";
+    case CompareOpcode::Ge:
+      return ">=";
+    case CompareOpcode::Eq:
+      return "==";
+    case CompareOpcode::Ne:
+      return "!=";
+  }
+  return "?";
+}
+
+const char *intrinsic_name(IntrinsicOp op) {
+  switch (op) {
+#define UFJIT_INTRINSIC_NAME(name, str, arity) \
+  case IntrinsicOp::name:                      \
+    return str;
+    UFJIT_FOR_EACH_INTRINSIC(UFJIT_INTRINSIC_NAME)
+#undef UFJIT_INTRINSIC_NAME
+  }
+  return "?";
+}
+
+int intrinsic_arity(IntrinsicOp op) {
+  switch (op) {
+#define UFJIT_INTRINSIC_ARITY(name, str, arity) \
+  case IntrinsicOp::name:                       \
+    return arity;
+    UFJIT_FOR_EACH_INTRINSIC(UFJIT_INTRINSIC_ARITY)
+#undef UFJIT_INTRINSIC_ARITY
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- constants
+
+Expr Const::make_bool(bool v) {
+  auto n = new_expr<Const>(Type::scalar(DType::Bool));
+  n->int_bits = v ? 1 : 0;
+  return Expr(std::move(n));
+}
+
+Expr Const::make_int(DType t, int64_t v) { return make_uint(t, static_cast<uint64_t>(v)); }
+
+Expr Const::make_uint(DType t, uint64_t v) {
+  internal_assert(is_integer(t) || is_bool(t)) << "Const::make_int of " << dtype_name(t);
+  if (is_bool(t)) return make_bool(v != 0);
+  auto n = new_expr<Const>(Type::scalar(t));
+  std::size_t bits = dtype_size(t) * 8;
+  if (bits < 64) {
+    uint64_t mask = (uint64_t{1} << bits) - 1;
+    v &= mask;
+    bool negative = is_signed_int(t) && ((v >> (bits - 1)) & 1) != 0;
+    if (negative) v |= ~mask;  // sign-extend
+  }
+  n->int_bits = v;
+  return Expr(std::move(n));
+}
+
+Expr Const::make_float(DType t, double v) {
+  internal_assert(is_float(t)) << "Const::make_float of " << dtype_name(t);
+  auto n = new_expr<Const>(Type::scalar(t));
+  n->float_value = round_to_float(t, v);
+  return Expr(std::move(n));
+}
+
+Expr Const::make_complex(DType t, std::complex<double> v) {
+  internal_assert(is_complex(t)) << "Const::make_complex of " << dtype_name(t);
+  auto n = new_expr<Const>(Type::scalar(t));
+  n->complex_value = {round_to_float(t, v.real()), round_to_float(t, v.imag())};
+  return Expr(std::move(n));
+}
+
+Expr Const::make(DType t, double v) {
+  if (is_bool(t)) return make_bool(v != 0.0);
+  if (is_signed_int(t)) return make_int(t, static_cast<int64_t>(v));
+  if (is_unsigned_int(t)) return make_uint(t, static_cast<uint64_t>(v));
+  if (is_float(t)) return make_float(t, v);
+  return make_complex(t, {v, 0.0});
+}
+
+// -------------------------------------------------------------- expressions
+
+Expr Var::make(Type t, std::string name) {
+  internal_assert(!name.empty()) << "Var with an empty name";
+  internal_assert(!t.is_void()) << "Var '" << name << "' of type void";
+  auto n = new_expr<Var>(std::move(t));
+  n->name = std::move(name);
+  return Expr(std::move(n));
+}
+
+Expr Cast::make(DType to, Expr value) {
+  check_scalar(value, "Cast");
+  auto n = new_expr<Cast>(Type::scalar(to));
+  n->value = std::move(value);
+  return Expr(std::move(n));
+}
+
+Expr Unary::make(UnaryOpcode op, Expr value) {
+  check_scalar(value, "Unary");
+  const Type &t = value.type();
+  switch (op) {
+    case UnaryOpcode::Neg:
+      internal_assert(t.is_int() || t.is_float() || t.is_complex()) << "Neg of " << t.str();
+      break;
+    case UnaryOpcode::Not:
+      internal_assert(t.is_bool()) << "Not of " << t.str();
+      break;
+    case UnaryOpcode::Invert:
+      internal_assert(t.is_int() || t.is_bool()) << "Invert of " << t.str();
+      break;
+  }
+  auto n = new_expr<Unary>(t);
+  n->op = op;
+  n->value = std::move(value);
+  return Expr(std::move(n));
+}
+
+Expr Binary::make(BinaryOpcode op, Expr a, Expr b) {
+  check_scalar(a, "Binary");
+  check_scalar(b, "Binary");
+  internal_assert(a.type() == b.type()) << "Binary " << binary_opcode_name(op) << " of " << a.type().str() << " and "
+                                        << b.type().str();
+  internal_assert(binary_accepts(op, a.type())) << "Binary " << binary_opcode_name(op) << " on " << a.type().str();
+  auto n = new_expr<Binary>(a.type());
+  n->op = op;
+  n->a = std::move(a);
+  n->b = std::move(b);
+  return Expr(std::move(n));
+}
+
+Expr Compare::make(CompareOpcode op, Expr a, Expr b) {
+  check_scalar(a, "Compare");
+  check_scalar(b, "Compare");
+  internal_assert(a.type() == b.type()) << "Compare of " << a.type().str() << " and " << b.type().str();
+  internal_assert(!a.type().is_complex() || op == CompareOpcode::Eq || op == CompareOpcode::Ne)
+      << "ordered comparison of complex values";
+  auto n = new_expr<Compare>(Type::scalar(DType::Bool));
+  n->op = op;
+  n->a = std::move(a);
+  n->b = std::move(b);
+  return Expr(std::move(n));
+}
+
+Expr Select::make(Expr cond, Expr a, Expr b) {
+  check_expr(cond, "Select");
+  check_expr(a, "Select");
+  check_expr(b, "Select");
+  internal_assert(cond.type().is_bool()) << "Select condition of type " << cond.type().str();
+  internal_assert(a.type() == b.type()) << "Select arms of " << a.type().str() << " and " << b.type().str();
+  internal_assert(!a.type().is_void()) << "Select of void";
+  auto n = new_expr<Select>(a.type());
+  n->cond = std::move(cond);
+  n->a = std::move(a);
+  n->b = std::move(b);
+  return Expr(std::move(n));
+}
+
+Expr ShortCircuit::make(Op op, Expr a, Expr b) {
+  check_scalar(a, "ShortCircuit");
+  check_scalar(b, "ShortCircuit");
+  internal_assert(a.type() == b.type()) << "ShortCircuit of " << a.type().str() << " and " << b.type().str();
+  auto n = new_expr<ShortCircuit>(a.type());
+  n->op = op;
+  n->a = std::move(a);
+  n->b = std::move(b);
+  return Expr(std::move(n));
+}
+
+Expr Call::make(Type ret, std::string callee, std::vector<Expr> args) {
+  internal_assert(!callee.empty()) << "Call without a callee";
+  for (const Expr &a : args) check_expr(a, "Call");
+  auto n = new_expr<Call>(std::move(ret));
+  n->callee = std::move(callee);
+  n->args = std::move(args);
+  return Expr(std::move(n));
+}
+
+Expr Intrinsic::make(IntrinsicOp op, Type result, std::vector<Expr> args) {
+  internal_assert(static_cast<int>(args.size()) == intrinsic_arity(op))
+      << "intrinsic " << intrinsic_name(op) << " takes " << intrinsic_arity(op) << " arguments, got " << args.size();
+  for (const Expr &a : args) check_scalar(a, intrinsic_name(op));
+  internal_assert(result.is_scalar() || result.is_tuple()) << "intrinsic " << intrinsic_name(op) << " of type "
+                                                           << result.str();
+  auto n = new_expr<Intrinsic>(std::move(result));
+  n->op = op;
+  n->args = std::move(args);
+  return Expr(std::move(n));
+}
+
+Expr MakeTuple::make(std::vector<Expr> elements) {
+  std::vector<Type> types;
+  for (const Expr &e : elements) {
+    check_expr(e, "MakeTuple");
+    types.push_back(e.type());
+  }
+  auto n = new_expr<MakeTuple>(Type::tuple(std::move(types)));
+  n->elements = std::move(elements);
+  return Expr(std::move(n));
+}
+
+Expr TupleGet::make(Expr tuple, int index) {
+  check_expr(tuple, "TupleGet");
+  internal_assert(tuple.type().is_tuple()) << "TupleGet of " << tuple.type().str();
+  const std::vector<Type> &els = tuple.type().elements();
+  internal_assert(index >= 0 && index < static_cast<int>(els.size()))
+      << "TupleGet index " << index << " of " << tuple.type().str();
+  auto n = new_expr<TupleGet>(els[static_cast<std::size_t>(index)]);
+  n->tuple = std::move(tuple);
+  n->index = index;
+  return Expr(std::move(n));
+}
+
+Expr ArrayLoad::make(Expr array, std::vector<Expr> indices) {
+  check_expr(array, "ArrayLoad");
+  internal_assert(array.type().is_array()) << "ArrayLoad of " << array.type().str();
+  internal_assert(static_cast<int>(indices.size()) == array.type().ndim())
+      << "ArrayLoad with " << indices.size() << " indices of " << array.type().str();
+  for (const Expr &i : indices) {
+    check_expr(i, "ArrayLoad");
+    internal_assert(i.type() == Type::scalar(DType::Int64)) << "ArrayLoad index of type " << i.type().str();
+  }
+  auto n = new_expr<ArrayLoad>(Type::scalar(array.type().dtype()));
+  n->array = std::move(array);
+  n->indices = std::move(indices);
+  return Expr(std::move(n));
+}
+
+Expr ArrayDim::make(Expr array, int dim) {
+  check_expr(array, "ArrayDim");
+  internal_assert(array.type().is_array()) << "ArrayDim of " << array.type().str();
+  internal_assert(dim >= 0 && dim < array.type().ndim()) << "ArrayDim " << dim << " of " << array.type().str();
+  auto n = new_expr<ArrayDim>(Type::scalar(DType::Int64));
+  n->array = std::move(array);
+  n->dim = dim;
+  return Expr(std::move(n));
+}
+
+// --------------------------------------------------------------- statements
+
+Stmt Block::make(std::vector<Stmt> stmts) {
+  for (const Stmt &s : stmts) internal_assert(s) << "Block with a null statement";
+  auto n = std::make_shared<Block>();
+  n->stmts = std::move(stmts);
+  return Stmt(std::move(n));
+}
+
+Stmt Assign::make(std::string var, Expr value) {
+  internal_assert(!var.empty()) << "Assign to an empty name";
+  check_expr(value, "Assign");
+  internal_assert(!value.type().is_void()) << "Assign of a void value to " << var;
+  auto n = std::make_shared<Assign>();
+  n->var = std::move(var);
+  n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt ArrayStore::make(Expr array, std::vector<Expr> indices, Expr value) {
+  check_expr(array, "ArrayStore");
+  check_scalar(value, "ArrayStore");
+  internal_assert(array.type().is_array()) << "ArrayStore to " << array.type().str();
+  internal_assert(static_cast<int>(indices.size()) == array.type().ndim())
+      << "ArrayStore with " << indices.size() << " indices to " << array.type().str();
+  for (const Expr &i : indices) {
+    check_expr(i, "ArrayStore");
+    internal_assert(i.type() == Type::scalar(DType::Int64)) << "ArrayStore index of type " << i.type().str();
+  }
+  internal_assert(value.type().dtype() == array.type().dtype())
+      << "ArrayStore of " << value.type().str() << " to " << array.type().str();
+  auto n = std::make_shared<ArrayStore>();
+  n->array = std::move(array);
+  n->indices = std::move(indices);
+  n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt If::make(Expr cond, Stmt then_body, Stmt else_body) {
+  check_expr(cond, "If");
+  internal_assert(cond.type().is_bool()) << "If condition of type " << cond.type().str();
+  internal_assert(then_body) << "If without a body";
+  auto n = std::make_shared<If>();
+  n->cond = std::move(cond);
+  n->then_body = std::move(then_body);
+  n->else_body = std::move(else_body);
+  return Stmt(std::move(n));
+}
+
+Stmt While::make(Expr cond, Stmt body) {
+  check_expr(cond, "While");
+  internal_assert(cond.type().is_bool()) << "While condition of type " << cond.type().str();
+  internal_assert(body) << "While without a body";
+  auto n = std::make_shared<While>();
+  n->cond = std::move(cond);
+  n->body = std::move(body);
+  return Stmt(std::move(n));
+}
+
+Stmt ForRange::make(std::string var, Expr start, Expr stop, Expr step, Stmt body) {
+  internal_assert(!var.empty()) << "ForRange without a variable";
+  check_scalar(start, "ForRange");
+  check_scalar(stop, "ForRange");
+  check_scalar(step, "ForRange");
+  internal_assert(start.type().is_int()) << "ForRange over " << start.type().str();
+  internal_assert(start.type() == stop.type() && stop.type() == step.type())
+      << "ForRange bounds of " << start.type().str() << ", " << stop.type().str() << ", " << step.type().str();
+  internal_assert(body) << "ForRange without a body";
+  auto n = std::make_shared<ForRange>();
+  n->var = std::move(var);
+  n->start = std::move(start);
+  n->stop = std::move(stop);
+  n->step = std::move(step);
+  n->body = std::move(body);
+  return Stmt(std::move(n));
+}
+
+Stmt Break::make() { return Stmt(std::make_shared<Break>()); }
+
+Stmt Continue::make() { return Stmt(std::make_shared<Continue>()); }
+
+Stmt Return::make(Expr value) {
+  auto n = std::make_shared<Return>();
+  n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+Stmt Evaluate::make(Expr value) {
+  check_expr(value, "Evaluate");
+  auto n = std::make_shared<Evaluate>();
+  n->value = std::move(value);
+  return Stmt(std::move(n));
+}
+
+const Function *Module::find(const std::string &function_name) const {
+  for (const Function &f : functions) {
+    if (f.name == function_name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace ufjit::ir

@@ -1,0 +1,408 @@
+// math.* and cmath.* (LANGUAGE.md section 6). Integer arguments become
+// float64 (complex128 for cmath) as in Python; weak literal arguments fold
+// to weak constants, so `math.sqrt(2) * x32` stays float32.
+#include <cmath>
+#include <complex>
+
+#include "frontend/InternalAssert.h"
+#include "ir/Builtins.h"
+#include "ir/TyperInternal.h"
+
+namespace ufjit::ir::typer {
+
+namespace {
+
+using F1 = double (*)(double);
+using F2 = double (*)(double, double);
+using C1 = std::complex<double> (*)(const std::complex<double> &);
+
+struct RealFn {
+  const char *name;
+  IntrinsicOp op;
+  int arity;  // 1 or 2 (fma: 3, folded separately)
+  F1 f1;
+  F2 f2;
+};
+
+// clang-format off
+const RealFn kRealFns[] = {
+    {"acos", IntrinsicOp::Acos, 1, [](double x) { return std::acos(x); }, nullptr},
+    {"acosh", IntrinsicOp::Acosh, 1, [](double x) { return std::acosh(x); }, nullptr},
+    {"asin", IntrinsicOp::Asin, 1, [](double x) { return std::asin(x); }, nullptr},
+    {"asinh", IntrinsicOp::Asinh, 1, [](double x) { return std::asinh(x); }, nullptr},
+    {"atan", IntrinsicOp::Atan, 1, [](double x) { return std::atan(x); }, nullptr},
+    {"atanh", IntrinsicOp::Atanh, 1, [](double x) { return std::atanh(x); }, nullptr},
+    {"cbrt", IntrinsicOp::Cbrt, 1, [](double x) { return std::cbrt(x); }, nullptr},
+    {"ceil", IntrinsicOp::Ceil, 1, [](double x) { return std::ceil(x); }, nullptr},
+    {"cos", IntrinsicOp::Cos, 1, [](double x) { return std::cos(x); }, nullptr},
+    {"cosh", IntrinsicOp::Cosh, 1, [](double x) { return std::cosh(x); }, nullptr},
+    {"erf", IntrinsicOp::Erf, 1, [](double x) { return std::erf(x); }, nullptr},
+    {"erfc", IntrinsicOp::Erfc, 1, [](double x) { return std::erfc(x); }, nullptr},
+    {"exp", IntrinsicOp::Exp, 1, [](double x) { return std::exp(x); }, nullptr},
+    {"exp2", IntrinsicOp::Exp2, 1, [](double x) { return std::exp2(x); }, nullptr},
+    {"expm1", IntrinsicOp::Expm1, 1, [](double x) { return std::expm1(x); }, nullptr},
+    {"fabs", IntrinsicOp::Fabs, 1, [](double x) { return std::fabs(x); }, nullptr},
+    {"floor", IntrinsicOp::Floor, 1, [](double x) { return std::floor(x); }, nullptr},
+    {"gamma", IntrinsicOp::Gamma, 1, [](double x) { return std::tgamma(x); }, nullptr},
+    {"lgamma", IntrinsicOp::Lgamma, 1, [](double x) { return std::lgamma(x); }, nullptr},
+    {"log10", IntrinsicOp::Log10, 1, [](double x) { return std::log10(x); }, nullptr},
+    {"log1p", IntrinsicOp::Log1p, 1, [](double x) { return std::log1p(x); }, nullptr},
+    {"log2", IntrinsicOp::Log2, 1, [](double x) { return std::log2(x); }, nullptr},
+    {"sin", IntrinsicOp::Sin, 1, [](double x) { return std::sin(x); }, nullptr},
+    {"sinh", IntrinsicOp::Sinh, 1, [](double x) { return std::sinh(x); }, nullptr},
+    {"sqrt", IntrinsicOp::Sqrt, 1, [](double x) { return std::sqrt(x); }, nullptr},
+    {"tan", IntrinsicOp::Tan, 1, [](double x) { return std::tan(x); }, nullptr},
+    {"tanh", IntrinsicOp::Tanh, 1, [](double x) { return std::tanh(x); }, nullptr},
+    {"trunc", IntrinsicOp::Trunc, 1, [](double x) { return std::trunc(x); }, nullptr},
+    {"atan2", IntrinsicOp::Atan2, 2, nullptr, [](double x, double y) { return std::atan2(x, y); }},
+    {"copysign", IntrinsicOp::Copysign, 2, nullptr, [](double x, double y) { return std::copysign(x, y); }},
+    {"fmod", IntrinsicOp::Fmod, 2, nullptr, [](double x, double y) { return std::fmod(x, y); }},
+    {"hypot", IntrinsicOp::Hypot, 2, nullptr, [](double x, double y) { return std::hypot(x, y); }},
+    {"nextafter", IntrinsicOp::Nextafter, 2, nullptr, [](double x, double y) { return std::nextafter(x, y); }},
+    {"pow", IntrinsicOp::Pow, 2, nullptr, [](double x, double y) { return std::pow(x, y); }},
+    {"remainder", IntrinsicOp::Remainder, 2, nullptr, [](double x, double y) { return std::remainder(x, y); }},
+};
+
+struct ComplexFn {
+  const char *name;
+  IntrinsicOp op;
+  C1 f;
+};
+
+const ComplexFn kComplexFns[] = {
+    {"exp", IntrinsicOp::CExp, [](const std::complex<double> &z) { return std::exp(z); }},
+    {"log10", IntrinsicOp::CLog10, [](const std::complex<double> &z) { return std::log10(z); }},
+    {"sqrt", IntrinsicOp::CSqrt, [](const std::complex<double> &z) { return std::sqrt(z); }},
+    {"sin", IntrinsicOp::CSin, [](const std::complex<double> &z) { return std::sin(z); }},
+    {"cos", IntrinsicOp::CCos, [](const std::complex<double> &z) { return std::cos(z); }},
+    {"tan", IntrinsicOp::CTan, [](const std::complex<double> &z) { return std::tan(z); }},
+    {"asin", IntrinsicOp::CAsin, [](const std::complex<double> &z) { return std::asin(z); }},
+    {"acos", IntrinsicOp::CAcos, [](const std::complex<double> &z) { return std::acos(z); }},
+    {"atan", IntrinsicOp::CAtan, [](const std::complex<double> &z) { return std::atan(z); }},
+    {"sinh", IntrinsicOp::CSinh, [](const std::complex<double> &z) { return std::sinh(z); }},
+    {"cosh", IntrinsicOp::CCosh, [](const std::complex<double> &z) { return std::cosh(z); }},
+    {"tanh", IntrinsicOp::CTanh, [](const std::complex<double> &z) { return std::tanh(z); }},
+    {"asinh", IntrinsicOp::CAsinh, [](const std::complex<double> &z) { return std::asinh(z); }},
+    {"acosh", IntrinsicOp::CAcosh, [](const std::complex<double> &z) { return std::acosh(z); }},
+    {"atanh", IntrinsicOp::CAtanh, [](const std::complex<double> &z) { return std::atanh(z); }},
+};
+// clang-format on
+
+const char *const kMathSpecial[] = {"degrees", "radians", "isnan", "isinf", "isfinite", "frexp",
+                                    "modf",    "ldexp",   "log",   "fma"};
+const char *const kCmathSpecial[] = {"log", "phase", "polar", "rect", "isnan", "isinf", "isfinite"};
+const char *const kMathConstants[] = {"pi", "e", "tau", "inf", "nan"};
+const char *const kCmathConstants[] = {"pi", "e", "tau", "inf", "nan", "infj", "nanj"};
+
+const RealFn *find_real(const std::string &name) {
+  for (const RealFn &f : kRealFns) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+const ComplexFn *find_complex(const std::string &name) {
+  for (const ComplexFn &f : kComplexFns) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+template <typename Array>
+bool contains(const Array &a, const std::string &name) {
+  for (const char *x : a) {
+    if (name == x) return true;
+  }
+  return false;
+}
+
+SourceLocation callee_loc(const ast::Call &call) {
+  if (const ast::Attribute *a = call.func->as<ast::Attribute>()) return a->attr_loc;
+  return call.func->loc;
+}
+
+DType complex_part(DType c) { return c == DType::Complex64 ? DType::Float32 : DType::Float64; }
+
+}  // namespace
+
+std::vector<std::string> math_module_names(const std::string &module) {
+  std::vector<std::string> names;
+  if (module == "math") {
+    for (const RealFn &f : kRealFns) names.push_back(f.name);
+    for (const char *s : kMathSpecial) names.push_back(s);
+    for (const char *s : kMathConstants) names.push_back(s);
+  } else {
+    for (const ComplexFn &f : kComplexFns) names.push_back(f.name);
+    for (const char *s : kCmathSpecial) names.push_back(s);
+    for (const char *s : kCmathConstants) names.push_back(s);
+  }
+  return names;
+}
+
+Value BodyTyper::math_constant(const std::string &module, const std::string &name, const SourceLocation &loc) {
+  const double pi = 3.141592653589793;
+  if (name == "pi") return Value::weak_num(PyNum::of_float(pi));
+  if (name == "e") return Value::weak_num(PyNum::of_float(2.718281828459045));
+  if (name == "tau") return Value::weak_num(PyNum::of_float(6.283185307179586));
+  if (name == "inf") return Value::weak_num(PyNum::of_float(INFINITY));
+  if (name == "nan") return Value::weak_num(PyNum::of_float(NAN));
+  if (module == "cmath" && name == "infj") return Value::weak_num(PyNum::of_complex({0.0, INFINITY}));
+  if (module == "cmath" && name == "nanj") return Value::weak_num(PyNum::of_complex({0.0, NAN}));
+  std::vector<std::string> names = math_module_names(module);
+  for (const std::string &n : names) {
+    if (n == name) {
+      error(loc, "'" + module + "." + name + "' is a function; it can only be called");
+      return Value::error();
+    }
+  }
+  std::string message = "unknown name '" + module + "." + name + "'";
+  std::string hint = closest_match(name, names);
+  if (!hint.empty()) message += "; did you mean '" + module + "." + hint + "'?";
+  error(loc, message);
+  return Value::error();
+}
+
+Value BodyTyper::float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc) {
+  if (!v.ok) return v;
+  if (v.is_weak()) {
+    if (v.weak == Weak::Complex) {
+      error(loc, "math." + fn + "() does not accept complex values; use cmath." + fn + "()");
+      return Value::error();
+    }
+    return Value::weak_num(PyNum::of_float(v.num.as_double()));
+  }
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    error(loc, "math." + fn + "() needs a number, not '" + v.type.str() + "'");
+    return Value::error();
+  }
+  if (v.type.is_complex()) {
+    error(loc, "math." + fn + "() does not accept complex values ('" + v.type.str() + "'); use cmath." + fn + "()");
+    return Value::error();
+  }
+  if (v.type.is_float()) return v;
+  return convert(v, DType::Float64);
+}
+
+Value BodyTyper::complex_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc) {
+  if (!v.ok) return v;
+  if (v.is_weak()) return Value::weak_num(PyNum::of_complex(v.num.as_complex()));
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    error(loc, "cmath." + fn + "() needs a number, not '" + v.type.str() + "'");
+    return Value::error();
+  }
+  if (v.type.is_complex()) return v;
+  return convert(v, DType::Complex128);
+}
+
+Value BodyTyper::call_math(const std::string &module, const std::string &name, std::vector<Value> args,
+                           const ast::Call &call) {
+  SourceLocation loc = callee_loc(call);
+  for (const Value &a : args) {
+    if (!a.ok) return Value::error();
+  }
+  std::string qualified = module + "." + name;
+  auto want = [&](std::size_t n) {
+    if (args.size() == n) return true;
+    error(loc, qualified + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " (" +
+                   std::to_string(args.size()) + " given)");
+    return false;
+  };
+  auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
+  // Real arguments of a math function: weak floats or strong floats of one type.
+  auto real_args = [&](std::vector<Value> &xs) -> std::optional<DType> {
+    std::optional<DType> d;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      xs[i] = float_math_arg(xs[i], name, arg_loc(i));
+      if (!xs[i].ok) return std::nullopt;
+      if (!xs[i].is_weak()) d = d ? promote(*d, xs[i].type.dtype()) : xs[i].type.dtype();
+    }
+    if (d) {
+      for (Value &x : xs) x = convert(x, *d);
+    }
+    return d ? d : std::optional<DType>(DType::Float64);
+  };
+  auto all_weak = [&](const std::vector<Value> &xs) {
+    for (const Value &x : xs) {
+      if (!x.is_weak()) return false;
+    }
+    return true;
+  };
+
+  if (module == "math") {
+    if (const RealFn *f = find_real(name)) {
+      if (!want(static_cast<std::size_t>(f->arity))) return Value::error();
+      std::optional<DType> d = real_args(args);
+      if (!d) return Value::error();
+      if (all_weak(args)) {
+        double r = f->arity == 1 ? f->f1(args[0].num.f) : f->f2(args[0].num.f, args[1].num.f);
+        return Value::weak_num(PyNum::of_float(r));
+      }
+      return intrinsic(f->op, Type::scalar(*d), args);
+    }
+    if (name == "fma") {
+      if (!want(3)) return Value::error();
+      std::optional<DType> d = real_args(args);
+      if (!d) return Value::error();
+      if (all_weak(args)) return Value::weak_num(PyNum::of_float(std::fma(args[0].num.f, args[1].num.f, args[2].num.f)));
+      return intrinsic(IntrinsicOp::Fma, Type::scalar(*d), args);
+    }
+    if (name == "log") {
+      if (args.size() != 1 && args.size() != 2) {
+        error(loc, "math.log() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
+        return Value::error();
+      }
+      std::optional<DType> d = real_args(args);
+      if (!d) return Value::error();
+      if (all_weak(args)) {
+        double r = std::log(args[0].num.f);
+        if (args.size() == 2) r /= std::log(args[1].num.f);
+        return Value::weak_num(PyNum::of_float(r));
+      }
+      Value l = intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args[0]});
+      if (args.size() == 1) return l;
+      return strong_binary(BinaryOpcode::Div, l, intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args[1]}));
+    }
+    if (name == "degrees" || name == "radians") {
+      if (!want(1)) return Value::error();
+      Value x = float_math_arg(args[0], name, arg_loc(0));
+      const double pi = 3.141592653589793;
+      double factor = name == "degrees" ? 180.0 / pi : pi / 180.0;
+      return binary(ast::BinaryOp::Mul, x, Value::weak_num(PyNum::of_float(factor)), loc);
+    }
+    if (name == "frexp" || name == "modf") {
+      if (!want(1)) return Value::error();
+      Value x = float_math_arg(args[0], name, arg_loc(0));
+      if (!x.ok) return x;
+      if (x.is_weak()) {
+        if (name == "frexp") {
+          int e = 0;
+          double m = std::frexp(x.num.f, &e);
+          return Value::tuple_literal({Value::weak_num(PyNum::of_float(m)), Value::weak_num(PyNum::of_int(e))});
+        }
+        double ip = 0.0;
+        double frac = std::modf(x.num.f, &ip);
+        return Value::tuple_literal({Value::weak_num(PyNum::of_float(frac)), Value::weak_num(PyNum::of_float(ip))});
+      }
+      Type second = name == "frexp" ? Type::scalar(DType::Int32) : x.type;
+      return intrinsic(name == "frexp" ? IntrinsicOp::Frexp : IntrinsicOp::Modf, Type::tuple({x.type, second}), {x});
+    }
+    if (name == "ldexp") {
+      if (!want(2)) return Value::error();
+      Value x = float_math_arg(args[0], name, arg_loc(0));
+      Value n = args[1];
+      bool n_int = n.is_weak() ? n.weak == Weak::Int : (!n.literal_tuple && (n.type.is_int() || n.type.is_bool()));
+      if (!n_int) {
+        error(arg_loc(1), "math.ldexp(): the exponent must be an integer");
+        return Value::error();
+      }
+      if (!x.ok) return x;
+      if (x.is_weak() && n.is_weak()) {
+        Int128 e = std::max<Int128>(-100000, std::min<Int128>(100000, n.num.i));
+        return Value::weak_num(PyNum::of_float(std::ldexp(x.num.f, static_cast<int>(e))));
+      }
+      if (x.is_weak()) x = convert(x, DType::Float64);
+      return intrinsic(IntrinsicOp::Ldexp, x.type, {x, convert(n, DType::Int32)});
+    }
+  }
+
+  if (module == "cmath") {
+    if (const ComplexFn *f = find_complex(name)) {
+      if (!want(1)) return Value::error();
+      Value z = complex_math_arg(args[0], name, arg_loc(0));
+      if (!z.ok) return z;
+      if (z.is_weak()) return Value::weak_num(PyNum::of_complex(f->f(z.num.c)));
+      return intrinsic(f->op, z.type, {z});
+    }
+    if (name == "log") {
+      if (args.size() != 1 && args.size() != 2) {
+        error(loc, "cmath.log() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
+        return Value::error();
+      }
+      std::vector<Value> zs;
+      for (std::size_t i = 0; i < args.size(); ++i) zs.push_back(complex_math_arg(args[i], name, arg_loc(i)));
+      for (const Value &z : zs) {
+        if (!z.ok) return z;
+      }
+      if (all_weak(zs)) {
+        std::complex<double> r = std::log(zs[0].num.c);
+        if (zs.size() == 2) r /= std::log(zs[1].num.c);
+        return Value::weak_num(PyNum::of_complex(r));
+      }
+      if (zs.size() == 2 && !unify_operands(zs[0], zs[1], loc, "apply cmath.log() to")) return Value::error();
+      if (zs[0].is_weak()) zs[0] = convert(zs[0], DType::Complex128);
+      Value l = intrinsic(IntrinsicOp::CLog, zs[0].type, {zs[0]});
+      if (zs.size() == 1) return l;
+      return strong_binary(BinaryOpcode::Div, l, intrinsic(IntrinsicOp::CLog, zs[1].type, {zs[1]}));
+    }
+    if (name == "phase" || name == "polar") {
+      if (!want(1)) return Value::error();
+      Value z = complex_math_arg(args[0], name, arg_loc(0));
+      if (!z.ok) return z;
+      if (z.is_weak()) {
+        Value phase = Value::weak_num(PyNum::of_float(std::arg(z.num.c)));
+        if (name == "phase") return phase;
+        return Value::tuple_literal({Value::weak_num(PyNum::of_float(std::abs(z.num.c))), phase});
+      }
+      Type part = Type::scalar(complex_part(z.type.dtype()));
+      if (name == "phase") return intrinsic(IntrinsicOp::Phase, part, {z});
+      Value zs = stabilize(z);
+      return Value::tuple_literal({intrinsic(IntrinsicOp::CAbs, part, {zs}), intrinsic(IntrinsicOp::Phase, part, {zs})});
+    }
+    if (name == "rect") {
+      if (!want(2)) return Value::error();
+      Value r = float_math_arg(args[0], name, arg_loc(0));
+      Value phi = float_math_arg(args[1], name, arg_loc(1));
+      if (!r.ok || !phi.ok) return Value::error();
+      if (r.is_weak() && phi.is_weak()) {
+        return Value::weak_num(PyNum::of_complex({r.num.f * std::cos(phi.num.f), r.num.f * std::sin(phi.num.f)}));
+      }
+      Value rs = stabilize(convert(r, DType::Float64));
+      Value ps = stabilize(convert(phi, DType::Float64));
+      Type f64 = Type::scalar(DType::Float64);
+      Value re = strong_binary(BinaryOpcode::Mul, rs, intrinsic(IntrinsicOp::Cos, f64, {ps}));
+      Value im = strong_binary(BinaryOpcode::Mul, rs, intrinsic(IntrinsicOp::Sin, f64, {ps}));
+      return intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
+    }
+  }
+
+  if (name == "isnan" || name == "isinf" || name == "isfinite") {
+    if (!want(1)) return Value::error();
+    const Value &v = args[0];
+    if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
+      error(arg_loc(0), qualified + "() needs a number, not '" + v.type.str() + "'");
+      return Value::error();
+    }
+    bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
+    if (complex && module == "math") {
+      error(arg_loc(0), "math." + name + "() does not accept complex values; use cmath." + name + "()");
+      return Value::error();
+    }
+    auto classify = [&](double re, double im) {
+      if (name == "isnan") return std::isnan(re) || std::isnan(im);
+      if (name == "isinf") return std::isinf(re) || std::isinf(im);
+      return std::isfinite(re) && std::isfinite(im);
+    };
+    if (v.is_weak()) {
+      std::complex<double> c = v.num.as_complex();
+      return make_bool_const(classify(c.real(), c.imag()));
+    }
+    if (v.type.is_int() || v.type.is_bool()) return make_bool_const(name == "isfinite");
+    IntrinsicOp op = name == "isnan" ? IntrinsicOp::IsNan : name == "isinf" ? IntrinsicOp::IsInf : IntrinsicOp::IsFinite;
+    return intrinsic(op, Type::scalar(DType::Bool), {v});
+  }
+
+  std::vector<std::string> names = math_module_names(module);
+  for (const std::string &n : names) {
+    if (n == name) {
+      error(loc, "'" + qualified + "' is a constant, not a function");
+      return Value::error();
+    }
+  }
+  std::string message = "unknown function '" + qualified + "'";
+  std::string hint = closest_match(name, names);
+  if (!hint.empty()) message += "; did you mean '" + module + "." + hint + "'?";
+  error(loc, message);
+  return Value::error();
+}
+
+}  // namespace ufjit::ir::typer

@@ -1,0 +1,405 @@
+// Typing of expressions: names and their resolution (locals, parameters,
+// module constants, imports, math modules), operators, conditionals, tuples.
+// Calls are dispatched here and typed in Builtins.cpp.
+#include <cctype>
+#include <cmath>
+
+#include "frontend/InternalAssert.h"
+#include "ir/Builtins.h"
+#include "ir/TyperInternal.h"
+
+namespace ufjit::ir::typer {
+
+Value BodyTyper::expr(const ast::Expr &e) {
+  switch (e.kind) {
+    case ast::ExprKind::IntLit: {
+      const auto &lit = *e.as<ast::IntLit>();
+      if (lit.overflow) {
+        error(e.loc, "integer literal is too large (more than 64 bits)");
+        return Value::error();
+      }
+      return Value::weak_num(PyNum::of_int(static_cast<Int128>(lit.value)));
+    }
+    case ast::ExprKind::FloatLit:
+      return Value::weak_num(PyNum::of_float(e.as<ast::FloatLit>()->value));
+    case ast::ExprKind::ImagLit:
+      return Value::weak_num(PyNum::of_complex({0.0, e.as<ast::ImagLit>()->imag}));
+    case ast::ExprKind::BoolLit:
+      return make_bool_const(e.as<ast::BoolLit>()->value);
+    case ast::ExprKind::NoneLit:
+      error(e.loc, "'None' is not supported in a function body");
+      return Value::error();
+    case ast::ExprKind::StrLit:
+      error(e.loc, "strings are not supported in a function body");
+      return Value::error();
+    case ast::ExprKind::List:
+      error(e.loc, "lists are not supported in a function body; use a tuple");
+      return Value::error();
+    case ast::ExprKind::Name:
+      return name_expr(*e.as<ast::Name>());
+    case ast::ExprKind::Attribute:
+      return attribute_expr(*e.as<ast::Attribute>());
+    case ast::ExprKind::Call:
+      return call_expr(*e.as<ast::Call>());
+    case ast::ExprKind::BinOp:
+      return binop_expr(*e.as<ast::BinOp>());
+    case ast::ExprKind::UnaryOp:
+      return unary_expr(*e.as<ast::UnaryOp>());
+    case ast::ExprKind::BoolOp:
+      return boolop_expr(*e.as<ast::BoolOp>());
+    case ast::ExprKind::Compare:
+      return compare_expr(*e.as<ast::Compare>());
+    case ast::ExprKind::IfExp:
+      return ifexp_expr(*e.as<ast::IfExp>());
+    case ast::ExprKind::Subscript:
+      return subscript_expr(*e.as<ast::Subscript>());
+    case ast::ExprKind::Tuple: {
+      std::vector<Value> els;
+      bool ok = true;
+      for (const ast::ExprPtr &x : e.as<ast::Tuple>()->elts) {
+        els.push_back(expr(*x));
+        ok = ok && els.back().ok;
+      }
+      if (!ok) return Value::error();
+      for (const Value &v : els) {
+        if (v.type.is_void()) {
+          error(e.loc, "a call that returns no value is used in a tuple");
+          return Value::error();
+        }
+      }
+      return Value::tuple_literal(std::move(els));
+    }
+  }
+  internal_error << "unhandled expression kind";
+  return Value::error();
+}
+
+std::vector<std::string> BodyTyper::visible_names() const {
+  std::vector<std::string> names;
+  for (const std::string &p : param_names_) names.push_back(p);
+  for (const std::string &a : assigned_names_) names.push_back(a);
+  for (const auto &[name, v] : scope_.constants) names.push_back(name);
+  for (const auto &[name, f] : scope_.functions) names.push_back(name);
+  for (const auto &[name, what] : scope_.imports) names.push_back(name);
+  for (const char *b : kBuiltinNames) names.push_back(b);
+  return names;
+}
+
+Value BodyTyper::unknown_name(const std::string &name, const SourceLocation &loc, bool as_call) {
+  std::string message = std::string(as_call ? "unknown function '" : "unknown name '") + name + "'";
+  for (const std::string &n : math_module_names("math")) {
+    if (n == name) {
+      error(loc, message + "; did you mean 'math." + name + "'? (or write 'from math import " + name + "')");
+      return Value::error();
+    }
+  }
+  std::string hint = closest_match(name, visible_names());
+  if (!hint.empty()) message += "; did you mean '" + hint + "'?";
+  error(loc, message);
+  return Value::error();
+}
+
+Value BodyTyper::name_expr(const ast::Name &e) {
+  const std::string &id = e.id;
+  if (def_ != nullptr && is_variable(id)) {
+    if (mode_ == Mode::Emit && flow_.reachable && flow_.assigned.count(id) == 0) {
+      error(e.loc, "variable '" + id + "' is used before it is assigned (on some path)");
+      return Value::error();
+    }
+    if (std::optional<Value> w = weak_read(id)) return *w;
+    std::optional<Type> t = variable_type(id);
+    if (!t) {
+      poisoned_ = poisoned_ || mode_ == Mode::Emit;
+      return Value::error();
+    }
+    return Value::strong(Var::make(*t, ir_var_name(id)));
+  }
+  auto c = scope_.constants.find(id);
+  if (c != scope_.constants.end()) {
+    poisoned_ = poisoned_ || (!c->second.ok && mode_ == Mode::Emit);
+    return c->second;
+  }
+  auto imp = scope_.imports.find(id);
+  if (imp != scope_.imports.end()) {
+    const std::string &what = imp->second;
+    std::size_t dot = what.find('.');
+    std::string module = dot == std::string::npos ? what : what.substr(0, dot);
+    if ((module == "math" || module == "cmath") && dot != std::string::npos) {
+      return math_constant(module, what.substr(dot + 1), e.loc);
+    }
+    error(e.loc, "'" + id + "' (" + what + ") cannot be used as a value");
+    return Value::error();
+  }
+  if (scope_.functions.count(id) != 0 || is_builtin_name(id) || dtype_from_name(id)) {
+    error(e.loc, "'" + id + "' is a function; it can only be called");
+    return Value::error();
+  }
+  if (id == "math" || id == "cmath") {
+    error(e.loc, "module '" + id + "' cannot be used as a value");
+    return Value::error();
+  }
+  return unknown_name(id, e.loc, false);
+}
+
+std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
+  if (const ast::Name *n = e.as<ast::Name>()) {
+    if (def_ != nullptr && is_variable(n->id)) return std::nullopt;
+    if (scope_.constants.count(n->id) != 0) return std::nullopt;
+    auto imp = scope_.imports.find(n->id);
+    if (imp != scope_.imports.end()) {
+      const std::string &what = imp->second;
+      if (what == "math" || what == "cmath" || what == "numpy" || what == "numba" || what == "numba.cuda") return what;
+      return std::nullopt;
+    }
+    if (n->id == "math" || n->id == "cmath" || n->id == "numba") return n->id;
+    if (n->id == "np" || n->id == "numpy") return std::string("numpy");
+    if (n->id == "cuda") return std::string("numba.cuda");
+    return std::nullopt;
+  }
+  if (const ast::Attribute *a = e.as<ast::Attribute>()) {
+    std::optional<std::string> base = module_of(*a->value);
+    if (base && *base == "numba" && a->attr == "cuda") return std::string("numba.cuda");
+  }
+  return std::nullopt;
+}
+
+Value BodyTyper::attribute_expr(const ast::Attribute &e) {
+  std::optional<std::string> mod = module_of(*e.value);
+  if (mod) {
+    if (*mod == "math" || *mod == "cmath") return math_constant(*mod, e.attr, e.attr_loc);
+    if (*mod == "numpy") {
+      if (e.attr == "pi" || e.attr == "e" || e.attr == "inf" || e.attr == "nan") {
+        return math_constant("math", e.attr, e.attr_loc);
+      }
+      if (dtype_from_name(e.attr)) {
+        error(e.attr_loc, "'np." + e.attr + "' is a type; call it to convert a value");
+        return Value::error();
+      }
+    }
+    error(e.attr_loc, "'" + ast::to_source(e) + "' is not supported (from numpy, only dtype names are used)");
+    return Value::error();
+  }
+  Value v = expr(*e.value);
+  if (!v.ok) return v;
+  if (e.attr == "real" || e.attr == "imag") return real_imag(v, e.attr == "imag", e.attr_loc);
+  if (e.attr == "shape" && v.type.is_array()) {
+    error(e.attr_loc, "'.shape' must be indexed with a constant, as in 'a.shape[0]'");
+    return Value::error();
+  }
+  if (e.attr == "conjugate") {
+    error(e.attr_loc, "method 'conjugate' must be called: write 'z.conjugate()'");
+    return Value::error();
+  }
+  error(e.attr_loc, "attribute '" + e.attr + "' is not supported on a value of type '" + v.type.str() +
+                        "' (only .real, .imag and .conjugate())");
+  return Value::error();
+}
+
+Value BodyTyper::binop_expr(const ast::BinOp &e) {
+  Value a = expr(*e.left);
+  Value b = expr(*e.right);
+  return binary(e.op, a, b, e.op_loc.valid() ? e.op_loc : e.loc);
+}
+
+Value BodyTyper::unary_expr(const ast::UnaryOp &e) { return unary(e.op, expr(*e.operand), e.loc); }
+
+Value BodyTyper::boolop_expr(const ast::BoolOp &e) {
+  internal_assert(!e.values.empty()) << "empty BoolOp";
+  ShortCircuit::Op op = e.op == ast::BoolOpKind::And ? ShortCircuit::Op::And : ShortCircuit::Op::Or;
+  Value result = expr(*e.values[0]);
+  for (std::size_t i = 1; i < e.values.size(); ++i) {
+    ++conditional_depth_;
+    Value next = expr(*e.values[i]);
+    --conditional_depth_;
+    if (!result.ok || !next.ok) return Value::error();
+    if (result.is_weak() && next.is_weak()) {
+      bool first_true = !result.num.is_zero();
+      result = (op == ShortCircuit::Op::And) == first_true ? next : result;
+      continue;
+    }
+    if (!result.is_weak() && !next.is_weak() && result.type.is_bool() && next.type.is_bool()) {
+      result = Value::strong(ShortCircuit::make(op, result.expr, next.expr));
+      continue;
+    }
+    if (!unify_operands(result, next, e.loc, op == ShortCircuit::Op::And ? "combine with 'and'" : "combine with 'or'")) {
+      return Value::error();
+    }
+    if (result.type.is_tuple()) {
+      error(e.loc, "'and'/'or' on tuples is not supported");
+      return Value::error();
+    }
+    result = Value::strong(ShortCircuit::make(op, result.expr, next.expr));
+  }
+  return result;
+}
+
+Value BodyTyper::compare_expr(const ast::Compare &e) {
+  Value left = expr(*e.left);
+  Value result;
+  for (std::size_t i = 0; i < e.ops.size(); ++i) {
+    if (i > 0) ++conditional_depth_;
+    Value right = expr(*e.comparators[i]);
+    if (i + 1 < e.ops.size()) right = stabilize(right);  // evaluated once, used twice
+    if (i > 0) --conditional_depth_;
+    SourceLocation loc = i < e.op_locs.size() && e.op_locs[i].valid() ? e.op_locs[i] : e.loc;
+    Value c = compare(e.ops[i], left, right, loc);
+    if (!c.ok) return Value::error();
+    if (i == 0) {
+      result = c;
+    } else if (const Const *k = result.expr.as<Const>()) {
+      result = k->int_bits != 0 ? c : result;
+    } else {
+      result = Value::strong(ShortCircuit::make(ShortCircuit::Op::And, result.expr, c.expr));
+    }
+    left = right;
+  }
+  return result;
+}
+
+Value BodyTyper::ifexp_expr(const ast::IfExp &e) {
+  Value cond = expr(*e.test);
+  ++conditional_depth_;
+  Value a = expr(*e.body);
+  Value b = expr(*e.orelse);
+  --conditional_depth_;
+  return select(cond, a, b, e.loc);
+}
+
+Value BodyTyper::subscript_expr(const ast::Subscript &e) {
+  const ast::Attribute *shape = e.value->as<ast::Attribute>();
+  if (shape != nullptr && shape->attr == "shape" && !module_of(*shape->value)) {
+    Value array = expr(*shape->value);
+    if (!array.ok) return array;
+    if (!array.type.is_array()) {
+      error(shape->attr_loc, "'.shape' is only supported on arrays, not on '" + array.type.str() + "'");
+      return Value::error();
+    }
+    Value k = expr(*e.index);
+    if (!k.ok) return k;
+    if (!k.is_weak() || k.weak != Weak::Int) {
+      error(e.index->loc, "a shape index must be an integer constant");
+      return Value::error();
+    }
+    Int128 ndim = array.type.ndim();
+    Int128 d = k.num.i < 0 ? k.num.i + ndim : k.num.i;
+    if (d < 0 || d >= ndim) {
+      error(e.index->loc, "dimension " + k.num.str() + " is out of range for '" + array.type.str() + "'");
+      return Value::error();
+    }
+    return Value::strong(ArrayDim::make(array.expr, static_cast<int>(d)));
+  }
+  Value v = expr(*e.value);
+  if (!v.ok) return v;
+  if (v.type.is_array()) {
+    std::optional<std::vector<Expr>> indices = array_indices(v, *e.index, false);
+    if (!indices) return Value::error();
+    return Value::strong(ArrayLoad::make(v.expr, std::move(*indices)));
+  }
+  if (!v.literal_tuple && !v.type.is_tuple()) {
+    error(e.loc, "cannot index a value of type '" + v.type.str() + "' (only tuples and arrays can be indexed)");
+    return Value::error();
+  }
+  Value index = expr(*e.index);
+  if (!index.ok) return index;
+  if (!index.is_weak() || index.weak != Weak::Int) {
+    error(e.index->loc, "a tuple index must be an integer constant");
+    return Value::error();
+  }
+  Int128 n = static_cast<Int128>(v.type.elements().size());
+  Int128 i = index.num.i < 0 ? index.num.i + n : index.num.i;
+  if (i < 0 || i >= n) {
+    error(e.index->loc, "tuple index " + index.num.str() + " is out of range for '" + v.type.str() + "'");
+    return Value::error();
+  }
+  if (v.literal_tuple) return v.elements[static_cast<std::size_t>(i)];
+  if (const MakeTuple *t = v.expr.as<MakeTuple>()) return Value::strong(t->elements[static_cast<std::size_t>(i)]);
+  return Value::strong(TupleGet::make(v.expr, static_cast<int>(i)));
+}
+
+Value BodyTyper::call_expr(const ast::Call &e) {
+  if (!e.keywords.empty()) {
+    error(e.keywords[0].loc, "keyword arguments are not supported in calls ('" + e.keywords[0].name + "=')");
+    return Value::error();
+  }
+  const ast::Expr &callee = *e.func;
+  if (const ast::Name *n = callee.as<ast::Name>()) {
+    const std::string &id = n->id;
+    if (def_ != nullptr && is_variable(id)) {
+      error(n->loc, "'" + id + "' is a variable, not a function");
+      return Value::error();
+    }
+    if (scope_.constants.count(id) != 0) {
+      error(n->loc, "'" + id + "' is a module constant, not a function");
+      return Value::error();
+    }
+    if (id == "range") {
+      error(n->loc, "range() can only be used as the iterable of a 'for' loop");
+      return Value::error();
+    }
+    if (id == "float" && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
+      // float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
+      std::string text = e.args[0]->as<ast::StrLit>()->value;
+      for (char &ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      double sign = 1.0;
+      if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+        sign = text[0] == '-' ? -1.0 : 1.0;
+        text = text.substr(1);
+      }
+      if (text == "inf" || text == "infinity") return Value::weak_num(PyNum::of_float(sign * INFINITY));
+      if (text == "nan") return Value::weak_num(PyNum::of_float(std::copysign(NAN, sign)));
+      error(e.args[0]->loc, "float() of a string supports only 'inf', '-inf' and 'nan'");
+      return Value::error();
+    }
+    std::vector<Value> args;
+    for (const ast::ExprPtr &a : e.args) args.push_back(expr(*a));
+    auto f = scope_.functions.find(id);
+    if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
+    auto imp = scope_.imports.find(id);
+    if (imp != scope_.imports.end()) {
+      const std::string &what = imp->second;
+      std::size_t dot = what.rfind('.');
+      std::string module = dot == std::string::npos ? what : what.substr(0, dot);
+      std::string name = dot == std::string::npos ? what : what.substr(dot + 1);
+      if (module == "math" || module == "cmath") return call_math(module, name, std::move(args), e);
+      if ((module == "numpy" || module == "numba") && dtype_from_name(name)) {
+        return call_dtype(*dtype_from_name(name), std::move(args), e, id);
+      }
+      error(n->loc, "'" + id + "' (" + what + ") cannot be called in a function body");
+      return Value::error();
+    }
+    if (is_builtin_name(id)) return call_builtin(id, std::move(args), e);
+    for (const frontend::DeviceDecl &d : scope_.program->device_decls) {
+      if (d.name == id) {
+        error(n->loc, "calling '" + id + "' (a CUDA C++ function from declare_device) is not supported yet");
+        return Value::error();
+      }
+    }
+    if (std::optional<DType> t = dtype_from_name(id)) return call_dtype(*t, std::move(args), e, id);
+    return unknown_name(id, n->loc, true);
+  }
+  if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
+    std::optional<std::string> mod = module_of(*a->value);
+    if (!mod) {
+      std::vector<Value> args;
+      for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
+      return method_call(*a, std::move(args), e);
+    }
+    std::vector<Value> args;
+    for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
+    if (*mod == "math" || *mod == "cmath") return call_math(*mod, a->attr, std::move(args), e);
+    if ((*mod == "numpy" || *mod == "numba") && dtype_from_name(a->attr)) {
+      return call_dtype(*dtype_from_name(a->attr), std::move(args), e, ast::to_source(callee));
+    }
+    if (*mod == "numpy") {
+      error(a->attr_loc, "'" + ast::to_source(callee) + "' is not supported (from numpy, only dtype names are used; "
+                         "use math functions)");
+    } else {
+      error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
+    }
+    return Value::error();
+  }
+  error(callee.loc, "cannot call '" + ast::to_source(callee) + "'");
+  return Value::error();
+}
+
+}  // namespace ufjit::ir::typer

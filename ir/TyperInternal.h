@@ -1,0 +1,319 @@
+// Internals of the typer (ir/Frontend.h is its public face): the typed value
+// the expression typer passes around, Python-number folding of weak
+// literals, and the classes that type a function body and a module.
+//
+// How a body is typed (TyperStmt.cpp): every local gets one type, the
+// weak-aware NumPy unification of all values assigned to it. The body is
+// walked repeatedly in Infer mode (diagnostics muted, IR dropped) until those
+// candidate types stop growing, then once in Emit mode with the final types,
+// which reports errors, checks definite assignment and builds the IR.
+#pragma once
+
+#include <complex>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/AST.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Program.h"
+#include "ir/IR.h"
+
+namespace ufjit::ir::typer {
+
+/// The kind of a weak (NEP 50 "Python scalar") value; None for strong ones.
+enum class Weak : uint8_t { None, Int, Float, Complex };
+
+using Int128 = __int128;
+
+/// A Python number (the value of a weak literal or constant), folded with
+/// Python's semantics.
+struct PyNum {
+  Weak kind = Weak::Int;
+  Int128 i = 0;
+  double f = 0.0;
+  std::complex<double> c;
+  static PyNum of_int(Int128 v);
+  static PyNum of_float(double v);
+  static PyNum of_complex(std::complex<double> v);
+  double as_double() const;
+  std::complex<double> as_complex() const;
+  bool is_zero() const;
+  std::string str() const;
+};
+
+/// The result of typing an expression. `ok` is false after an error (already
+/// reported) or, in Infer mode, when a variable's type is not known yet;
+/// operations on such values give non-ok values silently.
+struct Value {
+  bool ok = false;
+  Type type;  // strong: its type; weak: the default concrete type
+  Expr expr;  // strong values only
+  Weak weak = Weak::None;
+  PyNum num;  // weak values only
+  /// `(a, b)` written in the source: elements stay unmaterialized (weak
+  /// literals keep adapting) until the tuple must become one value.
+  bool literal_tuple = false;
+  std::vector<Value> elements;
+
+  static Value error() { return Value(); }
+  static Value strong(Expr e);
+  static Value weak_num(PyNum n);
+  static Value tuple_literal(std::vector<Value> elements);
+  bool is_weak() const { return ok && weak != Weak::None; }
+};
+
+/// int64 / float64 / complex128: what a weak value becomes on its own.
+DType default_dtype(Weak kind);
+/// Whether integer `v` is representable in integer or bool type `t`.
+bool int_fits(DType t, Int128 v);
+/// NEP 50: the dtype a weak number takes next to a strong operand of dtype
+/// `other` (before promotion with `other`).
+DType weak_adapt(const PyNum &n, DType other);
+/// A constant of dtype `t` holding `n` (wrapping/rounding/real part as a C cast).
+Expr make_const(DType t, const PyNum &n);
+
+/// Python arithmetic on two numbers. Returns nullopt and sets `error` when
+/// Python would raise (division by zero, integer overflow past 128 bits).
+std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &b, std::string &error);
+std::optional<bool> fold_compare(ast::CmpOp op, const PyNum &a, const PyNum &b);
+
+/// What has been assigned to one variable so far.
+struct Candidates {
+  std::optional<Type> strong;  // unified strong candidates (scalar or tuple)
+  bool weak_int = false, weak_float = false, weak_complex = false;
+  Int128 int_min = 0, int_max = 0;
+  bool conflict = false;  // tuple vs scalar or tuple arity mismatch
+  std::string conflict_message;
+  bool empty() const { return !strong && !weak_int && !weak_float && !weak_complex; }
+  /// Adds a value's type; returns true if the resolved type or the kinds of
+  /// candidates changed (not merely the range of weak integers, which would
+  /// keep growing for `i = 0; while ...: i += 1`).
+  bool add(const Value &v);
+  std::string key() const;
+  void add_value(const Value &v);
+  /// The variable's type: weak-aware unification of the candidates.
+  std::optional<Type> resolve() const;
+};
+
+/// Folds a strong expression of constants (np.float32(1.5) * 2, -np.int8(3))
+/// with the IR's semantics: wrapping integers, floats rounded to their type
+/// after each operation. nullopt when it is not such an expression.
+std::optional<Expr> fold_strong_constant(const Expr &e);
+
+/// Weak-aware unification of two types for locals, returns, `a if c else b`.
+/// Returns nullopt (and a message) for tuple/scalar or arity mismatches.
+std::optional<Type> unify_types(const Type &a, const Type &b, std::string &message);
+
+class ModuleTyper;
+
+/// Which names a source binds at module level (shared by all functions).
+struct ProgramScope {
+  const frontend::Program *program = nullptr;
+  std::map<std::string, const ast::FunctionDef *> functions;  // helpers and ufunc defs
+  std::map<std::string, Value> constants;                      // evaluated module constants
+  std::map<std::string, std::string> imports;                  // see Program::imports
+};
+
+/// Evaluates the module constants in source order; reports errors.
+void evaluate_constants(ProgramScope &scope, DiagnosticEngine &diags);
+
+/// Types one function body (or, with def == nullptr, one constant expression).
+class BodyTyper {
+ public:
+  enum class Mode { Infer, Emit };
+
+  BodyTyper(const ProgramScope &scope, ModuleTyper *module, DiagnosticEngine &diags);
+
+  /// Types `def` with the given parameter types. `fixed_ret`: the ufunc's
+  /// signature return type (returns are unified, then cast to it); nullopt
+  /// for helpers (the unified type of the returns). Returns nullopt on error.
+  std::optional<Function> type_function(const ast::FunctionDef &def, const std::string &ir_name,
+                                        const std::vector<Type> &param_types, std::optional<Type> fixed_ret,
+                                        bool is_ufunc);
+  /// Makes the next type_function a generalized ufunc's: array parameters,
+  /// `outputs` (parameter names after '->' in the layout) writable, void.
+  void set_gufunc_outputs(std::set<std::string> outputs) {
+    is_gufunc_ = true;
+    output_params_ = std::move(outputs);
+  }
+  /// Types a module constant's expression (no locals, no calls of helpers).
+  Value type_constant(const ast::Expr &e);
+
+ private:
+  friend class Builtins;
+
+  // ---- statements (TyperStmt.cpp)
+  struct Flow {
+    bool reachable = true;
+    std::set<std::string> assigned;
+  };
+  static Flow join(const Flow &a, const Flow &b);
+  void collect_assigned(const ast::Body &body);
+  void collect_assigned_target(const ast::Expr &target);
+  bool run_pass(Mode mode, const ast::FunctionDef &def);
+  Stmt block(const ast::Body &body);
+  void stmt(const ast::Stmt &s, std::vector<Stmt> &out);
+  void assign_stmt(const ast::Assign &s, std::vector<Stmt> &out);
+  void aug_assign_stmt(const ast::AugAssign &s, std::vector<Stmt> &out);
+  void if_stmt(const ast::If &s, std::vector<Stmt> &out);
+  void while_stmt(const ast::While &s, std::vector<Stmt> &out);
+  void for_stmt(const ast::For &s, std::vector<Stmt> &out);
+  void return_stmt(const ast::Return &s, std::vector<Stmt> &out);
+  /// Binds `target` (Name, Tuple of targets) to `v`, appending assignments.
+  void assign_to(const ast::Expr &target, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
+  void assign_name(const std::string &name, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
+  void flush_pre(std::vector<Stmt> &out);
+
+  // ---- variables
+  bool is_variable(const std::string &name) const;
+  /// The IR name and current type of a variable (param or local).
+  std::optional<Type> variable_type(const std::string &name) const;
+  std::string ir_var_name(const std::string &name) const;
+  std::string new_temp(const Type &t);
+  /// A Var (or constant) holding `v`, hoisting it into a temp if it is not
+  /// one already, so that it can be used twice.
+  Value stabilize(const Value &v);
+
+  // ---- expressions (TyperExpr.cpp)
+  Value expr(const ast::Expr &e);
+  Value name_expr(const ast::Name &e);
+  /// Infer mode: the weak value a weak-only local reads as, if it is one.
+  std::optional<Value> weak_read(const std::string &name) const;
+  Value attribute_expr(const ast::Attribute &e);
+  Value binop_expr(const ast::BinOp &e);
+  Value unary_expr(const ast::UnaryOp &e);
+  Value boolop_expr(const ast::BoolOp &e);
+  Value compare_expr(const ast::Compare &e);
+  Value ifexp_expr(const ast::IfExp &e);
+  Value subscript_expr(const ast::Subscript &e);
+  /// `array[i, j]` indices as int64, negative ones wrapped; nullopt after an error.
+  std::optional<std::vector<Expr>> array_indices(const Value &array, const ast::Expr &index, bool stable);
+  void array_store(const ast::Subscript &target, const Value &v, std::vector<Stmt> &out);
+  void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
+  Value call_expr(const ast::Call &e);
+  Value unknown_name(const std::string &name, const SourceLocation &loc, bool as_call);
+  std::vector<std::string> visible_names() const;
+
+  // ---- operations (TyperOps.cpp)
+ public:
+  /// The strong form of `v`: weak numbers at their default type, literal
+  /// tuples as MakeTuple.
+  Value materialize(const Value &v);
+  /// `v` converted (C-style Cast) to dtype `t`; weak numbers become constants.
+  Value convert(const Value &v, DType t);
+  /// `v` converted to type `t` (scalars or tuples of equal arity).
+  Value convert_to(const Value &v, const Type &t, const SourceLocation &loc, const std::string &what);
+  /// Python truth value as bool.
+  Value truth(const Value &v, const SourceLocation &loc);
+  /// Brings two scalar operands to one dtype (NEP 50 + NumPy promotion).
+  /// `what` names the operation for messages ("add").
+  bool unify_operands(Value &a, Value &b, const SourceLocation &loc, const std::string &what);
+  Value binary(ast::BinaryOp op, Value a, Value b, const SourceLocation &loc);
+  Value compare(ast::CmpOp op, Value a, Value b, const SourceLocation &loc);
+  Value unary(ast::UnaryOpKind op, Value v, const SourceLocation &loc);
+  Value select(Value cond, Value a, Value b, const SourceLocation &loc);
+  Value make_bool_const(bool b);
+  Value intrinsic(IntrinsicOp op, Type result, std::vector<Value> args);
+  /// Reports a user error (muted in Infer mode).
+  void error(const SourceLocation &loc, const std::string &message);
+  bool emitting() const { return mode_ == Mode::Emit; }
+
+ private:
+  Value pow_op(Value a, Value b, const SourceLocation &loc);
+  Value strong_binary(BinaryOpcode op, Value a, Value b);
+  Value fold_weak_binary(ast::BinaryOp op, const Value &a, const Value &b, const SourceLocation &loc);
+
+  // ---- calls (Builtins.cpp)
+  Value call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call);
+  Value call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call);
+  Value call_math(const std::string &module, const std::string &name, std::vector<Value> args,
+                  const ast::Call &call);
+  Value call_dtype(DType t, std::vector<Value> args, const ast::Call &call, const std::string &spelled);
+  Value math_constant(const std::string &module, const std::string &name, const SourceLocation &loc);
+  Value method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call);
+  Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
+  Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
+  Value round_builtin(std::vector<Value> args, const ast::Call &call);
+  Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
+  Value complex_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
+  /// "math", "cmath", "numpy", "numba", "numba.cuda" when `e` names such a module.
+  std::optional<std::string> module_of(const ast::Expr &e) const;
+
+  const ProgramScope &scope_;
+  ModuleTyper *module_;
+  DiagnosticEngine &real_diags_;
+  DiagnosticEngine muted_;
+  Mode mode_ = Mode::Emit;
+
+  // Per function.
+  const ast::FunctionDef *def_ = nullptr;
+  bool is_ufunc_ = false;
+  bool is_gufunc_ = false;
+  std::set<std::string> output_params_;
+  std::vector<std::string> param_names_;
+  std::map<std::string, Type> param_types_;
+  std::set<std::string> assigned_names_;  // every name bound in the body
+  std::vector<std::string> assigned_order_;  // the same, in source order (locals are declared so)
+  std::map<std::string, Candidates> candidates_;
+  std::map<std::string, Type> resolved_;  // Emit mode: final types of locals and params
+  std::map<std::string, std::string> renamed_params_;  // param -> IR parameter name when retyped
+  Candidates return_candidates_;
+  bool saw_bare_return_ = false;
+  bool saw_value_return_ = false;
+  std::optional<Type> ret_;  // the IR function's return type (Emit mode)
+  std::optional<Type> fixed_ret_;
+  Flow flow_;
+  std::vector<Flow> break_flows_;
+  int loop_depth_ = 0;
+  std::vector<Stmt> pre_;  // hoisted temps of the statement being typed
+  int conditional_depth_ = 0;  // inside an operand evaluated only sometimes: no hoisting
+  bool changed_ = false;       // Infer mode: some candidate type grew in this pass
+  /// Emit mode: a value failed because of an error reported elsewhere (a
+  /// module constant, a helper specialisation): the function must not be built.
+  bool poisoned_ = false;
+  /// Infer mode, first phase: a local assigned only weak values so far reads
+  /// as a weak value, so that `acc = 0.0; acc += x32` makes acc float32.
+  bool weak_reads_ = false;
+  std::optional<Type> return_union_;  // unified type of every returned value
+  Stmt body_;
+  std::vector<Variable> temps_;
+  int temp_counter_ = 0;
+};
+
+/// Types helpers on demand, per argument types, for one module.
+class ModuleTyper {
+ public:
+  ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : scope_(scope), diags_(diags) {}
+
+  /// The specialisation of `def` for `arg_types`: its IR name and return type,
+  /// typing it first if needed. `emitting`: the caller is in Emit mode (errors
+  /// of the specialisation must be reported for real).
+  struct Spec {
+    std::string ir_name;
+    Type ret;
+  };
+  std::optional<Spec> specialise(const ast::FunctionDef &def, const std::vector<Type> &arg_types,
+                                 const SourceLocation &call_loc, bool emitting, DiagnosticEngine &caller_diags);
+  /// Adds a finished function (the entry) and returns the module: the entry
+  /// and every specialisation it reaches, callees first.
+  Module finish(Function entry, const std::string &name, const FloatOptions &options);
+
+  static std::string mangle(const std::string &name, const std::vector<Type> &arg_types);
+
+ private:
+  struct Entry {
+    std::optional<Function> function;
+    bool real = false;  // typed with real diagnostics
+  };
+  const ProgramScope &scope_;
+  DiagnosticEngine &diags_;
+  std::map<std::string, Entry> specs_;  // by mangled name
+  std::vector<std::string> in_progress_;
+  int muted_depth_ = 0;
+};
+
+}  // namespace ufjit::ir::typer

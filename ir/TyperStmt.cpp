@@ -1,0 +1,654 @@
+// Typing of statements and whole functions: local type inference to a fixed
+// point, definite assignment, returns, loops (LANGUAGE.md sections 3-4).
+#include "frontend/InternalAssert.h"
+#include "ir/IRVisitor.h"
+#include "ir/TyperInternal.h"
+
+namespace ufjit::ir::typer {
+
+namespace {
+
+constexpr int kMaxInferPasses = 64;
+
+Value type_only(const Type &t) {
+  Value v;
+  v.ok = true;
+  v.type = t;
+  return v;
+}
+
+void collect_target_names(const ast::Expr &target, std::set<std::string> &out) {
+  if (const ast::Name *n = target.as<ast::Name>()) {
+    out.insert(n->id);
+  } else if (const ast::Tuple *t = target.as<ast::Tuple>()) {
+    for (const ast::ExprPtr &e : t->elts) collect_target_names(*e, out);
+  }
+}
+
+/// Whether `e` reads a variable named in `names`.
+bool reads_any(const Expr &e, const std::set<std::string> &names) {
+  bool found = false;
+  for_each_expr(Evaluate::make(e), [&](const Expr &x) {
+    const Var *v = x.as<Var>();
+    found = found || (v != nullptr && names.count(v->name) != 0);
+  });
+  return found;
+}
+
+}  // namespace
+
+BodyTyper::BodyTyper(const ProgramScope &scope, ModuleTyper *module, DiagnosticEngine &diags)
+    : scope_(scope), module_(module), real_diags_(diags) {}
+
+BodyTyper::Flow BodyTyper::join(const Flow &a, const Flow &b) {
+  if (!a.reachable) return b;
+  if (!b.reachable) return a;
+  Flow r;
+  for (const std::string &n : a.assigned) {
+    if (b.assigned.count(n) != 0) r.assigned.insert(n);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------- variables
+
+bool BodyTyper::is_variable(const std::string &name) const {
+  return param_types_.count(name) != 0 || assigned_names_.count(name) != 0;
+}
+
+std::optional<Type> BodyTyper::variable_type(const std::string &name) const {
+  if (mode_ == Mode::Emit) {
+    auto it = resolved_.find(name);
+    if (it == resolved_.end()) return std::nullopt;
+    return it->second;
+  }
+  auto it = candidates_.find(name);
+  if (it == candidates_.end()) return std::nullopt;
+  return it->second.resolve();
+}
+
+std::optional<Value> BodyTyper::weak_read(const std::string &name) const {
+  if (mode_ != Mode::Infer || !weak_reads_) return std::nullopt;
+  auto it = candidates_.find(name);
+  if (it == candidates_.end()) return std::nullopt;
+  const Candidates &c = it->second;
+  if (c.strong || c.conflict || c.empty()) return std::nullopt;
+  // Only the kind matters for typing; the value stands in for range checks.
+  if (c.weak_complex) return Value::weak_num(PyNum::of_complex({1.0, 0.0}));
+  if (c.weak_float) return Value::weak_num(PyNum::of_float(1.0));
+  Int128 v = -c.int_min > c.int_max ? c.int_min : c.int_max;
+  return Value::weak_num(PyNum::of_int(v));
+}
+
+std::string BodyTyper::ir_var_name(const std::string &name) const { return name; }
+
+std::string BodyTyper::new_temp(const Type &t) {
+  std::string name = "$t" + std::to_string(temp_counter_++);
+  temps_.push_back({name, t});
+  return name;
+}
+
+Value BodyTyper::stabilize(const Value &v) {
+  if (!v.ok || v.is_weak()) return v;
+  if (v.literal_tuple) {
+    std::vector<Value> els;
+    for (const Value &e : v.elements) els.push_back(stabilize(e));
+    return Value::tuple_literal(std::move(els));
+  }
+  if (v.type.is_void() || v.expr.as<Var>() != nullptr || v.expr.as<Const>() != nullptr) return v;
+  // Inside an operand that is evaluated only sometimes, or outside a body,
+  // duplicate instead: the IR is pure, and hoisting could evaluate (load)
+  // something the source does not.
+  if (conditional_depth_ > 0 || def_ == nullptr) return v;
+  std::string name = new_temp(v.type);
+  pre_.push_back(Assign::make(name, v.expr));
+  return Value::strong(Var::make(v.type, name));
+}
+
+void BodyTyper::collect_assigned_target(const ast::Expr &target) {
+  if (const ast::Name *n = target.as<ast::Name>()) {
+    if (assigned_names_.insert(n->id).second) assigned_order_.push_back(n->id);
+  } else if (const ast::Tuple *t = target.as<ast::Tuple>()) {
+    for (const ast::ExprPtr &e : t->elts) collect_assigned_target(*e);
+  }
+}
+
+void BodyTyper::collect_assigned(const ast::Body &body) {
+  for (const ast::StmtPtr &s : body) {
+    switch (s->kind) {
+      case ast::StmtKind::Assign:
+        for (const ast::ExprPtr &t : s->as<ast::Assign>()->targets) collect_assigned_target(*t);
+        break;
+      case ast::StmtKind::AugAssign:
+        collect_assigned_target(*s->as<ast::AugAssign>()->target);
+        break;
+      case ast::StmtKind::For: {
+        const ast::For *f = s->as<ast::For>();
+        collect_assigned_target(*f->target);
+        collect_assigned(f->body);
+        break;
+      }
+      case ast::StmtKind::If:
+        collect_assigned(s->as<ast::If>()->body);
+        collect_assigned(s->as<ast::If>()->orelse);
+        break;
+      case ast::StmtKind::While:
+        collect_assigned(s->as<ast::While>()->body);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- functions
+
+Value BodyTyper::type_constant(const ast::Expr &e) {
+  mode_ = Mode::Emit;
+  def_ = nullptr;
+  Value v = expr(e);
+  if (!v.ok) return v;
+  if (v.is_weak()) return v;
+  if (v.expr.as<Const>() != nullptr) return v;
+  if (std::optional<Expr> folded = fold_strong_constant(v.expr)) return Value::strong(*folded);
+  error(e.loc, "a module constant must be a constant number (literals, earlier constants, math functions of them, "
+               "or a dtype conversion like np.float32(...))");
+  return Value::error();
+}
+
+bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
+  mode_ = mode;
+  changed_ = false;
+  flow_ = Flow();
+  for (const std::string &p : param_names_) flow_.assigned.insert(p);
+  break_flows_.clear();
+  loop_depth_ = 0;
+  conditional_depth_ = 0;
+  pre_.clear();
+  temps_.clear();
+  temp_counter_ = 0;
+  if (mode == Mode::Infer) {
+    return_candidates_ = Candidates();
+    saw_bare_return_ = false;
+    saw_value_return_ = false;
+  }
+  body_ = block(def.body);
+  return changed_;
+}
+
+std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, const std::string &ir_name,
+                                                 const std::vector<Type> &param_types, std::optional<Type> fixed_ret,
+                                                 bool is_ufunc) {
+  internal_assert(param_types.size() == def.params.size()) << "type_function: parameter count";
+  int errors_before = real_diags_.error_count();
+  def_ = &def;
+  is_ufunc_ = is_ufunc;
+  fixed_ret_ = fixed_ret;
+  param_names_.clear();
+  param_types_.clear();
+  for (std::size_t i = 0; i < def.params.size(); ++i) {
+    param_names_.push_back(def.params[i].name);
+    param_types_[def.params[i].name] = param_types[i];
+  }
+  assigned_names_.clear();
+  assigned_order_.clear();
+  collect_assigned(def.body);
+  candidates_.clear();
+  for (std::size_t i = 0; i < param_names_.size(); ++i) candidates_[param_names_[i]].add(type_only(param_types[i]));
+
+  // Phase 1 reads weak-only locals as weak values; phase 2 reads every local
+  // as its resolved type (as Emit will), so the final types are consistent
+  // with the IR: a local left with only weak values is int64/float64/complex128.
+  int passes = 0;
+  for (bool weak_reads : {true, false}) {
+    weak_reads_ = weak_reads;
+    while (run_pass(Mode::Infer, def)) {
+      ++passes;
+      internal_assert(passes < kMaxInferPasses + 16 * static_cast<int>(assigned_names_.size()))
+          << "type inference of '" << def.name << "' does not converge";
+    }
+  }
+  weak_reads_ = false;
+
+  resolved_.clear();
+  for (const auto &[name, c] : candidates_) {
+    std::optional<Type> t = c.resolve();
+    if (t) resolved_[name] = *t;
+  }
+  return_union_ = return_candidates_.resolve();
+  if (fixed_ret) {
+    ret_ = fixed_ret;
+  } else if (saw_value_return_) {
+    ret_ = return_union_;
+  } else {
+    ret_ = Type::void_type();
+  }
+
+  // Emit.
+  poisoned_ = false;
+  run_pass(Mode::Emit, def);
+  if (saw_bare_return_ && saw_value_return_ && !is_ufunc) {
+    error(def.name_loc.valid() ? def.name_loc : def.loc,
+          "function '" + def.name + "' mixes 'return' with and without a value");
+  }
+  if (saw_value_return_ && !return_union_ && return_candidates_.conflict) {
+    error(def.name_loc.valid() ? def.name_loc : def.loc,
+          "function '" + def.name + "' returns incompatible types: " + return_candidates_.conflict_message);
+  }
+  if (ret_ && !ret_->is_void() && flow_.reachable) {
+    error(def.name_loc.valid() ? def.name_loc : def.loc,
+          "missing return: function '" + def.name + "' can reach its end without returning a value");
+  }
+  if (real_diags_.error_count() != errors_before || poisoned_ || !ret_ || !body_) return std::nullopt;
+
+  Function f;
+  f.name = ir_name;
+  f.ret = *ret_;
+  std::vector<Stmt> prelude;
+  for (std::size_t i = 0; i < param_names_.size(); ++i) {
+    const std::string &p = param_names_[i];
+    auto it = resolved_.find(p);
+    internal_assert(it != resolved_.end()) << "parameter '" << p << "' has no type";
+    if (it->second == param_types[i]) {
+      f.params.push_back({p, param_types[i]});
+      continue;
+    }
+    // The body assigns the parameter values of another type: the parameter
+    // arrives under another name and is converted into a local.
+    std::string arg_name = "$arg_" + p;
+    f.params.push_back({arg_name, param_types[i]});
+    f.locals.push_back({p, it->second});
+    prelude.push_back(Assign::make(p, convert(Value::strong(Var::make(param_types[i], arg_name)), it->second.dtype()).expr));
+  }
+  for (const std::string &name : assigned_order_) {
+    if (param_types_.count(name) != 0) continue;
+    auto it = resolved_.find(name);
+    if (it == resolved_.end()) continue;  // never assigned a value (only in unreachable code)
+    f.locals.push_back({name, it->second});
+  }
+  for (const Variable &t : temps_) f.locals.push_back(t);
+  if (prelude.empty()) {
+    f.body = body_;
+  } else {
+    prelude.push_back(body_);
+    f.body = Block::make(std::move(prelude));
+  }
+  return f;
+}
+
+// --------------------------------------------------------------- statements
+
+void BodyTyper::flush_pre(std::vector<Stmt> &out) {
+  for (Stmt &s : pre_) out.push_back(std::move(s));
+  pre_.clear();
+}
+
+Stmt BodyTyper::block(const ast::Body &body) {
+  std::vector<Stmt> out;
+  for (const ast::StmtPtr &s : body) {
+    if (!flow_.reachable) {
+      // Unreachable code is typed (to report its errors) but not emitted.
+      std::vector<Stmt> dropped;
+      stmt(*s, dropped);
+      continue;
+    }
+    stmt(*s, out);
+  }
+  return Block::make(std::move(out));
+}
+
+void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
+  pre_.clear();
+  switch (s.kind) {
+    case ast::StmtKind::ExprStmt: {
+      const ast::Expr &e = *s.as<ast::ExprStmt>()->value;
+      if (e.isa<ast::StrLit>()) return;  // a string statement is a comment
+      Value v = expr(e);
+      flush_pre(out);
+      if (v.ok && v.expr && v.expr.as<Call>() != nullptr) out.push_back(Evaluate::make(v.expr));
+      return;
+    }
+    case ast::StmtKind::Assign:
+      assign_stmt(*s.as<ast::Assign>(), out);
+      return;
+    case ast::StmtKind::AugAssign:
+      aug_assign_stmt(*s.as<ast::AugAssign>(), out);
+      return;
+    case ast::StmtKind::If:
+      if_stmt(*s.as<ast::If>(), out);
+      return;
+    case ast::StmtKind::While:
+      while_stmt(*s.as<ast::While>(), out);
+      return;
+    case ast::StmtKind::For:
+      for_stmt(*s.as<ast::For>(), out);
+      return;
+    case ast::StmtKind::Break:
+    case ast::StmtKind::Continue: {
+      bool is_break = s.kind == ast::StmtKind::Break;
+      if (loop_depth_ == 0) {
+        error(s.loc, std::string("'") + (is_break ? "break" : "continue") + "' outside a loop");
+        return;
+      }
+      if (is_break) {
+        Flow &f = break_flows_.back();
+        f = join(f, flow_);
+        out.push_back(Break::make());
+      } else {
+        out.push_back(Continue::make());
+      }
+      flow_.reachable = false;
+      return;
+    }
+    case ast::StmtKind::Return:
+      return_stmt(*s.as<ast::Return>(), out);
+      return;
+    case ast::StmtKind::Pass:
+      return;
+    case ast::StmtKind::FunctionDef:
+      error(s.loc, "nested function definitions are not supported");
+      return;
+    case ast::StmtKind::Import:
+    case ast::StmtKind::ImportFrom:
+      error(s.loc, "imports inside a function are not supported; import at module level");
+      return;
+  }
+}
+
+void BodyTyper::assign_name(const std::string &name, const Value &v, const SourceLocation &loc,
+                            std::vector<Stmt> &out) {
+  flow_.assigned.insert(name);
+  if (!v.ok) return;
+  if (v.type.is_void() && !v.literal_tuple) {
+    error(loc, "a call that returns no value is assigned to '" + name + "'");
+    return;
+  }
+  auto param = param_types_.find(name);
+  if (param != param_types_.end() && param->second.is_array()) {
+    error(loc, "cannot assign to array '" + name + "'; assign to its elements ('" + name + "[i] = ...')");
+    return;
+  }
+  if (v.type.is_array()) {
+    error(loc, "an array cannot be assigned to a variable ('" + name + "'); index it instead");
+    return;
+  }
+  if (mode_ == Mode::Infer) {
+    Value m = v;
+    if (v.literal_tuple) m = type_only(v.type);
+    changed_ = candidates_[name].add(m) || changed_;
+    return;
+  }
+  auto it = resolved_.find(name);
+  if (it == resolved_.end()) {
+    auto c = candidates_.find(name);
+    std::string why = c != candidates_.end() && c->second.conflict ? c->second.conflict_message : "unknown type";
+    error(loc, "variable '" + name + "' is assigned values of incompatible types: " + why);
+    return;
+  }
+  Value converted = convert_to(v, it->second, loc, "in the assignment to '" + name + "'");
+  if (!converted.ok) return;
+  out.push_back(Assign::make(name, converted.expr));
+}
+
+void BodyTyper::assign_to(const ast::Expr &target, const Value &v, const SourceLocation &loc,
+                          std::vector<Stmt> &out) {
+  if (const ast::Name *n = target.as<ast::Name>()) {
+    assign_name(n->id, v, n->loc, out);
+    return;
+  }
+  if (const ast::Tuple *t = target.as<ast::Tuple>()) {
+    std::size_t n = t->elts.size();
+    if (!v.ok) {
+      for (const ast::ExprPtr &e : t->elts) assign_to(*e, v, loc, out);
+      return;
+    }
+    if (!v.literal_tuple && !v.type.is_tuple()) {
+      error(target.loc, "cannot unpack a value of type '" + v.type.str() + "' into " + std::to_string(n) + " variables");
+      for (const ast::ExprPtr &e : t->elts) assign_to(*e, Value::error(), loc, out);
+      return;
+    }
+    std::size_t m = v.type.elements().size();
+    if (m != n) {
+      error(target.loc, "cannot unpack a tuple of " + std::to_string(m) + " values into " + std::to_string(n) +
+                            " variables");
+      for (const ast::ExprPtr &e : t->elts) assign_to(*e, Value::error(), loc, out);
+      return;
+    }
+    // Evaluate the whole right side before assigning any target (`a, b = b, a`).
+    Value whole = stabilize(v);
+    if (whole.literal_tuple) {
+      std::set<std::string> targets;
+      collect_target_names(target, targets);
+      for (Value &e : whole.elements) {
+        if (e.ok && !e.is_weak() && e.expr && reads_any(e.expr, targets)) {
+          std::string name = new_temp(e.type);
+          pre_.push_back(Assign::make(name, e.expr));
+          e = Value::strong(Var::make(e.type, name));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      Value e = whole.literal_tuple ? whole.elements[i]
+                                    : Value::strong(TupleGet::make(whole.expr, static_cast<int>(i)));
+      assign_to(*t->elts[i], e, loc, out);
+    }
+    return;
+  }
+  if (const ast::Subscript *sub = target.as<ast::Subscript>()) {
+    array_store(*sub, v, out);
+    return;
+  }
+  error(target.loc, "cannot assign to '" + ast::to_source(target) + "'");
+}
+
+void BodyTyper::assign_stmt(const ast::Assign &s, std::vector<Stmt> &out) {
+  Value v = expr(*s.value);
+  if (s.targets.size() > 1) v = stabilize(v);
+  std::vector<Stmt> assigns;
+  for (const ast::ExprPtr &t : s.targets) assign_to(*t, v, s.loc, assigns);
+  flush_pre(out);
+  for (Stmt &a : assigns) out.push_back(std::move(a));
+}
+
+void BodyTyper::aug_assign_stmt(const ast::AugAssign &s, std::vector<Stmt> &out) {
+  const ast::Name *n = s.target->as<ast::Name>();
+  if (n == nullptr) {
+    if (const ast::Subscript *sub = s.target->as<ast::Subscript>()) {
+      array_aug_assign(s, *sub, out);
+    } else {
+      error(s.target->loc, "illegal target for augmented assignment: '" + ast::to_source(*s.target) + "'");
+    }
+    return;
+  }
+  Value current = name_expr(*n);
+  Value rhs = expr(*s.value);
+  Value v = binary(s.op, current, rhs, s.op_loc.valid() ? s.op_loc : s.loc);
+  std::vector<Stmt> assigns;
+  assign_name(n->id, v, n->loc, assigns);
+  flush_pre(out);
+  for (Stmt &a : assigns) out.push_back(std::move(a));
+}
+
+void BodyTyper::if_stmt(const ast::If &s, std::vector<Stmt> &out) {
+  Value cond = truth(expr(*s.test), s.test->loc);
+  flush_pre(out);
+  Flow entry = flow_;
+  Stmt then_body = block(s.body);
+  Flow after_then = flow_;
+  flow_ = entry;
+  Stmt else_body = s.orelse.empty() ? Stmt() : block(s.orelse);
+  Flow after_else = flow_;
+  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
+  if (k != nullptr) {
+    flow_ = k->int_bits != 0 ? after_then : after_else;
+  } else {
+    flow_ = join(after_then, after_else);
+  }
+  if (cond.ok) out.push_back(If::make(cond.expr, then_body, else_body));
+}
+
+void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
+  Value cond = truth(expr(*s.test), s.test->loc);
+  std::vector<Stmt> cond_pre;
+  flush_pre(cond_pre);
+  Flow entry = flow_;
+  ++loop_depth_;
+  Flow unreachable;
+  unreachable.reachable = false;
+  break_flows_.push_back(unreachable);
+  Stmt body = block(s.body);
+  Flow breaks = break_flows_.back();
+  break_flows_.pop_back();
+  --loop_depth_;
+  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
+  bool forever = k != nullptr && k->int_bits != 0;
+  flow_ = forever ? breaks : join(entry, breaks);
+  if (!cond.ok) return;
+  if (cond_pre.empty()) {
+    out.push_back(While::make(cond.expr, body));
+    return;
+  }
+  // The condition needs temps: `while True: temps; if not cond: break; body`.
+  std::vector<Stmt> stmts = std::move(cond_pre);
+  stmts.push_back(If::make(Unary::make(UnaryOpcode::Not, cond.expr), Break::make()));
+  stmts.push_back(body);
+  out.push_back(While::make(Const::make_bool(true), Block::make(std::move(stmts))));
+}
+
+void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
+  const ast::Name *target = s.target->as<ast::Name>();
+  const ast::Call *call = s.iter->as<ast::Call>();
+  const ast::Name *fn = call != nullptr ? call->func->as<ast::Name>() : nullptr;
+  bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") && scope_.constants.count("range") == 0 &&
+                  scope_.functions.count("range") == 0;
+  if (!is_range) {
+    error(s.iter->loc, "a 'for' loop can only iterate over range(...)");
+    return;
+  }
+  if (target == nullptr) {
+    error(s.target->loc, "the target of a 'for' loop must be a single name");
+    return;
+  }
+  if (!call->keywords.empty() || call->args.empty() || call->args.size() > 3) {
+    error(fn->loc, "range() takes 1 to 3 integer arguments (" + std::to_string(call->args.size()) + " given)");
+    return;
+  }
+  std::vector<Value> args;
+  bool ok = true;
+  Candidates c;
+  for (const ast::ExprPtr &a : call->args) {
+    Value v = expr(*a);
+    if (v.ok) {
+      bool integer = v.is_weak() ? v.weak == Weak::Int : (!v.literal_tuple && (v.type.is_int() || v.type.is_bool()));
+      if (!integer) {
+        error(a->loc, "range() arguments must be integers, not '" +
+                          (v.is_weak() ? std::string(v.weak == Weak::Float ? "float" : "complex") : v.type.str()) +
+                          "'");
+        v = Value::error();
+      }
+    }
+    ok = ok && v.ok;
+    if (v.ok) c.add(v);
+    args.push_back(v);
+  }
+  std::optional<Type> loop_type;
+  if (ok) {
+    loop_type = c.resolve();
+    if (loop_type && loop_type->is_bool()) loop_type = Type::scalar(DType::Int64);
+    if (loop_type && !loop_type->is_int()) {
+      error(fn->loc, "range() arguments have no common integer type (they unify to '" + loop_type->str() + "')");
+      loop_type.reset();
+    }
+  }
+  if (args.size() == 3 && args[2].ok && args[2].is_weak() && args[2].num.i == 0) {
+    error(call->args[2]->loc, "range() step must not be zero");
+    loop_type.reset();
+  }
+  std::vector<Value> bounds;
+  if (loop_type) {
+    DType d = loop_type->dtype();
+    Value start = args.size() >= 2 ? args[0] : Value::weak_num(PyNum::of_int(0));
+    Value stop = args.size() >= 2 ? args[1] : args[0];
+    Value step = args.size() == 3 ? args[2] : Value::weak_num(PyNum::of_int(1));
+    bounds = {convert(start, d), convert(stop, d), convert(step, d)};
+  }
+  flush_pre(out);
+
+  // The loop variable: the name itself when its type is the range's type,
+  // else a hidden induction variable converted into the name each iteration.
+  const std::string &var = target->id;
+  std::string induction = var;
+  std::vector<Stmt> body_stmts;
+  Flow entry = flow_;
+  ++loop_depth_;
+  Flow unreachable;
+  unreachable.reachable = false;
+  break_flows_.push_back(unreachable);
+  if (loop_type && mode_ == Mode::Infer) {
+    changed_ = candidates_[var].add(type_only(*loop_type)) || changed_;
+  } else if (loop_type) {
+    std::optional<Type> var_type = variable_type(var);
+    if (var_type && *var_type != *loop_type) {
+      induction = new_temp(*loop_type);
+      assign_name(var, Value::strong(Var::make(*loop_type, induction)), target->loc, body_stmts);
+    }
+  }
+  flow_.assigned.insert(var);
+  Stmt inner = block(s.body);
+  break_flows_.pop_back();
+  --loop_depth_;
+  flow_ = entry;
+  if (!loop_type) return;
+  body_stmts.push_back(inner);
+  out.push_back(ForRange::make(induction, bounds[0].expr, bounds[1].expr, bounds[2].expr,
+                               Block::make(std::move(body_stmts))));
+}
+
+void BodyTyper::return_stmt(const ast::Return &s, std::vector<Stmt> &out) {
+  if (!s.value) {
+    if (is_ufunc_ && !is_gufunc_) {
+      error(s.loc, "a ufunc must return a value ('return' without a value)");
+    } else {
+      saw_bare_return_ = true;
+    }
+    if (mode_ == Mode::Emit && ret_ && ret_->is_void() && !(is_ufunc_ && !is_gufunc_)) {
+      out.push_back(Return::make(Expr()));
+    }
+    flow_.reachable = false;
+    return;
+  }
+  if (is_gufunc_) {
+    error(s.value->loc, "a generalized ufunc returns no value: it writes its results to its output arrays");
+    flow_.reachable = false;
+    return;
+  }
+  Value v = expr(*s.value);
+  flush_pre(out);
+  flow_.reachable = false;
+  if (mode_ == Mode::Infer) saw_value_return_ = true;  // even if it failed: not a void function
+  if (!v.ok) return;
+  if (v.type.is_void() && !v.literal_tuple) {
+    error(s.value->loc, "a call that returns no value is returned");
+    return;
+  }
+  if (mode_ == Mode::Infer) {
+    saw_value_return_ = true;
+    return_candidates_.add(v.literal_tuple ? type_only(v.type) : v);
+    return;
+  }
+  if (!ret_ || ret_->is_void() || !return_union_) return;  // reported in type_function
+  if (fixed_ret_) {
+    if (!return_union_->is_scalar() || v.literal_tuple || !v.type.is_scalar()) {
+      error(s.value->loc, "a ufunc must return a scalar, not '" + v.type.str() + "'");
+      return;
+    }
+    Value u = convert(v, return_union_->dtype());
+    Value r = convert(u, fixed_ret_->dtype());
+    if (r.ok) out.push_back(Return::make(r.expr));
+    return;
+  }
+  Value r = convert_to(v, *ret_, s.value->loc, "in a return");
+  if (r.ok) out.push_back(Return::make(r.expr));
+}
+
+}  // namespace ufjit::ir::typer

@@ -1,0 +1,311 @@
+#include "ir/Verifier.h"
+
+#include <map>
+#include <set>
+
+#include "frontend/InternalAssert.h"
+#include "ir/IRPrinter.h"
+#include "ir/IRVisitor.h"
+
+namespace ufjit::ir {
+
+namespace {
+
+bool is_float_type(const Type &t) { return t.is_float(); }
+
+Type complex_part(const Type &t) {
+  return Type::scalar(t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64);
+}
+
+/// Whether a `while` body contains a `break` that leaves this loop (not one
+/// of a nested loop).
+bool has_own_break(const Stmt &s) {
+  if (!s) return false;
+  if (s.as<Break>()) return true;
+  if (const Block *b = s.as<Block>()) {
+    for (const Stmt &c : b->stmts) {
+      if (has_own_break(c)) return true;
+    }
+    return false;
+  }
+  if (const If *i = s.as<If>()) return has_own_break(i->then_body) || has_own_break(i->else_body);
+  return false;  // While/ForRange: their breaks are their own
+}
+
+/// Whether every path through `s` ends in a Return (or never ends).
+bool always_returns(const Stmt &s) {
+  if (!s) return false;
+  if (s.as<Return>()) return true;
+  if (const Block *b = s.as<Block>()) {
+    for (const Stmt &c : b->stmts) {
+      if (always_returns(c)) return true;
+    }
+    return false;
+  }
+  if (const If *i = s.as<If>()) return always_returns(i->then_body) && always_returns(i->else_body);
+  if (const While *w = s.as<While>()) {
+    const Const *c = w->cond.as<Const>();
+    return c != nullptr && c->int_bits != 0 && !has_own_break(w->body);
+  }
+  return false;
+}
+
+class FunctionVerifier : public IRVisitor {
+ public:
+  FunctionVerifier(const Module &m, std::size_t index) : module_(m), index_(index), f_(m.functions[index]) {}
+
+  void run() {
+    std::set<std::string> names;
+    for (const Variable &p : f_.params) declare(p, names, "parameter");
+    for (const Variable &l : f_.locals) declare(l, names, "local");
+    check(static_cast<bool>(f_.body), "function without a body");
+    visit_stmt(f_.body);
+    if (!f_.ret.is_void()) check(always_returns(f_.body), "a path falls off the end of a non-void function");
+  }
+
+ protected:
+  using IRVisitor::visit;
+
+  void visit(const Var *op) override {
+    auto it = vars_.find(op->name);
+    check(it != vars_.end(), "undeclared variable '" + op->name + "'");
+    check(it->second == op->type,
+          "variable '" + op->name + "' used as " + op->type.str() + " but declared " + it->second.str());
+  }
+
+  void visit(const Cast *op) override {
+    check(op->type.is_scalar() && op->value.type().is_scalar(), "Cast of a non-scalar: " + print(Expr(node(op))));
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Binary *op) override {
+    check(op->a.type() == op->b.type() && op->type == op->a.type(), "Binary operand types differ");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Compare *op) override {
+    check(op->a.type() == op->b.type() && op->type.is_bool(), "Compare operand types differ");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Select *op) override {
+    check(op->cond.type().is_bool(), "Select condition is not bool");
+    check(op->a.type() == op->b.type() && op->type == op->a.type(), "Select arm types differ");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ShortCircuit *op) override {
+    check(op->a.type() == op->b.type() && op->type == op->a.type(), "ShortCircuit operand types differ");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Call *op) override {
+    const Function *callee = nullptr;
+    std::size_t callee_index = 0;
+    for (std::size_t i = 0; i < module_.functions.size(); ++i) {
+      if (module_.functions[i].name == op->callee) {
+        callee = &module_.functions[i];
+        callee_index = i;
+      }
+    }
+    check(callee != nullptr, "call of unknown function '" + op->callee + "'");
+    check(callee_index < index_, "call of '" + op->callee +
+                                     "', which is not defined before its caller (recursion, or callees out of order)");
+    check(callee->params.size() == op->args.size(), "call of '" + op->callee + "' with " +
+                                                        std::to_string(op->args.size()) + " arguments, expected " +
+                                                        std::to_string(callee->params.size()));
+    for (std::size_t i = 0; i < op->args.size(); ++i) {
+      check(op->args[i].type() == callee->params[i].type,
+            "argument " + std::to_string(i) + " of call '" + op->callee + "' has type " + op->args[i].type().str() +
+                ", parameter is " + callee->params[i].type.str());
+    }
+    check(op->type == callee->ret, "call of '" + op->callee + "' typed " + op->type.str() + ", returns " +
+                                       callee->ret.str());
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Intrinsic *op) override {
+    check_intrinsic(op);
+    IRVisitor::visit(op);
+  }
+
+  void visit(const MakeTuple *op) override {
+    check(op->type.is_tuple() && op->type.elements().size() == op->elements.size(), "MakeTuple type mismatch");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArrayLoad *op) override {
+    check(op->array.as<Var>() != nullptr, "ArrayLoad of a non-variable");
+    check(op->array.type().is_array(), "ArrayLoad of a non-array");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArrayDim *op) override {
+    check(op->array.as<Var>() != nullptr && op->array.type().is_array(), "ArrayDim of a non-array variable");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Assign *op) override {
+    auto it = vars_.find(op->var);
+    check(it != vars_.end(), "assignment to undeclared variable '" + op->var + "'");
+    check(!it->second.is_array(), "assignment to array variable '" + op->var + "'");
+    check(it->second == op->value.type(), "assignment of " + op->value.type().str() + " to '" + op->var +
+                                              "' declared " + it->second.str());
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArrayStore *op) override {
+    check(op->array.as<Var>() != nullptr && op->array.type().is_array(), "ArrayStore to a non-array variable");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const If *op) override {
+    check(op->cond.type().is_bool(), "If condition is not bool");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const While *op) override {
+    check(op->cond.type().is_bool(), "While condition is not bool");
+    visit_expr(op->cond);
+    ++loop_depth_;
+    visit_stmt(op->body);
+    --loop_depth_;
+  }
+
+  void visit(const ForRange *op) override {
+    auto it = vars_.find(op->var);
+    check(it != vars_.end(), "loop variable '" + op->var + "' is not declared");
+    check(it->second == op->start.type(), "loop variable '" + op->var + "' declared " + it->second.str() +
+                                              ", range of " + op->start.type().str());
+    check(op->start.type() == op->stop.type() && op->stop.type() == op->step.type(), "range bound types differ");
+    visit_expr(op->start);
+    visit_expr(op->stop);
+    visit_expr(op->step);
+    ++loop_depth_;
+    visit_stmt(op->body);
+    --loop_depth_;
+  }
+
+  void visit(const Break *) override { check(loop_depth_ > 0, "break outside a loop"); }
+  void visit(const Continue *) override { check(loop_depth_ > 0, "continue outside a loop"); }
+
+  void visit(const Return *op) override {
+    if (f_.ret.is_void()) {
+      check(!op->value, "return with a value in a void function");
+      return;
+    }
+    check(static_cast<bool>(op->value), "return without a value in a function returning " + f_.ret.str());
+    check(op->value.type() == f_.ret, "return of " + op->value.type().str() + " in a function returning " +
+                                          f_.ret.str());
+    IRVisitor::visit(op);
+  }
+
+ private:
+  template <typename T>
+  static std::shared_ptr<const ExprNode> node(const T *op) {
+    // Only for messages: a non-owning handle to print a node.
+    return std::shared_ptr<const ExprNode>(std::shared_ptr<const ExprNode>(), op);
+  }
+
+  void declare(const Variable &v, std::set<std::string> &names, const char *what) {
+    check(!v.name.empty(), std::string(what) + " with an empty name");
+    check(!v.type.is_void(), std::string(what) + " '" + v.name + "' of type void");
+    check(names.insert(v.name).second, std::string(what) + " '" + v.name + "' declared twice");
+    vars_[v.name] = v.type;
+  }
+
+  void check_intrinsic(const Intrinsic *op) {
+    std::string name = intrinsic_name(op->op);
+    auto arg = [&](std::size_t i) -> const Type & { return op->args[i].type(); };
+    auto all_args_are = [&](const Type &t) {
+      for (const Expr &a : op->args) {
+        if (a.type() != t) return false;
+      }
+      return true;
+    };
+    switch (op->op) {
+      case IntrinsicOp::Ldexp:
+        check(is_float_type(op->type) && arg(0) == op->type && arg(1) == Type::scalar(DType::Int32),
+              "ldexp types: " + op->type.str());
+        return;
+      case IntrinsicOp::Frexp:
+        check(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), Type::scalar(DType::Int32)}),
+              "frexp types: " + op->type.str());
+        return;
+      case IntrinsicOp::Modf:
+        check(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), arg(0)}), "modf types: " + op->type.str());
+        return;
+      case IntrinsicOp::IsNan:
+      case IntrinsicOp::IsInf:
+      case IntrinsicOp::IsFinite:
+        check(op->type.is_bool() && (arg(0).is_float() || arg(0).is_complex()), name + " types");
+        return;
+      case IntrinsicOp::IAbs:
+        check(arg(0).is_int() && op->type == arg(0), "iabs types");
+        return;
+      case IntrinsicOp::Real:
+      case IntrinsicOp::Imag:
+      case IntrinsicOp::CAbs:
+      case IntrinsicOp::Phase:
+        check(arg(0).is_complex() && op->type == complex_part(arg(0)), name + " types");
+        return;
+      case IntrinsicOp::MakeComplex:
+        check((arg(0) == Type::scalar(DType::Float32) || arg(0) == Type::scalar(DType::Float64)) && arg(1) == arg(0) &&
+                  complex_part(op->type) == arg(0) && op->type.is_complex(),
+              "complex() types");
+        return;
+      case IntrinsicOp::Conj:
+      case IntrinsicOp::CExp:
+      case IntrinsicOp::CLog:
+      case IntrinsicOp::CLog10:
+      case IntrinsicOp::CSqrt:
+      case IntrinsicOp::CSin:
+      case IntrinsicOp::CCos:
+      case IntrinsicOp::CTan:
+      case IntrinsicOp::CAsin:
+      case IntrinsicOp::CAcos:
+      case IntrinsicOp::CAtan:
+      case IntrinsicOp::CSinh:
+      case IntrinsicOp::CCosh:
+      case IntrinsicOp::CTanh:
+      case IntrinsicOp::CAsinh:
+      case IntrinsicOp::CAcosh:
+      case IntrinsicOp::CAtanh:
+      case IntrinsicOp::CPow:
+        check(op->type.is_complex() && all_args_are(op->type), name + " types");
+        return;
+      default:
+        check(op->type.is_float() && all_args_are(op->type), name + " of " + op->type.str() + " needs float arguments of that type");
+        return;
+    }
+  }
+
+  void check(bool ok, const std::string &what) {
+    internal_assert(ok) << "IR verifier: module '" << module_.name << "', function '" << f_.name << "': " << what;
+  }
+
+  const Module &module_;
+  std::size_t index_;
+  const Function &f_;
+  std::map<std::string, Type> vars_;
+  int loop_depth_ = 0;
+};
+
+}  // namespace
+
+void verify(const Module &m) {
+  internal_assert(!m.functions.empty()) << "IR verifier: module '" << m.name << "' has no functions";
+  internal_assert(m.entry >= 0 && static_cast<std::size_t>(m.entry) < m.functions.size())
+      << "IR verifier: module '" << m.name << "' has entry index " << m.entry;
+  std::set<std::string> names;
+  for (const Function &f : m.functions) {
+    internal_assert(names.insert(f.name).second)
+        << "IR verifier: module '" << m.name << "' defines function '" << f.name << "' twice";
+  }
+  for (std::size_t i = 0; i < m.functions.size(); ++i) {
+    FunctionVerifier v(m, i);
+    v.run();
+  }
+}
+
+}  // namespace ufjit::ir
