@@ -1,0 +1,108 @@
+// The free functions of codegen/Codegen.h: entry names, option strings,
+// `--emit llvm` and `emit_ptx`. Each call owns its LLVMContext, so calls on
+// different threads share nothing mutable.
+#include <algorithm>
+#include <cstdio>
+
+#include "codegen/Codegen.h"
+#include "codegen/KernelModule.h"
+#include "codegen/NVPTXTarget.h"
+#include "ufjit/errors.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/Target/TargetMachine.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ufjit::codegen {
+
+std::string KernelVariant::suffix() const {
+  std::string s = layout == Layout::Contiguous ? "contig" : "strided";
+  s += index32 ? "_i32" : "_i64";
+  if (scalar_mask != 0) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "_s%x", static_cast<unsigned>(scalar_mask));
+    s += hex;
+  }
+  return s;
+}
+
+std::string GpuOptions::canonical() const {
+  if (ptx_isa.empty()) {
+    return arch + "-ptx(default)";
+  }
+  std::string digits = ptx_isa.rfind("ptx", 0) == 0 ? ptx_isa.substr(3) : ptx_isa;
+  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+  return arch + "-ptx" + digits;
+}
+
+std::string entry_base_name(const std::string &ufunc_name, const std::vector<std::string> &arg_dtype_names) {
+  std::string name = ufunc_name + "__";
+  if (arg_dtype_names.empty()) {
+    return name + "void";
+  }
+  for (std::size_t k = 0; k < arg_dtype_names.size(); ++k) {
+    if (k > 0) {
+      name += "_";
+    }
+    name += arg_dtype_names[k];
+  }
+  return name;
+}
+
+std::string entry_name(const std::string &base_name, const KernelVariant &variant) {
+  return base_name + "__" + variant.suffix();
+}
+
+std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
+                         const GpuOptions &gpu) {
+  TargetKind kind = TargetKind::Cpu;
+  if (target == "cuda") {
+    kind = TargetKind::Cuda;
+  } else if (target != "cpu") {
+    throw Error("unknown target '" + target + "' (expected 'cuda' or 'cpu')");
+  }
+  initialize_llvm_targets();
+  llvm::LLVMContext context;
+  auto module = std::make_unique<llvm::Module>("ufjit", context);
+  if (kind == TargetKind::Cuda) {
+    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
+    prepare_nvptx_module(*module, *tm);
+  }
+  if (kind == TargetKind::Cuda) {
+    // As emit_ptx builds it: libdevice linked before the entries.
+    build_entry_module(entries, *module, kind, [](llvm::Module &m) { link_libdevice(m); });
+  } else {
+    build_entry_module(entries, *module, kind);
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
+  initialize_llvm_targets();
+  // Member order of this scope fixes destruction: the module before its context.
+  llvm::LLVMContext context;
+  auto module = std::make_unique<llvm::Module>("ufjit", context);
+  {
+    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
+    prepare_nvptx_module(*module, *tm);
+  }
+  EntryModuleInfo info =
+      build_entry_module(entries, *module, TargetKind::Cuda, [](llvm::Module &m) { link_libdevice(m); });
+  NvptxCompileOptions options;
+  options.gpu = gpu;
+  options.fastmath = info.all_fastmath;
+  options.ftz = info.all_fastmath;
+  options.entries.insert(info.entry_names.begin(), info.entry_names.end());
+  return compile_module_to_ptx(*module, options);
+}
+
+}  // namespace ufjit::codegen

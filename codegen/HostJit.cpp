@@ -1,0 +1,238 @@
+// CpuCompiler (codegen/Codegen.h): CPU entries through ORC LLJIT for the host
+// CPU and its features, O3 with loop and SLP vectorization.
+//
+// One LLJIT per CpuCompiler; each compile() gets its own LLVMContext and its
+// own JITDylib (so entry names of different compiles never clash) that links
+// against the main one, which resolves C library symbols (libm) from the
+// process. compile() holds a mutex: the target machine and the JIT session
+// are shared by calls.
+#include <atomic>
+#include <set>
+#include <mutex>
+
+#include "codegen/Codegen.h"
+#include "codegen/HostJit.h"
+#include "codegen/KernelModule.h"
+#include "codegen/NVPTXTarget.h"
+#include "frontend/InternalAssert.h"
+#include "ufjit/errors.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ufjit::codegen {
+
+namespace {
+
+std::string llvm_error_text(llvm::Error error) { return llvm::toString(std::move(error)); }
+
+template <typename T>
+T take_or_throw(llvm::Expected<T> value, const char *what) {
+  if (!value) {
+    throw Error(std::string(what) + ": " + llvm_error_text(value.takeError()));
+  }
+  return std::move(*value);
+}
+
+/// C library math functions: free of side effects for ufjit (errno is never
+/// read), which lets the loop vectorizer widen loops that call them.
+bool is_libm_function(llvm::StringRef name) {
+  static const char *const kNames[] = {
+      "acos",  "acosh", "asin",  "asinh",     "atan",  "atan2",  "atanh",     "cbrt",  "ceil",  "copysign",
+      "cos",   "cosh",  "erf",   "erfc",      "exp",   "exp2",   "expm1",     "fabs",  "floor", "fma",
+      "fmod",  "hypot", "lgamma", "log",      "log10", "log1p",  "log2",      "nextafter", "pow", "remainder",
+      "rint",  "sin",   "sinh",  "sqrt",      "tan",   "tanh",   "tgamma",    "trunc", "ldexp", "round"};
+  llvm::StringRef base = name;
+  if (base.ends_with("f")) {
+    base = base.drop_back();
+  }
+  for (const char *candidate : kNames) {
+    if (base == candidate || name == candidate) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void mark_libm_declarations(llvm::Module &module) {
+  for (llvm::Function &fn : module) {
+    if (!fn.isDeclaration() || fn.isIntrinsic() || !is_libm_function(fn.getName())) {
+      continue;
+    }
+    // Only scalar signatures (frexp/modf-like pointer outputs are excluded).
+    bool scalar_only = !fn.getReturnType()->isPointerTy();
+    for (llvm::Type *param : fn.getFunctionType()->params()) {
+      scalar_only = scalar_only && !param->isPointerTy();
+    }
+    if (!scalar_only) {
+      continue;
+    }
+    fn.setMemoryEffects(llvm::MemoryEffects::none());
+    fn.addFnAttr(llvm::Attribute::NoUnwind);
+    fn.addFnAttr(llvm::Attribute::WillReturn);
+  }
+}
+
+/// O3 with loop and SLP vectorization for the host; `vector_math` maps libm
+/// calls in vectorized loops to glibc's libmvec.
+void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vector_math) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&tm, tuning);
+  llvm::Triple triple(module.getTargetTriple());
+  llvm::TargetLibraryInfoImpl library_info(triple);
+  if (vector_math) {
+    library_info.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  }
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+}
+
+llvm::orc::JITTargetMachineBuilder host_machine() {
+  initialize_llvm_targets();
+  llvm::orc::JITTargetMachineBuilder machine =
+      take_or_throw(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot describe the host CPU");
+  machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return machine;
+}
+
+/// Entries, internalization and optimization of one CPU compile; returns the
+/// entry names in request order.
+std::vector<std::string> build_host_module(const std::vector<EntryRequest> &entries, llvm::Module &module,
+                                           llvm::TargetMachine &tm, bool libmvec) {
+  module.setDataLayout(tm.createDataLayout());
+  module.setTargetTriple(tm.getTargetTriple().str());
+  EntryModuleInfo info = build_entry_module(entries, module, TargetKind::Cpu);
+  std::string verify_message;
+  llvm::raw_string_ostream verify_os(verify_message);
+  if (llvm::verifyModule(module, &verify_os)) {
+    verify_os.flush();
+    internal_error << "invalid LLVM module for the CPU: " << verify_message;
+  }
+  std::set<std::string> keep(info.entry_names.begin(), info.entry_names.end());
+  llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) { return keep.count(gv.getName().str()) != 0; });
+  mark_libm_declarations(module);
+  // glibc's vector math is less accurate than the scalar library (up to 4
+  // ulp), so only fastmath code may use it.
+  optimize_for_host(module, tm, libmvec && info.all_fastmath);
+  return info.entry_names;
+}
+
+bool load_libmvec() {
+  std::string ignored;
+  return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &ignored);
+}
+
+}  // namespace
+
+std::string optimized_cpu_ir(const std::vector<EntryRequest> &entries) {
+  llvm::orc::JITTargetMachineBuilder machine = host_machine();
+  std::unique_ptr<llvm::TargetMachine> tm = take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
+  llvm::LLVMContext context;
+  auto module = std::make_unique<llvm::Module>("ufjit.cpu", context);
+  build_host_module(entries, *module, *tm, load_libmvec());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+struct CpuCompiler::Impl {
+  std::mutex mutex;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::string description;
+  bool libmvec = false;  // glibc's vector math library is loaded in the process
+  uint64_t next_dylib = 0;
+};
+
+CpuCompiler::CpuCompiler() : impl_(std::make_unique<Impl>()) {
+  llvm::orc::JITTargetMachineBuilder machine = host_machine();
+  impl_->tm = take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
+  impl_->jit = take_or_throw(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create(),
+                             "cannot create the host JIT");
+  llvm::orc::LLJIT &jit = *impl_->jit;
+  // libmvec must be loaded before the process generator can find its symbols.
+  impl_->libmvec = load_libmvec();
+  auto process = take_or_throw(
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit.getDataLayout().getGlobalPrefix()),
+      "cannot search the process for symbols");
+  jit.getMainJITDylib().addGenerator(std::move(process));
+
+  std::string features;
+  for (const char *feature : {"sse4.2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl"}) {
+    for (const std::string &entry : machine.getFeatures().getFeatures()) {
+      if (entry == std::string("+") + feature) {
+        features += features.empty() ? entry : "," + entry;
+      }
+    }
+  }
+  impl_->description = machine.getTargetTriple().getArchName().str() + " (" + machine.getCPU();
+  if (!features.empty()) {
+    impl_->description += ", " + features;
+  }
+  impl_->description += impl_->libmvec ? ", libmvec)" : ")";
+}
+
+CpuCompiler::~CpuCompiler() {
+  if (impl_ && impl_->jit) {
+    // Errors while tearing down the session cannot be reported from here.
+    llvm::consumeError(impl_->jit->getExecutionSession().endSession());
+  }
+}
+
+std::string CpuCompiler::host_description() const { return impl_->description; }
+
+std::vector<CpuEntry> CpuCompiler::compile(const std::vector<EntryRequest> &entries) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  llvm::orc::LLJIT &jit = *impl_->jit;
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>("ufjit.cpu", *context);
+  std::vector<std::string> names = build_host_module(entries, *module, *impl_->tm, impl_->libmvec);
+
+  std::string dylib_name = "ufjit." + std::to_string(impl_->next_dylib++);
+  llvm::Expected<llvm::orc::JITDylib &> created = jit.createJITDylib(dylib_name);
+  if (!created) {
+    throw Error("cannot create a JITDylib: " + llvm_error_text(created.takeError()));
+  }
+  llvm::orc::JITDylib &dylib = *created;
+  dylib.addToLinkOrder(jit.getMainJITDylib());
+  llvm::orc::ThreadSafeModule unit(std::move(module), std::move(context));
+  if (llvm::Error error = jit.addIRModule(dylib, std::move(unit))) {
+    throw Error("cannot add CPU code to the JIT: " + llvm_error_text(std::move(error)));
+  }
+  std::vector<CpuEntry> result;
+  for (const std::string &name : names) {
+    llvm::orc::ExecutorAddr address = take_or_throw(jit.lookup(dylib, name), "cannot compile CPU entry");
+    result.push_back(address.toPtr<CpuEntry>());
+  }
+  return result;
+}
+
+}  // namespace ufjit::codegen

@@ -1,0 +1,109 @@
+// Kernel entries: the functions that implement the calling convention of
+// codegen/KernelABI.h around a lowered scalar function (codegen/Lowering.h).
+//
+// requires: `scalar` takes and returns value types (Lowering.h) and lives in
+// `module`; guarantees: one entry function per call, with external linkage,
+// that loads operands in storage types, calls `scalar` (inlined later by the
+// optimizer) and stores the result converted to its storage type.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/KernelABI.h"
+#include "codegen/LLVMHeaders.h"
+#include "ufjit/dtype.h"
+
+namespace ufjit::codegen {
+
+/// The dtypes an entry moves between memory and the scalar function: the
+/// signature of one ufunc specialisation (inputs, then the result).
+struct EntrySignature {
+  std::vector<DType> args;
+  DType ret = DType::Float64;
+};
+
+/// A GPU `.entry` (ptx_kernel calling convention and nvvm.annotations):
+/// grid-stride loop over [0, n); 128-bit vector loads/stores in the
+/// contiguous variant when every array pointer is 16-byte aligned; 32-bit
+/// index arithmetic in the index32 variant.
+llvm::Function *build_gpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
+                                const KernelVariant &variant, const std::string &name);
+
+/// A CPU entry `void(int64 begin, int64 end, void *const *params)`: a counted
+/// loop the loop vectorizer can widen (contiguous), or a loop over rows whose
+/// innermost dimension is a counted loop (strided).
+llvm::Function *build_cpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
+                                const KernelVariant &variant, const std::string &name);
+
+namespace kernel_detail {
+
+/// Byte size of one element of `t` (the ABI's storage size).
+std::size_t element_size(DType t);
+bool is_complex_dtype(DType t);
+/// Alignment assumed for one element: that of its component type.
+uint64_t element_align(DType t);
+/// Storage (memory) type: bool -> i8, float16 -> half, complex -> {F, F}.
+llvm::Type *element_storage_type(llvm::LLVMContext &ctx, DType t);
+/// Value (register) type: as storage, but bool -> i1.
+llvm::Type *element_value_type(llvm::LLVMContext &ctx, DType t);
+/// Component type: the float type of a complex, else the storage type.
+llvm::Type *component_type(llvm::LLVMContext &ctx, DType t);
+
+/// Loads the element at `addr` (any address space) and converts it to its
+/// value type.
+llvm::Value *load_element(llvm::IRBuilder<> &b, DType t, llvm::Value *addr, uint64_t align);
+/// Converts `value` to the storage type and stores it at `addr`.
+void store_element(llvm::IRBuilder<> &b, DType t, llvm::Value *value, llvm::Value *addr, uint64_t align);
+/// Storage -> value conversion of a scalar already loaded (bool: != 0).
+llvm::Value *storage_to_value(llvm::IRBuilder<> &b, DType t, llvm::Value *stored);
+/// Value -> storage (bool: zext to i8).
+llvm::Value *value_to_storage(llvm::IRBuilder<> &b, DType t, llvm::Value *value);
+/// A complex value {re, im} from two component values.
+llvm::Value *make_complex(llvm::IRBuilder<> &b, DType t, llvm::Value *re, llvm::Value *im);
+
+/// Calls the scalar function; checks argument and result types against `sig`.
+llvm::Value *call_scalar(llvm::IRBuilder<> &b, llvm::Function &scalar, const EntrySignature &sig,
+                         const std::vector<llvm::Value *> &args);
+
+/// Instructions of `fn` counting the bodies of what it calls (helpers, and
+/// libdevice functions once linked); capped early past the cheap limit. An
+/// external declaration counts as unbounded.
+int scalar_function_cost(const llvm::Function &fn);
+/// Whether one copy of `fn` per vector lane keeps compile time and code
+/// size small (scalar_function_cost under a limit).
+bool is_cheap_scalar_function(const llvm::Function &fn);
+
+/// Emits `for (i = start; i < end; i += step) body(i)` with an unsigned
+/// compare (all bounds are non-negative and the sum cannot wrap, as the ABI
+/// guarantees). Leaves the builder at the exit block.
+template <typename Body>
+void emit_counted_loop(llvm::IRBuilder<> &b, llvm::Value *start, llvm::Value *end, llvm::Value *step,
+                       const char *name, Body body);
+
+}  // namespace kernel_detail
+
+// ------------------------------------------------------------ implementation
+
+template <typename Body>
+void kernel_detail::emit_counted_loop(llvm::IRBuilder<> &b, llvm::Value *start, llvm::Value *end,
+                                      llvm::Value *step, const char *name, Body body) {
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &ctx = fn->getContext();
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(ctx, std::string(name) + ".body", fn);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx, std::string(name) + ".exit", fn);
+  llvm::Value *enter = b.CreateICmpULT(start, end);
+  b.CreateCondBr(enter, loop, exit);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *i = b.CreatePHI(start->getType(), 2, std::string(name) + ".i");
+  i->addIncoming(start, pre);
+  body(i);
+  llvm::Value *next = b.CreateAdd(i, step, std::string(name) + ".next", /*HasNUW=*/true, /*HasNSW=*/false);
+  i->addIncoming(next, b.GetInsertBlock());
+  llvm::Value *again = b.CreateICmpULT(next, end);
+  b.CreateCondBr(again, loop, exit);
+  b.SetInsertPoint(exit);
+}
+
+}  // namespace ufjit::codegen

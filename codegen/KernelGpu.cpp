@@ -1,0 +1,381 @@
+// GPU kernel entries (codegen/KernelEntry.h): the ABI of codegen/KernelABI.h
+// as a PTX `.entry` with a grid-stride loop.
+//
+// requires: a scalar function in value types; guarantees: an external
+// ptx_kernel function (also listed in nvvm.annotations) whose loads and
+// stores are on addrspace(1) pointers (ld.global/st.global). Each thread
+// reads an element's inputs before it writes the output element, so an
+// output that aliases an input (`f(x, out=x)`) stays correct; no pointer is
+// marked noalias and no load is marked invariant for that reason.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "codegen/KernelEntry.h"
+#include "frontend/InternalAssert.h"
+
+namespace ufjit::codegen {
+
+namespace {
+
+using namespace kernel_detail;
+
+constexpr unsigned kGlobalAddressSpace = 1;
+constexpr uint64_t kVectorBytes = 16;
+
+/// Where one operand (an input, or the output last) comes from.
+struct Operand {
+  DType dtype = DType::Float64;
+  bool is_scalar = false;
+  llvm::Value *pointer = nullptr;  // arrays: element 0, addrspace(1)
+  llvm::Value *strides = nullptr;  // strided arrays: pointer to Dims
+  llvm::Value *value = nullptr;    // scalars: the value in value type
+};
+
+class GpuEntryBuilder {
+ public:
+  GpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
+                  const KernelVariant &variant)
+      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), variant_(variant), b_(ctx_) {}
+
+  llvm::Function *build(const std::string &name);
+
+ private:
+  llvm::FunctionType *entry_type() const;
+  void bind_parameters();
+  llvm::Value *read_sreg(llvm::Intrinsic::ID id);
+  /// The global thread index and the grid size, in the index type.
+  std::pair<llvm::Value *, llvm::Value *> emit_thread_index();
+  llvm::Value *to_index(llvm::Value *v64);
+  void mark_kernel();
+
+  /// Computes one element at index `i` of the contiguous layout.
+  void emit_contiguous_element(llvm::Value *i);
+  /// Computes the elements [v*lanes, v*lanes + lanes) with one vector load
+  /// per array input, one copy of the body per lane and one vector store.
+  void emit_vector_group(llvm::Value *v, uint64_t lanes);
+  void emit_contiguous();
+  void emit_strided();
+  llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
+
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  llvm::Function &scalar_;
+  const EntrySignature &sig_;
+  const KernelVariant &variant_;
+  llvm::IRBuilder<> b_;
+  llvm::Function *fn_ = nullptr;
+  llvm::Type *index_type_ = nullptr;
+  llvm::Value *n_ = nullptr;      // index type
+  llvm::Value *ndim_ = nullptr;   // index type
+  llvm::Value *shape_ = nullptr;  // pointer to Dims
+  std::vector<Operand> operands_;  // inputs, then the output
+};
+
+bool input_is_scalar(const KernelVariant &variant, std::size_t k) {
+  return k < 32 && ((variant.scalar_mask >> k) & 1u) != 0;
+}
+
+llvm::FunctionType *GpuEntryBuilder::entry_type() const {
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx_);
+  llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
+  llvm::Type *generic_ptr = llvm::PointerType::get(ctx_, 0);
+  bool strided = variant_.layout == Layout::Strided;
+  std::vector<llvm::Type *> params{i64};
+  if (strided) {
+    params.push_back(i64);
+    params.push_back(generic_ptr);
+  }
+  for (std::size_t k = 0; k <= sig_.args.size(); ++k) {
+    bool is_output = k == sig_.args.size();
+    DType t = is_output ? sig_.ret : sig_.args[k];
+    if (!is_output && input_is_scalar(variant_, k)) {
+      params.push_back(component_type(ctx_, t));
+      if (is_complex_dtype(t)) {
+        params.push_back(component_type(ctx_, t));
+      }
+      continue;
+    }
+    params.push_back(global_ptr);
+    if (strided) {
+      params.push_back(generic_ptr);
+    }
+  }
+  return llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false);
+}
+
+llvm::Value *GpuEntryBuilder::to_index(llvm::Value *v64) {
+  if (variant_.index32) {
+    return b_.CreateTrunc(v64, index_type_);
+  }
+  return v64;
+}
+
+void GpuEntryBuilder::bind_parameters() {
+  llvm::Type *dims_type = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx_), kMaxDims);
+  auto byval = [&](unsigned index) {
+    fn_->addParamAttr(index, llvm::Attribute::getWithByValType(ctx_, dims_type));
+    fn_->addParamAttr(index, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(8)));
+    fn_->addParamAttr(index, llvm::Attribute::NoCapture);
+    fn_->addParamAttr(index, llvm::Attribute::ReadOnly);
+  };
+  unsigned p = 0;
+  fn_->getArg(p)->setName("n");
+  n_ = to_index(fn_->getArg(p++));
+  if (variant_.layout == Layout::Strided) {
+    fn_->getArg(p)->setName("ndim");
+    ndim_ = to_index(fn_->getArg(p++));
+    fn_->getArg(p)->setName("shape");
+    byval(p);
+    shape_ = fn_->getArg(p++);
+  }
+  for (std::size_t k = 0; k <= sig_.args.size(); ++k) {
+    bool is_output = k == sig_.args.size();
+    Operand op;
+    op.dtype = is_output ? sig_.ret : sig_.args[k];
+    std::string base = is_output ? std::string("out") : "in" + std::to_string(k);
+    if (!is_output && input_is_scalar(variant_, k)) {
+      op.is_scalar = true;
+      llvm::Value *first = fn_->getArg(p++);
+      first->setName(base);
+      if (is_complex_dtype(op.dtype)) {
+        llvm::Value *im = fn_->getArg(p++);
+        first->setName(base + ".re");
+        im->setName(base + ".im");
+        op.value = make_complex(b_, op.dtype, first, im);
+      } else {
+        op.value = storage_to_value(b_, op.dtype, first);
+      }
+      operands_.push_back(op);
+      continue;
+    }
+    op.pointer = fn_->getArg(p);
+    op.pointer->setName(base);
+    fn_->addParamAttr(p, llvm::Attribute::NoUndef);
+    ++p;
+    if (variant_.layout == Layout::Strided) {
+      fn_->getArg(p)->setName(base + ".strides");
+      byval(p);
+      op.strides = fn_->getArg(p++);
+    }
+    operands_.push_back(op);
+  }
+}
+
+llvm::Value *GpuEntryBuilder::read_sreg(llvm::Intrinsic::ID id) {
+  llvm::Value *v = b_.CreateIntrinsic(id, {}, {});
+  if (variant_.index32) {
+    return v;
+  }
+  return b_.CreateZExt(v, index_type_);
+}
+
+std::pair<llvm::Value *, llvm::Value *> GpuEntryBuilder::emit_thread_index() {
+  // One read per statement: the instruction order (and so the PTX) must not
+  // depend on the C++ compiler's order of evaluating arguments.
+  llvm::Value *block = read_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value *block_size = read_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  llvm::Value *thread = read_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value *grid_blocks = read_sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  llvm::Value *block_start = b_.CreateMul(block, block_size, "block.start", true, false);
+  llvm::Value *gid = b_.CreateAdd(block_start, thread, "gid", true, false);
+  llvm::Value *stride = b_.CreateMul(block_size, grid_blocks, "stride", true, false);
+  return {gid, stride};
+}
+
+void GpuEntryBuilder::mark_kernel() {
+  fn_->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(fn_), llvm::MDString::get(ctx_, "kernel"),
+                           llvm::ConstantAsMetadata::get(b_.getInt32(1))};
+  annotations->addOperand(llvm::MDNode::get(ctx_, ops));
+}
+
+llvm::Value *GpuEntryBuilder::call_with(const std::vector<llvm::Value *> &inputs) {
+  return call_scalar(b_, scalar_, sig_, inputs);
+}
+
+void GpuEntryBuilder::emit_contiguous_element(llvm::Value *i) {
+  std::vector<llvm::Value *> inputs;
+  for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
+    const Operand &op = operands_[k];
+    if (op.is_scalar) {
+      inputs.push_back(op.value);
+      continue;
+    }
+    llvm::Type *storage = element_storage_type(ctx_, op.dtype);
+    llvm::Value *addr = b_.CreateInBoundsGEP(storage, op.pointer, i);
+    inputs.push_back(load_element(b_, op.dtype, addr, element_align(op.dtype)));
+  }
+  llvm::Value *result = call_with(inputs);
+  const Operand &out = operands_.back();
+  llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, out.dtype), out.pointer, i);
+  store_element(b_, out.dtype, result, addr, element_align(out.dtype));
+}
+
+void GpuEntryBuilder::emit_vector_group(llvm::Value *v, uint64_t lanes) {
+  llvm::Value *first = b_.CreateMul(v, llvm::ConstantInt::get(index_type_, lanes), "first", true, false);
+  std::size_t inputs_count = operands_.size() - 1;
+  // One vector of lanes * parts components per array input.
+  std::vector<llvm::Value *> vectors(inputs_count, nullptr);
+  for (std::size_t k = 0; k < inputs_count; ++k) {
+    const Operand &op = operands_[k];
+    if (op.is_scalar) {
+      continue;
+    }
+    uint64_t parts = is_complex_dtype(op.dtype) ? 2 : 1;
+    auto *type = llvm::FixedVectorType::get(component_type(ctx_, op.dtype), static_cast<unsigned>(lanes * parts));
+    llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, op.dtype), op.pointer, first);
+    vectors[k] = b_.CreateAlignedLoad(type, addr, llvm::Align(lanes * element_size(op.dtype)));
+  }
+  // The scalar function once per lane (only cheap bodies get here).
+  const Operand &out = operands_.back();
+  uint64_t out_parts = is_complex_dtype(out.dtype) ? 2 : 1;
+  llvm::Value *stored = llvm::PoisonValue::get(
+      llvm::FixedVectorType::get(component_type(ctx_, out.dtype), static_cast<unsigned>(lanes * out_parts)));
+  for (uint64_t lane = 0; lane < lanes; ++lane) {
+    std::vector<llvm::Value *> inputs;
+    for (std::size_t k = 0; k < inputs_count; ++k) {
+      const Operand &op = operands_[k];
+      if (op.is_scalar) {
+        inputs.push_back(op.value);
+      } else if (is_complex_dtype(op.dtype)) {
+        llvm::Value *re = b_.CreateExtractElement(vectors[k], 2 * lane);
+        llvm::Value *im = b_.CreateExtractElement(vectors[k], 2 * lane + 1);
+        inputs.push_back(make_complex(b_, op.dtype, re, im));
+      } else {
+        inputs.push_back(storage_to_value(b_, op.dtype, b_.CreateExtractElement(vectors[k], lane)));
+      }
+    }
+    llvm::Value *result = call_with(inputs);
+    if (out_parts == 2) {
+      stored = b_.CreateInsertElement(stored, b_.CreateExtractValue(result, {0}), 2 * lane);
+      stored = b_.CreateInsertElement(stored, b_.CreateExtractValue(result, {1}), 2 * lane + 1);
+    } else {
+      stored = b_.CreateInsertElement(stored, value_to_storage(b_, out.dtype, result), lane);
+    }
+  }
+  llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, out.dtype), out.pointer, first);
+  b_.CreateAlignedStore(stored, addr, llvm::Align(lanes * element_size(out.dtype)));
+}
+
+void GpuEntryBuilder::emit_contiguous() {
+  auto [gid, stride] = emit_thread_index();
+  // Lanes per 128-bit access: set by the widest array operand.
+  uint64_t widest = 0;
+  llvm::Value *address_bits = nullptr;
+  for (const Operand &op : operands_) {
+    if (op.is_scalar) {
+      continue;
+    }
+    widest = std::max<uint64_t>(widest, element_size(op.dtype));
+    llvm::Value *bits = b_.CreatePtrToInt(op.pointer, b_.getInt64Ty());
+    address_bits = address_bits == nullptr ? bits : b_.CreateOr(address_bits, bits);
+  }
+  uint64_t lanes = kVectorBytes / widest;
+  llvm::Value *scalar_start = gid;
+  // Vector groups pay off for bodies cheap next to their memory traffic; an
+  // expensive body (sinf's range reduction, helpers) is compute-bound, and
+  // a copy per lane would multiply compile time and code size, so it gets
+  // the scalar loop alone.
+  if (lanes > 1 && is_cheap_scalar_function(scalar_)) {
+    // Vector groups cover [0, groups * lanes) when every pointer is 16-byte
+    // aligned (the same test in every thread: uniform), none otherwise; the
+    // scalar loop below does the rest, so the body exists lanes + 1 times.
+    llvm::Value *misalignment = b_.CreateAnd(address_bits, b_.getInt64(kVectorBytes - 1));
+    llvm::Value *aligned = b_.CreateICmpEQ(misalignment, b_.getInt64(0), "aligned");
+    llvm::Value *all_groups = b_.CreateLShr(n_, llvm::ConstantInt::get(index_type_, llvm::Log2_64(lanes)));
+    llvm::Value *groups = b_.CreateSelect(aligned, all_groups, llvm::ConstantInt::get(index_type_, 0), "groups");
+    emit_counted_loop(b_, gid, groups, stride, "vec", [&](llvm::Value *v) { emit_vector_group(v, lanes); });
+    llvm::Value *vector_end = b_.CreateMul(groups, llvm::ConstantInt::get(index_type_, lanes), "vector.end", true, false);
+    scalar_start = b_.CreateAdd(vector_end, gid, "scalar.start", true, false);
+  }
+  emit_counted_loop(b_, scalar_start, n_, stride, "elem", [&](llvm::Value *i) { emit_contiguous_element(i); });
+}
+
+void GpuEntryBuilder::emit_strided() {
+  auto [gid, stride] = emit_thread_index();
+  llvm::Type *i64 = b_.getInt64Ty();
+  // Loop-carried values of the coordinate loop live in allocas that SROA
+  // promotes; it keeps this builder free of hand-made phis.
+  llvm::IRBuilder<> entry_builder(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  llvm::Value *rem_slot = entry_builder.CreateAlloca(index_type_, nullptr, "rem.slot");
+  std::vector<llvm::Value *> offset_slots(operands_.size(), nullptr);
+  for (std::size_t k = 0; k < operands_.size(); ++k) {
+    if (!operands_[k].is_scalar) {
+      offset_slots[k] = entry_builder.CreateAlloca(index_type_, nullptr, "off.slot");
+    }
+  }
+  llvm::Value *zero = llvm::ConstantInt::get(index_type_, 0);
+  llvm::Value *one = llvm::ConstantInt::get(index_type_, 1);
+  emit_counted_loop(b_, gid, n_, stride, "elem", [&](llvm::Value *i) {
+    b_.CreateStore(i, rem_slot);
+    for (llvm::Value *slot : offset_slots) {
+      if (slot != nullptr) {
+        b_.CreateStore(zero, slot);
+      }
+    }
+    // Dimensions from the innermost (d = ndim - 1) outwards; ndim >= 1.
+    emit_counted_loop(b_, zero, ndim_, one, "dim", [&](llvm::Value *j) {
+      llvm::Value *d64 = b_.CreateZExt(b_.CreateSub(b_.CreateSub(ndim_, one), j), i64);
+      llvm::Value *extent = to_index(b_.CreateAlignedLoad(i64, b_.CreateInBoundsGEP(i64, shape_, d64), llvm::Align(8)));
+      llvm::Value *rem = b_.CreateLoad(index_type_, rem_slot);
+      llvm::Value *coord = b_.CreateURem(rem, extent, "coord");
+      b_.CreateStore(b_.CreateUDiv(rem, extent), rem_slot);
+      for (std::size_t k = 0; k < operands_.size(); ++k) {
+        if (offset_slots[k] == nullptr) {
+          continue;
+        }
+        llvm::Value *s = to_index(
+            b_.CreateAlignedLoad(i64, b_.CreateInBoundsGEP(i64, operands_[k].strides, d64), llvm::Align(8)));
+        llvm::Value *offset = b_.CreateLoad(index_type_, offset_slots[k]);
+        b_.CreateStore(b_.CreateAdd(offset, b_.CreateMul(coord, s)), offset_slots[k]);
+      }
+    });
+    std::vector<llvm::Value *> addresses(operands_.size(), nullptr);
+    for (std::size_t k = 0; k < operands_.size(); ++k) {
+      if (offset_slots[k] != nullptr) {
+        llvm::Value *offset = b_.CreateLoad(index_type_, offset_slots[k]);
+        addresses[k] = b_.CreateGEP(b_.getInt8Ty(), operands_[k].pointer, offset);
+      }
+    }
+    std::vector<llvm::Value *> inputs;
+    for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
+      const Operand &op = operands_[k];
+      if (op.is_scalar) {
+        inputs.push_back(op.value);
+      } else {
+        inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
+      }
+    }
+    llvm::Value *result = call_with(inputs);
+    const Operand &out = operands_.back();
+    store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));
+  });
+}
+
+llvm::Function *GpuEntryBuilder::build(const std::string &name) {
+  internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
+  index_type_ = variant_.index32 ? b_.getInt32Ty() : b_.getInt64Ty();
+  fn_ = llvm::Function::Create(entry_type(), llvm::GlobalValue::ExternalLinkage, name, module_);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+  bind_parameters();
+  if (variant_.layout == Layout::Contiguous) {
+    emit_contiguous();
+  } else {
+    emit_strided();
+  }
+  b_.CreateRetVoid();
+  mark_kernel();
+  return fn_;
+}
+
+}  // namespace
+
+llvm::Function *build_gpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
+                                const KernelVariant &variant, const std::string &name) {
+  GpuEntryBuilder builder(module, scalar, sig, variant);
+  return builder.build(name);
+}
+
+}  // namespace ufjit::codegen

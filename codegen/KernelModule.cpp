@@ -1,0 +1,71 @@
+// Entry module construction (codegen/KernelModule.h).
+#include "codegen/KernelModule.h"
+
+#include <set>
+
+#include "frontend/InternalAssert.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::codegen {
+
+EntrySignature entry_signature(const ir::Function &fn) {
+  EntrySignature sig;
+  for (const ir::Variable &param : fn.params) {
+    if (!param.type.is_scalar()) {
+      throw Error("function '" + fn.name + "' takes '" + param.type.str() + "' for '" + param.name +
+                  "'; elementwise entries take scalars only");
+    }
+    sig.args.push_back(param.type.dtype());
+  }
+  if (!fn.ret.is_scalar()) {
+    throw Error("function '" + fn.name + "' returns '" + fn.ret.str() + "'; a ufunc returns a scalar");
+  }
+  sig.ret = fn.ret.dtype();
+  return sig;
+}
+
+EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
+                                   const std::function<void(llvm::Module &)> &after_lowering) {
+  struct Lowered {
+    const EntryRequest *request;
+    EntrySignature sig;
+    llvm::Function *scalar;
+  };
+  EntryModuleInfo info;
+  info.all_fastmath = !requests.empty();
+  std::set<std::string> bases;
+  std::vector<Lowered> lowered;
+  for (const EntryRequest &request : requests) {
+    internal_assert(request.module != nullptr) << "entry request without a module";
+    internal_assert(!request.base_name.empty()) << "entry request without a base name";
+    internal_assert(bases.insert(request.base_name).second) << "entry base name requested twice: " << request.base_name;
+    const ir::Module &module = *request.module;
+    LoweringTarget target;
+    target.kind = kind;
+    target.fastmath = module.options.fastmath;
+    info.all_fastmath = info.all_fastmath && target.fastmath;
+    info.any_fastmath = info.any_fastmath || target.fastmath;
+    EntrySignature sig = entry_signature(module.entry_function());
+    llvm::Function *scalar = lower_module(module, out, request.base_name + ".", target);
+    internal_assert(scalar != nullptr) << "lowering returned no entry function for " << request.base_name;
+    lowered.push_back({&request, std::move(sig), scalar});
+  }
+  if (after_lowering) {
+    after_lowering(out);
+  }
+  for (const Lowered &item : lowered) {
+    for (const KernelVariant &variant : item.request->variants) {
+      internal_assert(item.sig.args.size() <= 32 || variant.scalar_mask == 0) << "scalar mask beyond 32 inputs";
+      std::string name = entry_name(item.request->base_name, variant);
+      if (kind == TargetKind::Cuda) {
+        build_gpu_entry(out, *item.scalar, item.sig, variant, name);
+      } else {
+        build_cpu_entry(out, *item.scalar, item.sig, variant, name);
+      }
+      info.entry_names.push_back(name);
+    }
+  }
+  return info;
+}
+
+}  // namespace ufjit::codegen

@@ -1,0 +1,35 @@
+// One LLVM module of kernel entries for a list of EntryRequests: lowers each
+// IR module (codegen/Lowering.h) and wraps its entry function in one entry
+// per requested variant (codegen/KernelEntry.h). Shared by the PTX path, the
+// CPU JIT and `--emit llvm`.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/Codegen.h"
+#include "codegen/KernelEntry.h"
+#include "codegen/Lowering.h"
+
+namespace ufjit::codegen {
+
+/// The dtypes of an IR function's scalar parameters and result. Throws
+/// ufjit::Error for functions that are not elementwise (arrays, tuples).
+EntrySignature entry_signature(const ir::Function &fn);
+
+/// What build_entry_module produced.
+struct EntryModuleInfo {
+  std::vector<std::string> entry_names;  // request order, variants flattened
+  bool all_fastmath = true;              // every request's module has fastmath
+  bool any_fastmath = false;
+};
+
+/// Lowers every request into `out` (function names prefixed with the entry
+/// base name), runs `after_lowering` (the GPU links libdevice there, so that
+/// entries can weigh the bodies of the libdevice functions a kernel calls),
+/// then adds the entries for `kind`.
+EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
+                                   const std::function<void(llvm::Module &)> &after_lowering = {});
+
+}  // namespace ufjit::codegen

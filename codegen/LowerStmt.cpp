@@ -1,0 +1,249 @@
+// Statements of one IR function, and lower_module (the driver).
+// requires: a verified ir::Module; guarantees: one internal, alwaysinline
+// LLVM function per IR function with structured control flow; blocks after
+// a Return/Break/Continue have no predecessors and end in `unreachable`.
+#include "codegen/LowerFunction.h"
+#include "frontend/InternalAssert.h"
+
+namespace ufjit::codegen {
+namespace lower {
+
+FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *out)
+    : ms_(ms), fn_(fn), out_(out), builder_(ms.ctx()), emitter_{ms, builder_} {
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(ms.ctx(), "entry", out);
+  builder_.SetInsertPoint(entry);
+  builder_.setFastMathFlags(ms.fast_math_flags());
+  for (std::size_t k = 0; k < fn.params.size(); ++k) {
+    const ir::Variable &param = fn.params[k];
+    llvm::AllocaInst *a = builder_.CreateAlloca(value_type(ms.ctx(), param.type), nullptr, param.name);
+    llvm::Argument *arg = out->getArg(static_cast<unsigned>(k));
+    arg->setName(param.name);
+    builder_.CreateStore(arg, a);
+    slots_[param.name] = a;
+  }
+  for (const ir::Variable &local : fn.locals) {
+    internal_assert(slots_.count(local.name) == 0) << "local '" << local.name << "' shadows a parameter";
+    slots_[local.name] = builder_.CreateAlloca(value_type(ms.ctx(), local.type), nullptr, local.name);
+  }
+}
+
+void FunctionLowerer::run() {
+  emit(fn_.body);
+  if (builder_.GetInsertBlock()->getTerminator() == nullptr) {
+    // Void functions may fall off the end; in others this block is dead
+    // (the typer guarantees that every path returns).
+    if (fn_.ret.is_void()) {
+      builder_.CreateRetVoid();
+    } else {
+      builder_.CreateUnreachable();
+    }
+  }
+}
+
+void FunctionLowerer::start_dead_block() { builder_.SetInsertPoint(llvm::BasicBlock::Create(ms_.ctx(), "dead", out_)); }
+
+void FunctionLowerer::branch_to(llvm::BasicBlock *target) {
+  if (builder_.GetInsertBlock()->getTerminator() == nullptr) {
+    builder_.CreateBr(target);
+  }
+}
+
+void FunctionLowerer::emit(const ir::Stmt &s) {
+  switch (s->kind) {
+    case ir::NodeKind::Block:
+      for (const ir::Stmt &child : s.as<ir::Block>()->stmts) {
+        emit(child);
+      }
+      return;
+    case ir::NodeKind::Assign: {
+      const auto *a = s.as<ir::Assign>();
+      builder_.CreateStore(emit(a->value), slot(a->var));
+      return;
+    }
+    case ir::NodeKind::ArrayStore:
+      emit_array_store(*s.as<ir::ArrayStore>());
+      return;
+    case ir::NodeKind::If:
+      emit_if(*s.as<ir::If>());
+      return;
+    case ir::NodeKind::While:
+      emit_while(*s.as<ir::While>());
+      return;
+    case ir::NodeKind::ForRange:
+      emit_for_range(*s.as<ir::ForRange>());
+      return;
+    case ir::NodeKind::Break:
+      internal_assert(!loops_.empty()) << "break outside a loop";
+      builder_.CreateBr(loops_.back().break_target);
+      start_dead_block();
+      return;
+    case ir::NodeKind::Continue:
+      internal_assert(!loops_.empty()) << "continue outside a loop";
+      builder_.CreateBr(loops_.back().continue_target);
+      start_dead_block();
+      return;
+    case ir::NodeKind::Return:
+      emit_return(*s.as<ir::Return>());
+      return;
+    case ir::NodeKind::Evaluate:
+      emit(s.as<ir::Evaluate>()->value);
+      return;
+    default:
+      break;
+  }
+  internal_error << "cannot lower statement of kind " << ir::node_kind_name(s->kind);
+}
+
+void FunctionLowerer::emit_if(const ir::If &s) {
+  llvm::Value *cond = emit(s.cond);
+  llvm::BasicBlock *then_block = new_block(emitter_, "then");
+  llvm::BasicBlock *else_block = s.else_body ? new_block(emitter_, "else") : nullptr;
+  llvm::BasicBlock *merge = new_block(emitter_, "endif");
+  builder_.CreateCondBr(cond, then_block, else_block != nullptr ? else_block : merge);
+  builder_.SetInsertPoint(then_block);
+  emit(s.then_body);
+  branch_to(merge);
+  if (else_block != nullptr) {
+    builder_.SetInsertPoint(else_block);
+    emit(s.else_body);
+    branch_to(merge);
+  }
+  builder_.SetInsertPoint(merge);
+}
+
+void FunctionLowerer::emit_while(const ir::While &s) {
+  llvm::BasicBlock *header = new_block(emitter_, "while.cond");
+  llvm::BasicBlock *body = new_block(emitter_, "while.body");
+  llvm::BasicBlock *exit = new_block(emitter_, "while.end");
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  builder_.CreateCondBr(emit(s.cond), body, exit);
+  builder_.SetInsertPoint(body);
+  loops_.push_back({header, exit});
+  emit(s.body);
+  loops_.pop_back();
+  branch_to(header);
+  builder_.SetInsertPoint(exit);
+}
+
+// The trip count is computed first, in unsigned arithmetic of the variable's
+// width, so that no step can overflow past `stop`:
+//   step > 0 and start < stop: count = (stop - start - 1) / step + 1
+//   step < 0 and start > stop: count = (start - stop - 1) / -step + 1
+//   otherwise 0 (step == 0 included).
+// The loop then counts an index up to `count`; the variable takes start,
+// start + step, ... from a separate slot, so assignments to it in the body
+// do not change the iteration, and it keeps its last value afterwards.
+void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
+  DType type = s.start.type().dtype();
+  internal_assert(is_integer(type)) << "range over " << dtype_name(type);
+  bool is_signed = is_signed_int(type);
+  llvm::Value *start = emit(s.start);
+  llvm::Value *stop = emit(s.stop);
+  llvm::Value *step = emit(s.step);
+  llvm::Type *t = start->getType();
+  llvm::Value *zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value *one = llvm::ConstantInt::get(t, 1);
+
+  llvm::Value *runs = nullptr;
+  llvm::Value *span = nullptr;
+  llvm::Value *magnitude = nullptr;
+  if (is_signed) {
+    llvm::Value *up = builder_.CreateICmpSGT(step, zero);
+    llvm::Value *down = builder_.CreateICmpSLT(step, zero);
+    llvm::Value *runs_up = builder_.CreateAnd(up, builder_.CreateICmpSLT(start, stop));
+    llvm::Value *runs_down = builder_.CreateAnd(down, builder_.CreateICmpSGT(start, stop));
+    runs = builder_.CreateOr(runs_up, runs_down);
+    span = builder_.CreateSelect(up, builder_.CreateSub(stop, start), builder_.CreateSub(start, stop));
+    magnitude = builder_.CreateSelect(up, step, builder_.CreateNeg(step));
+  } else {
+    runs = builder_.CreateAnd(builder_.CreateICmpNE(step, zero), builder_.CreateICmpULT(start, stop));
+    span = builder_.CreateSub(stop, start);
+    magnitude = step;
+  }
+  llvm::Value *safe_magnitude = builder_.CreateSelect(runs, magnitude, one);
+  llvm::Value *safe_span = builder_.CreateSelect(runs, span, one);
+  llvm::Value *count = builder_.CreateAdd(builder_.CreateUDiv(builder_.CreateSub(safe_span, one), safe_magnitude), one);
+  count = builder_.CreateSelect(runs, count, zero, "trip.count");
+
+  llvm::AllocaInst *index_slot = emitter_.entry_alloca(t, "range.index");
+  llvm::AllocaInst *next_slot = emitter_.entry_alloca(t, "range.next");
+  builder_.CreateStore(zero, index_slot);
+  builder_.CreateStore(start, next_slot);
+
+  llvm::BasicBlock *header = new_block(emitter_, "for.cond");
+  llvm::BasicBlock *body = new_block(emitter_, "for.body");
+  llvm::BasicBlock *latch = new_block(emitter_, "for.next");
+  llvm::BasicBlock *exit = new_block(emitter_, "for.end");
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(header);
+  llvm::Value *index = builder_.CreateLoad(t, index_slot);
+  builder_.CreateCondBr(builder_.CreateICmpULT(index, count), body, exit);
+
+  builder_.SetInsertPoint(body);
+  builder_.CreateStore(builder_.CreateLoad(t, next_slot), slot(s.var));
+  loops_.push_back({latch, exit});
+  emit(s.body);
+  loops_.pop_back();
+  branch_to(latch);
+
+  builder_.SetInsertPoint(latch);
+  builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, next_slot), step), next_slot);
+  builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, index_slot), one), index_slot);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(exit);
+}
+
+void FunctionLowerer::emit_return(const ir::Return &s) {
+  if (s.value) {
+    builder_.CreateRet(emit(s.value));
+  } else {
+    builder_.CreateRetVoid();
+  }
+  start_dead_block();
+}
+
+void FunctionLowerer::emit_array_store(const ir::ArrayStore &s) {
+  DType element = s.array.type().dtype();
+  llvm::Value *value = emit(s.value);
+  llvm::Value *address = element_address(s.array, s.indices);
+  if (element == DType::Bool) {
+    value = builder_.CreateZExt(value, builder_.getInt8Ty());
+  }
+  builder_.CreateAlignedStore(value, address, llvm::Align(dtype_size(component_dtype(element))));
+}
+
+}  // namespace lower
+
+llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
+                             const LoweringTarget &target) {
+  lower::ModuleState ms{out, target, name_prefix, {}};
+  llvm::LLVMContext &ctx = out.getContext();
+  for (const ir::Function &fn : module.functions) {
+    std::vector<llvm::Type *> params;
+    for (const ir::Variable &param : fn.params) {
+      params.push_back(value_type(ctx, param.type));
+    }
+    llvm::FunctionType *type = llvm::FunctionType::get(value_type(ctx, fn.ret), params, false);
+    std::string name = name_prefix + fn.name;
+    internal_assert(out.getFunction(name) == nullptr) << "function " << name << " lowered twice";
+    llvm::Function *f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, out);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    internal_assert(ms.functions.count(fn.name) == 0) << "two IR functions named " << fn.name;
+    ms.functions[fn.name] = f;
+  }
+  for (const ir::Function &fn : module.functions) {
+    llvm::Function *f = ms.functions.at(fn.name);
+    lower::FunctionLowerer(ms, fn, f).run();
+    std::string problems;
+    llvm::raw_string_ostream stream(problems);
+    internal_assert(!llvm::verifyFunction(*f, &stream)) << "lowered function " << f->getName().str()
+                                                        << " is invalid: " << stream.str();
+  }
+  return ms.functions.at(module.entry_function().name);
+}
+
+}  // namespace ufjit::codegen

@@ -1,0 +1,197 @@
+// NVPTX target machine, optimization pipeline and PTX emission
+// (codegen/NVPTXTarget.h).
+#include "codegen/NVPTXTarget.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "frontend/InternalAssert.h"
+#include "ufjit/errors.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/Internalize.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ufjit::codegen {
+
+void initialize_llvm_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+namespace {
+
+const llvm::Target &nvptx_target() {
+  initialize_llvm_targets();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kNvptxTriple, error);
+  internal_assert(target != nullptr) << "NVPTX target missing from this LLVM: " << error;
+  return *target;
+}
+
+/// The subtarget description of `arch`, for validating names and listing
+/// the PTX ISA versions this LLVM knows.
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget_info(const std::string &arch) {
+  return std::unique_ptr<llvm::MCSubtargetInfo>(nvptx_target().createMCSubtargetInfo(kNvptxTriple, arch, ""));
+}
+
+/// Every "ptxNN" feature of this LLVM, as NN, ascending.
+std::vector<int> known_ptx_versions(const llvm::MCSubtargetInfo &sti) {
+  std::vector<int> versions;
+  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures()) {
+    llvm::StringRef key(kv.Key);
+    int version = 0;
+    if (key.consume_front("ptx") && !key.getAsInteger(10, version)) {
+      versions.push_back(version);
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+/// "8.5", "85" or "ptx85" -> 85; -1 if malformed.
+int parse_ptx_isa(std::string text) {
+  if (text.rfind("ptx", 0) == 0) {
+    text = text.substr(3);
+  }
+  text.erase(std::remove(text.begin(), text.end(), '.'), text.end());
+  int version = 0;
+  if (text.empty() || llvm::StringRef(text).getAsInteger(10, version)) {
+    return -1;
+  }
+  return version;
+}
+
+}  // namespace
+
+std::string resolve_ptx_isa(const GpuOptions &gpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(gpu.arch);
+  if (!sti->isCPUStringValid(gpu.arch)) {
+    throw Error("unknown GPU architecture '" + gpu.arch + "' (LLVM 19 knows sm_20 to sm_90a)");
+  }
+  std::vector<int> versions = known_ptx_versions(*sti);
+  internal_assert(!versions.empty()) << "no PTX ISA versions in this LLVM";
+  if (gpu.ptx_isa.empty()) {
+    return std::to_string(versions.back());
+  }
+  int requested = parse_ptx_isa(gpu.ptx_isa);
+  if (std::find(versions.begin(), versions.end(), requested) == versions.end()) {
+    throw Error("unknown PTX ISA version '" + gpu.ptx_isa + "' (LLVM 19 knows up to " +
+                std::to_string(versions.back() / 10) + "." + std::to_string(versions.back() % 10) + ")");
+  }
+  return std::to_string(requested);
+}
+
+std::unique_ptr<llvm::TargetMachine> make_nvptx_target_machine(const GpuOptions &gpu, bool fastmath) {
+  std::string isa = resolve_ptx_isa(gpu);
+  llvm::TargetOptions options;
+  if (fastmath) {
+    options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    options.UnsafeFPMath = true;
+    options.ApproxFuncFPMath = true;
+  } else {
+    options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  }
+  llvm::TargetMachine *tm = nvptx_target().createTargetMachine(kNvptxTriple, gpu.arch, "+ptx" + isa, options,
+                                                               std::nullopt, std::nullopt,
+                                                               llvm::CodeGenOptLevel::Aggressive);
+  internal_assert(tm != nullptr) << "cannot create an NVPTX target machine for " << gpu.arch;
+  return std::unique_ptr<llvm::TargetMachine>(tm);
+}
+
+void prepare_nvptx_module(llvm::Module &module, llvm::TargetMachine &tm) {
+  module.setTargetTriple(kNvptxTriple);
+  module.setDataLayout(tm.createDataLayout());
+}
+
+namespace {
+
+void verify_or_throw(const llvm::Module &module, const char *stage) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  if (llvm::verifyModule(module, &os)) {
+    os.flush();
+    internal_error << "invalid LLVM module " << stage << ": " << message;
+  }
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = false;  // the entries vectorize memory by hand
+  tuning.SLPVectorization = false;
+  // The PassBuilder asks the target machine for its callbacks: on NVPTX they
+  // add NVVMReflect (resolving libdevice's __nvvm_reflect) at pipeline start.
+  llvm::PassBuilder builder(&tm, tuning);
+  // No C library on the device: LLVM must not turn code into libcalls.
+  llvm::TargetLibraryInfoImpl library_info(llvm::Triple(module.getTargetTriple()));
+  library_info.disableAllFunctions();
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+}
+
+std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::SmallString<0> text;
+  llvm::raw_svector_ostream os(text);
+  llvm::legacy::PassManager passes;
+  bool failed = tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
+  internal_assert(!failed) << "the NVPTX target cannot emit PTX";
+  passes.run(module);
+  return std::string(text.str());
+}
+
+}  // namespace
+
+std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options) {
+  std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
+  prepare_nvptx_module(module, *tm);
+  verify_or_throw(module, "before libdevice");
+  link_libdevice(module, options.libdevice);
+  llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) {
+    return options.entries.count(gv.getName().str()) != 0;
+  });
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
+  if (options.fastmath) {
+    // Instruction selection resets the target options from each function's
+    // attributes: without this one, fdiv stays div.rn (correctly rounded).
+    for (llvm::Function &f : module) {
+      if (!f.isDeclaration()) f.addFnAttr("unsafe-fp-math", "true");
+    }
+  }
+  optimize(module, *tm);
+  verify_or_throw(module, "after optimization");
+  return emit_text(module, *tm);
+}
+
+}  // namespace ufjit::codegen

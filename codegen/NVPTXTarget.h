@@ -1,0 +1,70 @@
+// The NVPTX side of code generation: target machine for an sm_XX arch and a
+// PTX ISA, libdevice linking, the optimization pipeline and PTX emission.
+// Internal to codegen/ (callers outside use codegen/Codegen.h).
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "codegen/Codegen.h"
+#include "codegen/LLVMHeaders.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/Target/TargetMachine.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ufjit::codegen {
+
+inline constexpr const char *kNvptxTriple = "nvptx64-nvidia-cuda";
+
+/// Registers the NVPTX and host targets with LLVM once per process (the
+/// registry is LLVM's own; initialising it is idempotent and thread-safe).
+void initialize_llvm_targets();
+
+/// The PTX ISA version digits ("85") for `gpu`: the requested one ("8.5",
+/// "85" or "ptx85") or, when none is requested, the newest LLVM 19 supports.
+/// Throws ufjit::Error for an unknown arch or ISA version.
+std::string resolve_ptx_isa(const GpuOptions &gpu);
+
+/// A target machine for gpu.arch with +ptxNN. Floating-point options: FMA
+/// contraction and approximate div/sqrt only when `fastmath` (AllowFPOpFusion
+/// Strict otherwise).
+std::unique_ptr<llvm::TargetMachine> make_nvptx_target_machine(const GpuOptions &gpu, bool fastmath);
+
+/// How libdevice is read into a compile's context: lazily (only the
+/// functions the module calls are materialized) or fully parsed.
+enum class LibdeviceLoad : uint8_t { Lazy, Full };
+
+/// The libdevice bitcode bytes, read once per process from $UFJIT_LIBDEVICE or
+/// the toolkit path CMake found; immutable afterwards. Throws ufjit::Error if
+/// the file cannot be read.
+const std::string &libdevice_bytes();
+
+/// Links the libdevice functions that `module` calls (`__nv_*`) into it.
+/// Does nothing if it calls none.
+void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::Lazy);
+
+/// Options of one PTX compile of an LLVM module.
+struct NvptxCompileOptions {
+  GpuOptions gpu;
+  bool fastmath = false;       // target-wide: contraction, approximate div/sqrt
+  bool ftz = false;            // libdevice's __CUDA_FTZ reflection
+  std::set<std::string> entries;  // kept external; everything else is internalized
+  LibdeviceLoad libdevice = LibdeviceLoad::Lazy;
+};
+
+/// The whole NVPTX path on a module of entries and lowered functions:
+/// target triple and data layout, libdevice, internalize, NVVMReflect + O3,
+/// PTX text. Deterministic: the same module gives the same text.
+std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options);
+
+/// Sets the triple and data layout of the NVPTX target on `module`.
+void prepare_nvptx_module(llvm::Module &module, llvm::TargetMachine &tm);
+
+}  // namespace ufjit::codegen

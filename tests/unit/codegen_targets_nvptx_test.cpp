@@ -1,0 +1,109 @@
+// The NVPTX internals: lazy and full libdevice loading agree, NVVMReflect
+// resolves __CUDA_FTZ from the fastmath option, entries weigh the scalar
+// body to choose vector groups, and PTX ISA resolution.
+#include <gtest/gtest.h>
+
+#include "codegen/KernelEntry.h"
+#include "codegen/KernelModule.h"
+#include "codegen/NVPTXTarget.h"
+#include "tests/unit/codegen_targets_ir.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::codegen {
+namespace {
+
+bool contains(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
+
+std::string compile_with(const ir::Module &m, LibdeviceLoad load) {
+  initialize_llvm_targets();
+  llvm::LLVMContext context;
+  auto module = std::make_unique<llvm::Module>("t", context);
+  GpuOptions gpu;
+  {
+    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
+    prepare_nvptx_module(*module, *tm);
+  }
+  EntryRequest request{&m, m.name + "__t", {KernelVariant{}}};
+  EntryModuleInfo info =
+      build_entry_module({request}, *module, TargetKind::Cuda, [load](llvm::Module &mm) { link_libdevice(mm, load); });
+  NvptxCompileOptions options;
+  options.gpu = gpu;
+  options.entries.insert(info.entry_names.begin(), info.entry_names.end());
+  options.libdevice = load;
+  return compile_module_to_ptx(*module, options);
+}
+
+TEST(CodegenNvptx, LazyAndFullLibdeviceLoadingGiveTheSamePtx) {
+  for (const ir::Module &m : {test_ir::sincos_module(DType::Float32), test_ir::gaussian_module(DType::Float64),
+                              test_ir::polar_module(DType::Float32)}) {
+    EXPECT_EQ(compile_with(m, LibdeviceLoad::Lazy), compile_with(m, LibdeviceLoad::Full)) << m.name;
+  }
+}
+
+TEST(CodegenNvptx, LibdeviceBytesAreBitcode) {
+  const std::string &bytes = libdevice_bytes();
+  ASSERT_GT(bytes.size(), 100000u);
+  EXPECT_EQ(bytes.substr(0, 2), "BC");
+}
+
+TEST(CodegenNvptx, FastmathFlushesDenormalsThroughNvvmReflect) {
+  ir::Module strict = test_ir::gaussian_module(DType::Float32, false);
+  ir::Module fast = test_ir::gaussian_module(DType::Float32, true);
+  EntryRequest strict_request{&strict, "g", {KernelVariant{}}};
+  EntryRequest fast_request{&fast, "g", {KernelVariant{}}};
+  std::string strict_ptx = emit_ptx({strict_request}, GpuOptions{});
+  std::string fast_ptx = emit_ptx({fast_request}, GpuOptions{});
+  // libdevice's expf range-reduces first and then uses ex2.approx.ftz on an
+  // argument that cannot be denormal; every other instruction must keep denormals.
+  std::string strict_without_ex2 = strict_ptx;
+  for (size_t at; (at = strict_without_ex2.find("ex2.approx.ftz")) != std::string::npos;)
+    strict_without_ex2.erase(at, 14);
+  EXPECT_FALSE(contains(strict_without_ex2, ".ftz")) << strict_ptx;
+  EXPECT_TRUE(contains(fast_ptx, ".ftz")) << fast_ptx;
+  // Correctly rounded division without fastmath, approximate with it.
+  EXPECT_TRUE(contains(strict_ptx, "div.rn.f32")) << strict_ptx;
+  EXPECT_FALSE(contains(fast_ptx, "div.rn.f32")) << fast_ptx;
+}
+
+TEST(CodegenNvptx, ExpensiveBodiesGetTheScalarLoopAloneAndCheapOnesVectorGroups) {
+  ir::Module sincos = test_ir::sincos_module(DType::Float32);
+  ir::Module add = test_ir::add_module(DType::Float32);
+  std::string sincos_ptx = emit_ptx({{&sincos, "s", {KernelVariant{}}}}, GpuOptions{});
+  std::string add_ptx = emit_ptx({{&add, "a", {KernelVariant{}}}}, GpuOptions{});
+  EXPECT_FALSE(contains(sincos_ptx, "ld.global.v4")) << "sinf/cosf bodies were copied per lane";
+  EXPECT_TRUE(contains(add_ptx, "ld.global.v4.f32"));
+}
+
+TEST(CodegenNvptx, ScalarFunctionCostCountsHelpersAndLinkedLibdevice) {
+  llvm::LLVMContext context;
+  llvm::Module module("cost", context);
+  ir::Module add = test_ir::add_module(DType::Float32);
+  ir::Module sincos = test_ir::sincos_module(DType::Float32);
+  llvm::Function *add_fn = lower_module(add, module, "a.", LoweringTarget{});
+  llvm::Function *sincos_fn = lower_module(sincos, module, "s.", LoweringTarget{});
+  EXPECT_TRUE(kernel_detail::is_cheap_scalar_function(*add_fn));
+  // Unlinked libdevice declarations have unknown size: not cheap.
+  EXPECT_FALSE(kernel_detail::is_cheap_scalar_function(*sincos_fn));
+  module.setTargetTriple(kNvptxTriple);
+  link_libdevice(module);
+  // Linked: sinf and cosf with their range reduction are large.
+  EXPECT_GT(kernel_detail::scalar_function_cost(*sincos_fn), 160);
+}
+
+TEST(CodegenNvptx, PtxIsaResolution) {
+  GpuOptions gpu;
+  gpu.arch = "sm_80";
+  EXPECT_EQ(resolve_ptx_isa(gpu), "85");
+  gpu.ptx_isa = "7.8";
+  EXPECT_EQ(resolve_ptx_isa(gpu), "78");
+  gpu.ptx_isa = "ptx81";
+  EXPECT_EQ(resolve_ptx_isa(gpu), "81");
+  gpu.ptx_isa = "x";
+  EXPECT_THROW(resolve_ptx_isa(gpu), Error);
+  gpu.arch = "sm_90a";
+  gpu.ptx_isa = "";
+  EXPECT_EQ(resolve_ptx_isa(gpu), "85");
+}
+
+}  // namespace
+}  // namespace ufjit::codegen
