@@ -1,0 +1,166 @@
+// ufjit public API: arrays.
+//
+// An ArrayView is a non-owning view (data pointer, dtype, shape, byte strides,
+// residence), as NumPy's __array_interface__ / __cuda_array_interface__ are.
+// An Array owns its memory, on the host or on the device (RAII), and converts
+// to a view. Calls accept views, Arrays, std::vector, std::span, raw pointer +
+// shape, and scalars.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ufjit/dtype.h"
+#include "ufjit/export.h"
+
+namespace ufjit {
+
+enum class Residence : uint8_t { Host, Device };
+
+/// The DType of a C++ element type (bool, fixed-width ints, float, double,
+/// std::complex<float|double>); `Half` stands for float16 storage.
+struct Half {
+  uint16_t bits = 0;
+};
+template <typename T>
+constexpr DType dtype_of();
+
+/// A non-owning strided view. Strides are in bytes and may be zero or
+/// negative; a 0-d view has an empty shape.
+struct UFJIT_API ArrayView {
+  void *data = nullptr;
+  DType dtype = DType::Float64;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;  // bytes, one per dimension
+  Residence residence = Residence::Host;
+  int device = 0;  // the CUDA device ordinal, for device views
+
+  int ndim() const { return static_cast<int>(shape.size()); }
+  int64_t size() const;  // number of elements (1 for 0-d)
+  bool is_c_contiguous() const;
+  bool is_f_contiguous() const;
+  /// "float32[3, 4]" for messages.
+  std::string describe() const;
+
+  /// C-order strides for `shape` and an element size.
+  static std::vector<int64_t> c_strides(const std::vector<int64_t> &shape, std::size_t itemsize);
+};
+
+/// An owning array on the host or the device. Move-only; frees its memory
+/// (through the runtime that made it, for device memory) when destroyed.
+class UFJIT_API Array {
+ public:
+  Array() = default;
+  ~Array();
+  Array(Array &&) noexcept;
+  Array &operator=(Array &&) noexcept;
+  Array(const Array &) = delete;
+  Array &operator=(const Array &) = delete;
+
+  /// A C-contiguous host array, zero-filled.
+  static Array host(DType dtype, std::vector<int64_t> shape);
+
+  const ArrayView &view() const { return view_; }
+  operator const ArrayView &() const { return view_; }  // NOLINT: implicit by design
+  DType dtype() const { return view_.dtype; }
+  const std::vector<int64_t> &shape() const { return view_.shape; }
+  int64_t size() const { return view_.size(); }
+  Residence residence() const { return view_.residence; }
+  void *data() const { return view_.data; }
+  bool empty_handle() const { return holder_ == nullptr; }
+
+  /// Host arrays only: typed element access in C order of a contiguous array.
+  template <typename T>
+  T *host_data() const { return static_cast<T *>(view_.data); }
+  /// Host arrays only: a copy of the elements as a vector.
+  template <typename T>
+  std::vector<T> to_vector() const {
+    const T *p = host_data<T>();
+    return std::vector<T>(p, p + size());
+  }
+
+  /// Owns the memory (host buffer, device allocation); the Array frees it by
+  /// dropping the holder. Shared so that a re-shaped view can keep it alive.
+  struct Holder {
+    virtual ~Holder() = default;
+  };
+  Array(ArrayView view, std::shared_ptr<Holder> holder) : view_(std::move(view)), holder_(std::move(holder)) {}
+  /// The owner of the memory (used by the runtime to re-view an allocation).
+  const std::shared_ptr<Holder> &holder() const { return holder_; }
+
+ private:
+  ArrayView view_;
+  std::shared_ptr<Holder> holder_;
+};
+
+/// A view of contiguous host memory: `view(vec)`, `view(ptr, {rows, cols})`.
+template <typename T>
+ArrayView view(T *data, std::vector<int64_t> shape) {
+  ArrayView v;
+  v.data = const_cast<std::remove_const_t<T> *>(data);
+  v.dtype = dtype_of<std::remove_const_t<T>>();
+  v.strides = ArrayView::c_strides(shape, sizeof(T));
+  v.shape = std::move(shape);
+  return v;
+}
+template <typename T>
+ArrayView view(std::vector<T> &v) {
+  return view(v.data(), {static_cast<int64_t>(v.size())});
+}
+template <typename T>
+ArrayView view(const std::vector<T> &v) {
+  return view(v.data(), {static_cast<int64_t>(v.size())});
+}
+template <typename T, std::size_t E>
+ArrayView view(std::span<T, E> s) {
+  return view(s.data(), {static_cast<int64_t>(s.size())});
+}
+
+/// Marks the output operand of a call: `f(x, y, out(z))`.
+struct Out {
+  ArrayView view;
+};
+inline Out out(ArrayView v) { return Out{std::move(v)}; }
+inline Out out(const Array &a) { return Out{a.view()}; }
+template <typename T>
+Out out(std::vector<T> &v) {
+  return Out{view(v)};
+}
+
+/// A strongly typed scalar: `typed<float>(x)` takes part in dispatch as a
+/// float32 value, not as a weak Python-like scalar.
+template <typename T>
+struct Typed {
+  T value;
+};
+template <typename T>
+Typed<T> typed(T v) {
+  return Typed<T>{v};
+}
+
+// ------------------------------------------------------------- dtype_of
+template <typename T>
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return DType::Bool;
+  else if constexpr (std::is_same_v<T, int8_t>) return DType::Int8;
+  else if constexpr (std::is_same_v<T, int16_t>) return DType::Int16;
+  else if constexpr (std::is_same_v<T, int32_t>) return DType::Int32;
+  else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, long long>) return DType::Int64;
+  else if constexpr (std::is_same_v<T, uint8_t>) return DType::UInt8;
+  else if constexpr (std::is_same_v<T, uint16_t>) return DType::UInt16;
+  else if constexpr (std::is_same_v<T, uint32_t>) return DType::UInt32;
+  else if constexpr (std::is_same_v<T, uint64_t> || std::is_same_v<T, unsigned long long>) return DType::UInt64;
+  else if constexpr (std::is_same_v<T, Half>) return DType::Float16;
+  else if constexpr (std::is_same_v<T, float>) return DType::Float32;
+  else if constexpr (std::is_same_v<T, double>) return DType::Float64;
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::Complex64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::Complex128;
+  else static_assert(sizeof(T) == 0, "no ufjit dtype for this C++ type");
+}
+
+}  // namespace ufjit

@@ -1,0 +1,189 @@
+// ufjit public API: the Runtime, ufuncs and calls.
+//
+//   ufjit::Runtime rt;                         // the first CUDA GPU, else the CPU
+//   auto gauss = rt.vectorize(source, {"float32(float32, float32, float32)"});
+//   gauss(ufjit::view(x), 0.0f, 1.0f, ufjit::out(ufjit::view(y)));
+//
+// One Runtime may be used from many threads; a ufunc compiled by two threads
+// at once is compiled once. No LLVM or CUDA type appears here.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "ufjit/array.h"
+#include "ufjit/errors.h"
+#include "ufjit/export.h"
+
+namespace ufjit {
+
+enum class TargetKind : uint8_t { Cpu, Cuda };
+
+/// A scalar operand. `weak` scalars (plain C++ arithmetic values, CLI numbers)
+/// adapt to the signature as Python scalars do under NEP 50; strong ones
+/// (`typed<T>(x)`) dispatch on their dtype.
+struct UFJIT_API Scalar {
+  DType dtype = DType::Float64;  // for weak scalars: Bool, Int64, Float64 or Complex128
+  bool weak = true;
+  union {
+    bool b;
+    int64_t i;
+    uint64_t u;
+    double f;
+  } value{};
+  double imag = 0.0;  // complex only; real part in value.f
+};
+
+/// One operand of a call: an array view, a scalar, or the output.
+struct UFJIT_API Operand {
+  enum class Kind : uint8_t { Array, Scalar, Out } kind = Kind::Scalar;
+  ArrayView array;
+  Scalar scalar;
+
+  Operand(const ArrayView &v) : kind(Kind::Array), array(v) {}  // NOLINT
+  Operand(const Array &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
+  Operand(const Out &o) : kind(Kind::Out), array(o.view) {}  // NOLINT
+  template <typename T>
+  Operand(const std::vector<T> &v) : Operand(ufjit::view(v)) {}  // NOLINT
+  template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Operand(T v) {  // NOLINT: weak scalar
+    if constexpr (std::is_same_v<T, bool>) {
+      scalar.dtype = DType::Bool;
+      scalar.value.b = v;
+    } else if constexpr (std::is_integral_v<T>) {
+      scalar.dtype = DType::Int64;
+      scalar.value.i = static_cast<int64_t>(v);
+      if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8) {
+        scalar.dtype = DType::UInt64;
+        scalar.value.u = v;
+      }
+    } else {
+      scalar.dtype = DType::Float64;
+      scalar.value.f = static_cast<double>(v);
+    }
+  }
+  template <typename T>
+  Operand(std::complex<T> v) {  // NOLINT: weak complex scalar
+    scalar.dtype = DType::Complex128;
+    scalar.value.f = static_cast<double>(v.real());
+    scalar.imag = static_cast<double>(v.imag());
+  }
+  template <typename T>
+  Operand(Typed<T> t) : Operand(t.value) {  // NOLINT: strong scalar
+    scalar.weak = false;
+    scalar.dtype = dtype_of<T>();
+    if constexpr (std::is_floating_point_v<T>) scalar.value.f = static_cast<double>(t.value);
+  }
+};
+
+class Runtime;
+class Stream;
+struct UfuncState;
+
+/// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
+class UFJIT_API Ufunc {
+ public:
+  Ufunc() = default;
+  const std::string &name() const;
+  /// The signatures, canonical text, in dispatch order.
+  std::vector<std::string> signatures() const;
+
+  /// Applies the ufunc. Returns the result (host if every array operand is on
+  /// the host, else device), or an empty Array when `out(...)` was given.
+  template <typename... Args>
+  Array operator()(Args &&...args) const {
+    return call(std::vector<Operand>{Operand(std::forward<Args>(args))...});
+  }
+  Array call(const std::vector<Operand> &operands) const;
+  /// Runs on `target` instead of the ufunc's default.
+  Array call_on(TargetKind target, const std::vector<Operand> &operands) const;
+
+  /// Enqueues on `stream` and returns without synchronising. Device operands
+  /// (and `out`) only.
+  template <typename... Args>
+  void async(Stream &stream, Args &&...args) const {
+    call_async(stream, std::vector<Operand>{Operand(std::forward<Args>(args))...});
+  }
+  void call_async(Stream &stream, const std::vector<Operand> &operands) const;
+
+  /// Generated PTX for one signature ("float32(float32, float32)") and arch.
+  std::string ptx(const std::string &signature, const std::string &arch = "sm_90") const;
+
+  explicit Ufunc(std::shared_ptr<UfuncState> state) : state_(std::move(state)) {}
+
+ private:
+  std::shared_ptr<UfuncState> state_;
+};
+
+/// Every @vectorize of one source, by name.
+class UFJIT_API UfuncSet {
+ public:
+  const Ufunc &operator[](const std::string &name) const;
+  std::vector<std::string> names() const;
+  std::vector<Ufunc> ufuncs;
+};
+
+struct UFJIT_API RuntimeOptions {
+  /// Empty: the first CUDA GPU when there is one, else the CPU. UFJIT_TARGET
+  /// ("cpu"/"cuda") overrides the default.
+  std::optional<TargetKind> target;
+  /// CUDA device ordinal; UFJIT_DEVICE overrides.
+  int device = 0;
+  /// CPU worker threads; 0: one per hardware thread.
+  int cpu_threads = 0;
+};
+
+struct RuntimeImpl;
+
+/// Owns the compilers, caches, device context and thread pool. Thread-safe.
+class UFJIT_API Runtime {
+ public:
+  Runtime();
+  explicit Runtime(const RuntimeOptions &options);
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  /// The default target of calls.
+  TargetKind target() const;
+
+  /// Compiles `source` holding one @vectorize function (or one bare def).
+  /// Non-empty `signatures` replace the decorator's. Throws CompileError.
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {},
+                  const std::string &source_name = "<string>");
+  /// Every @vectorize in a source string / a .ufn file.
+  UfuncSet load(const std::string &source, const std::string &source_name = "<string>");
+  UfuncSet load_file(const std::string &path);
+
+  /// Copies a host view to a new device array (C-contiguous). Needs a GPU.
+  Array to_device(const ArrayView &host);
+  template <typename T>
+  Array to_device(const std::vector<T> &v) {
+    return to_device(ufjit::view(v));
+  }
+  /// Copies any view to a new C-contiguous host array.
+  Array to_host(const ArrayView &array);
+  /// An uninitialised C-contiguous device array.
+  Array device_empty(DType dtype, std::vector<int64_t> shape);
+
+  /// A new stream on the device (RAII). Needs a GPU.
+  Stream stream();
+  /// Waits for all work this runtime enqueued.
+  void synchronize();
+
+  RuntimeImpl &impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<RuntimeImpl> impl_;
+};
+
+/// The process-wide version string: "0.1.0 (LLVM 19.1.7)".
+UFJIT_API std::string version();
+
+}  // namespace ufjit

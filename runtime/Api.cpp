@@ -1,0 +1,247 @@
+// The public API: Runtime, Ufunc, UfuncSet, version() (ufjit/runtime.h).
+#include <fstream>
+#include <sstream>
+
+#include "codegen/Codegen.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Signature.h"
+#include "ir/Frontend.h"
+#include "runtime/Call.h"
+
+namespace ufjit {
+
+namespace {
+
+[[noreturn]] void empty_ufunc() { throw Error("this Ufunc is empty (default-constructed)"); }
+
+/// Types a source and wraps each ufunc's modules for the runtime.
+std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
+                                  const std::string &source_name, const std::vector<std::string> &signatures) {
+  auto file = std::make_shared<const SourceFile>(source_name, source);
+  DiagnosticEngine diags;
+  diags.retain(file);
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures);
+  diags.throw_if_errors();
+  if (!program) {
+    throw CompileError("'" + source_name + "' did not compile", diags.to_messages());
+  }
+  std::vector<Ufunc> ufuncs;
+  for (ir::TypedUfunc &typed : program->ufuncs) {
+    auto state = std::make_shared<UfuncState>();
+    state->name = typed.name;
+    state->decorator_target = typed.options.target;
+    state->generalized = typed.kind == frontend::UfuncKind::GuVectorize;
+    state->core = core;
+    for (std::size_t i = 0; i < typed.modules.size(); ++i) {
+      runtime::CompiledSignature sig;
+      sig.module = std::make_shared<const ir::Module>(std::move(typed.modules[i]));
+      sig.ufunc_name = typed.name;
+      sig.signature = typed.signatures[i].str();
+      sig.index = static_cast<int>(i);
+      runtime::finish_signature(sig);
+      state->signatures.push_back(std::move(sig));
+    }
+    ufuncs.emplace_back(std::move(state));
+  }
+  return ufuncs;
+}
+
+std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError("cannot open '" + path + "'");
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad()) {
+    throw InputError("cannot read '" + path + "'");
+  }
+  return os.str();
+}
+
+}  // namespace
+
+// -------------------------------------------------------------------- Runtime
+
+Runtime::Runtime() : Runtime(RuntimeOptions{}) {}
+
+Runtime::Runtime(const RuntimeOptions &options) : impl_(std::make_unique<RuntimeImpl>()) {
+  impl_->core = std::make_shared<runtime::RuntimeCore>(options);
+}
+
+Runtime::~Runtime() = default;
+
+TargetKind Runtime::target() const { return impl_->core->default_target(); }
+
+Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures,
+                         const std::string &source_name) {
+  std::vector<Ufunc> ufuncs = compile_source(impl_->core, source, source_name, signatures);
+  if (ufuncs.size() != 1) {
+    std::string names;
+    for (const Ufunc &u : ufuncs) {
+      names += (names.empty() ? "" : ", ") + u.name();
+    }
+    throw CompileError("vectorize() needs a source with exactly one ufunc; '" + source_name + "' has " +
+                           std::to_string(ufuncs.size()) + (names.empty() ? "" : " (" + names + ")") +
+                           "; use Runtime::load for several",
+                       {});
+  }
+  return ufuncs.front();
+}
+
+UfuncSet Runtime::load(const std::string &source, const std::string &source_name) {
+  UfuncSet set;
+  set.ufuncs = compile_source(impl_->core, source, source_name, {});
+  return set;
+}
+
+UfuncSet Runtime::load_file(const std::string &path) { return load(read_file(path), path); }
+
+Array Runtime::to_device(const ArrayView &host) {
+  if (host.residence != Residence::Host) {
+    throw InputError("to_device: the array (" + host.describe() + ") is already on the device");
+  }
+  return impl_->core->backend(TargetKind::Cuda).to_device(host);
+}
+
+Array Runtime::to_host(const ArrayView &array) {
+  if (array.residence == Residence::Device) {
+    return impl_->core->backend(TargetKind::Cuda).to_host(array);
+  }
+  Array copy = runtime::allocate_host(array.dtype, array.shape);
+  runtime::copy_host_strided(array, copy.view());
+  return copy;
+}
+
+Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape) {
+  return impl_->core->backend(TargetKind::Cuda).device_empty(dtype, shape);
+}
+
+Stream Runtime::stream() { return impl_->core->backend(TargetKind::Cuda).make_stream(); }
+
+void Runtime::synchronize() {
+  if (impl_->core->cuda_usable()) {
+    impl_->core->backend(TargetKind::Cuda).synchronize();
+  }
+}
+
+// ---------------------------------------------------------------------- Ufunc
+
+const std::string &Ufunc::name() const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return state_->name;
+}
+
+std::vector<std::string> Ufunc::signatures() const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  std::vector<std::string> out;
+  for (const runtime::CompiledSignature &s : state_->signatures) {
+    out.push_back(s.signature);
+  }
+  return out;
+}
+
+Array Ufunc::call(const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_on(state_->core->target_for(state_->decorator_target), operands);
+}
+
+Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  if (state_->generalized) {
+    throw DispatchError("'" + state_->name + "' is a generalized ufunc (@guvectorize); calling it is not supported yet");
+  }
+  runtime::Backend &backend = state_->core->backend(target);
+  return runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+}
+
+void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  if (state_->generalized) {
+    throw DispatchError("'" + state_->name + "' is a generalized ufunc (@guvectorize); calling it is not supported yet");
+  }
+  if (stream.impl() == nullptr) {
+    throw InputError("call_async: the stream is empty (moved from or default-constructed)");
+  }
+  runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
+  (void)runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
+}
+
+std::string Ufunc::ptx(const std::string &signature, const std::string &arch) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  // Canonicalise the caller's spelling ("f4(f4)") before looking it up.
+  auto file = std::make_shared<const SourceFile>("<signature>", signature);
+  DiagnosticEngine diags;
+  diags.retain(file);
+  SourceLocation start{file.get(), 1, 1, 1};
+  std::optional<frontend::Signature> parsed = frontend::parse_signature(signature, start, diags);
+  diags.throw_if_errors();
+  const std::string canonical = parsed ? parsed->str() : signature;
+  for (const runtime::CompiledSignature &s : state_->signatures) {
+    if (s.signature != canonical) {
+      continue;
+    }
+    codegen::EntryRequest request;
+    request.module = s.module.get();
+    request.base_name = s.base_name;
+    codegen::KernelVariant contiguous;
+    codegen::KernelVariant strided;
+    strided.layout = codegen::Layout::Strided;
+    request.variants = {contiguous, strided};
+    codegen::GpuOptions gpu;
+    gpu.arch = arch;
+    return codegen::emit_ptx({request}, gpu);
+  }
+  std::string known;
+  for (const runtime::CompiledSignature &s : state_->signatures) {
+    known += (known.empty() ? "" : ", ") + s.signature;
+  }
+  throw DispatchError("'" + state_->name + "' has no signature " + canonical + "; it has: " + known);
+}
+
+// ------------------------------------------------------------------- UfuncSet
+
+const Ufunc &UfuncSet::operator[](const std::string &name) const {
+  for (const Ufunc &u : ufuncs) {
+    if (u.name() == name) {
+      return u;
+    }
+  }
+  std::vector<std::string> all = names();
+  std::string message = "no ufunc named '" + name + "'";
+  const std::string hint = closest_match(name, all);
+  if (!hint.empty()) {
+    message += "; did you mean '" + hint + "'?";
+  } else {
+    std::string list;
+    for (const std::string &n : all) {
+      list += (list.empty() ? "" : ", ") + n;
+    }
+    message += " (the source defines: " + (list.empty() ? std::string("none") : list) + ")";
+  }
+  throw Error(message);
+}
+
+std::vector<std::string> UfuncSet::names() const {
+  std::vector<std::string> out;
+  for (const Ufunc &u : ufuncs) {
+    out.push_back(u.name());
+  }
+  return out;
+}
+
+std::string version() { return std::string(UFJIT_VERSION) + " (LLVM " + UFJIT_LLVM_VERSION + ")"; }
+
+}  // namespace ufjit

@@ -1,0 +1,205 @@
+// The hooks each execution target implements, and the prepared call they run.
+//
+// The call algorithm is numba's ufunc runtime (STYLE.md 15) and lives in ONE
+// file, runtime/Call.cpp:
+//
+//   resolve signature -> broadcast (stride-0 views, never copies) -> place
+//   arguments -> allocate output -> size the launch -> launch
+//
+// Call.cpp does every check (dispatch, broadcasting, `out` shape/dtype,
+// residence) BEFORE anything is allocated, written or launched, and hands the
+// backend a PreparedCall in which:
+//   - every input is either a broadcast ArrayView of the call's collapsed
+//     shape (stride 0 on broadcast dims) whose dtype IS the parameter dtype,
+//     or a scalar already converted to the parameter dtype (raw bytes);
+//   - the output is a view of the collapsed shape, dtype = return dtype;
+//   - shapes and strides are collapsed (adjacent dims merged where contiguous
+//     for all operands, size-1 dims dropped) to <= codegen::kMaxDims dims.
+// The backend then picks the KernelVariant (choose_variant below), gets its
+// kernel through the KernelCache (compile once per key), places host operands
+// where its code can read them, sizes the launch and launches.
+//
+// RESIDENCE RULE (DESIGN.md "Output"):
+//   - the result is on the HOST if every array operand is on the host, else on
+//     the DEVICE (scalars do not count);
+//   - device operands are never copied implicitly: the CPU target rejects a
+//     device operand (DeviceError) and no backend ever copies a device array
+//     to the host behind the caller's back;
+//   - a host operand (and a host `out`) of a CUDA call is staged by the CUDA
+//     backend inside execute(): copied in (pinned staging buffers, chunks),
+//     computed, copied out; execute() returns when the host output is written
+//     (for a synchronous call).
+//   - Safe casts of array operands (int32 array into a float64 parameter):
+//     Call.cpp converts HOST arrays itself (a converted host copy) before the
+//     backend sees them; a DEVICE array needing a cast is converted by running
+//     a generated cast ufunc (`to(from)`: return Cast(x)) on the same backend
+//     through execute(), into a temporary device array from make_output(). So
+//     the backend never sees an operand whose dtype differs from the parameter.
+//
+// Threading: execute() is called from many host threads at once with
+// different PreparedCalls; backends must be thread-safe. StreamImpl (from
+// ufjit/device.h) is defined by the CUDA backend; the CPU backend runs
+// synchronously and ignores streams.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/KernelABI.h"
+#include "ir/IR.h"
+#include "ufjit/array.h"
+#include "ufjit/device.h"
+#include "ufjit/runtime.h"
+
+namespace ufjit::runtime {
+
+class KernelCache;
+
+/// One signature of a ufunc, compiled to typed IR. Owned by the ufunc's state
+/// and immutable after construction; PreparedCall points at it.
+struct CompiledSignature {
+  std::shared_ptr<const ir::Module> module;
+  std::string ufunc_name;
+  std::string signature;            // canonical: "float32(float32, float32)"
+  std::vector<DType> params;        // input dtypes
+  DType ret = DType::Float64;       // return dtype
+  int index = 0;                    // position in the ufunc's dispatch order
+  std::string base_name;            // codegen::entry_base_name(...): "f__float32_float32"
+  /// Hash of the module's canonical IR text (with FloatOptions); the part of
+  /// every kernel cache key that says "which code".
+  uint64_t ir_hash = 0;
+};
+
+/// One input of a prepared call.
+struct PreparedOperand {
+  bool is_scalar = false;
+  DType dtype = DType::Float64;  // the parameter dtype (== array.dtype for arrays)
+  /// Arrays: shape == PreparedCall::shape, byte strides (0 on broadcast dims,
+  /// negative allowed); residence Host or Device.
+  ArrayView array;
+  /// Scalars: the value in the parameter's storage type, little-endian, at
+  /// offset 0: bool 1 byte (0/1), ints, float16 raw bits, float32, float64;
+  /// complex: real part at 0, imaginary part at dtype_size/2.
+  alignas(8) std::array<uint8_t, 16> scalar_bytes{};
+};
+
+/// Everything a backend needs to run one call. All checks are done.
+struct PreparedCall {
+  const CompiledSignature *signature = nullptr;
+  std::vector<PreparedOperand> inputs;
+  /// Shape == `shape`, dtype == signature->ret. Host or device.
+  ArrayView output;
+  /// The collapsed iteration shape: 0..kMaxDims dims, none of size 1 (an
+  /// all-size-1 or 0-d call has an empty shape and size 1). Never empty of
+  /// elements: Call.cpp does not call execute() when size == 0.
+  std::vector<int64_t> shape;
+  int64_t size = 1;
+  /// The caller's broadcast shape before collapsing (for messages/logs).
+  std::vector<int64_t> broadcast_shape;
+};
+
+/// The kernel variant for a call: Contiguous when every array operand (and
+/// the output) collapsed to one dim (or none) with stride == element size and
+/// its data pointer is aligned to the element size; index32 when the element
+/// count and every byte offset fits in int32; the scalar mask from the
+/// inputs. Both backends use this one rule.
+codegen::KernelVariant choose_variant(const PreparedCall &call);
+
+/// The parameters of one kernel entry, in the order of codegen/KernelABI.h,
+/// with stable storage: `pointers()[k]` points at parameter k (what
+/// cuLaunchKernel's kernelParams and a CPU entry's `params` want).
+class KernelParams {
+ public:
+  /// `input_data[i]` / `output_data`: the address the kernel must use for
+  /// array operand i / the output (device address for staged host operands;
+  /// ignored for scalar inputs). Strides are taken from the PreparedCall.
+  KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
+               const std::vector<const void *> &input_data, void *output_data);
+  KernelParams(const KernelParams &) = delete;
+  KernelParams &operator=(const KernelParams &) = delete;
+
+  void *const *pointers() const { return pointers_.data(); }
+  std::size_t count() const { return pointers_.size(); }
+
+ private:
+  struct alignas(8) Slot {
+    uint8_t bytes[sizeof(codegen::Dims)];
+  };
+  void push(const void *data, std::size_t size);
+  std::vector<Slot> slots_;
+  std::vector<void *> pointers_;
+};
+
+/// A compiled kernel as a backend stores it in the KernelCache (a CPU entry
+/// address, a CUfunction with its module, ...).
+struct CompiledKernel {
+  virtual ~CompiledKernel() = default;
+};
+
+/// Construction parameters shared by all backends.
+struct BackendConfig {
+  int device = 0;         // CUDA device ordinal
+  int cpu_threads = 0;    // 0: one per hardware thread
+  KernelCache *cache = nullptr;  // owned by the RuntimeImpl; outlives backends
+};
+
+/// The target hooks. One instance per (Runtime, target); thread-safe.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual TargetKind kind() const = 0;
+  /// The canonical target key used in cache keys and logs: "cpu-x86_64-znver3+avx2",
+  /// "cuda-sm_90-ptx8.5" (covers arch, PTX ISA, device context).
+  virtual std::string key() const = 0;
+
+  /// An uninitialised C-contiguous array for a call's output, on the host or
+  /// on the device, aligned to at least 16 bytes. Call.cpp permutes the view
+  /// itself when the output should follow the inputs' memory order (Fortran,
+  /// NumPy's K order). Freed when the Array (and every copy of its holder)
+  /// dies, so nothing leaks if a later step throws.
+  virtual Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) = 0;
+
+  /// Runs a prepared call. `stream` null: synchronous (returns when the output
+  /// is written, host outputs included). Non-null: enqueue on that stream and
+  /// return (CUDA only; device operands and output only, Call.cpp checks).
+  virtual void execute(const PreparedCall &call, StreamImpl *stream) = 0;
+
+  // ---- data movement; the CPU backend throws NoDeviceError for these.
+  /// A new C-contiguous device array holding a copy of a host view.
+  virtual Array to_device(const ArrayView &host);
+  /// A new C-contiguous host array holding a copy of a device view.
+  virtual Array to_host(const ArrayView &device);
+  /// An uninitialised C-contiguous device array.
+  virtual Array device_empty(DType dtype, const std::vector<int64_t> &shape);
+  /// A new stream of the device context.
+  virtual Stream make_stream();
+  /// Waits for all work this backend enqueued.
+  virtual void synchronize();
+};
+
+/// The CPU backend (runtime/CpuBackend.cpp): codegen::CpuCompiler + a pool.
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);
+
+// The CUDA backend is declared by runtime/cuda/CudaBackend.h:
+//   std::unique_ptr<Backend> make_cuda_backend(const BackendConfig &config);
+// throwing NoDeviceError when no driver/device is usable.
+
+// ---------------------------------------------------------------- helpers
+
+/// Copies the elements of `src` into `dst` (host memory both, same dtype and
+/// shape, any strides). Used for host copies of strided views and staging.
+void copy_host_strided(const ArrayView &src, const ArrayView &dst);
+
+/// A new host array of `src`'s shape in C order holding `src`'s elements
+/// converted to `to` (NumPy `astype`; used for safe casts of host operands).
+Array convert_host(const ArrayView &src, DType to);
+
+/// Allocates uninitialised C-contiguous host memory for an array (64-byte
+/// aligned), owned by the Array.
+Array allocate_host(DType dtype, const std::vector<int64_t> &shape);
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,218 @@
+// The generic ufunc call, the same for every target (STYLE.md 15):
+//
+//   resolve signature -> broadcast (stride-0 views, never copies) -> place
+//   arguments -> allocate output -> size the launch -> launch
+//
+// Every check (operands, dispatch, residence, broadcasting, `out`) happens
+// before anything is allocated, written or launched; the backend's
+// execute() sizes and launches. The residence rule is written at the top of
+// runtime/Backend.h.
+#include "runtime/Call.h"
+
+#include "runtime/Broadcast.h"
+#include "runtime/Dispatch.h"
+
+namespace ufjit::runtime {
+
+namespace {
+
+std::string operand_label(std::size_t index) { return "input " + std::to_string(index + 1); }
+
+/// Rejects malformed views before they reach any kernel.
+void validate_view(const ArrayView &v, const std::string &label) {
+  if (v.strides.size() != v.shape.size()) {
+    throw ShapeError(label + " has " + std::to_string(v.shape.size()) + " dimensions but " +
+                     std::to_string(v.strides.size()) + " strides");
+  }
+  const int64_t n = checked_size(v.shape);
+  if (n > 0 && v.data == nullptr) {
+    throw InputError(label + " (" + v.describe() + ") has a null data pointer");
+  }
+}
+
+struct SplitOperands {
+  std::vector<const Operand *> inputs;
+  const Operand *out = nullptr;
+};
+
+SplitOperands split_operands(const std::vector<Operand> &operands) {
+  SplitOperands split;
+  for (const Operand &op : operands) {
+    if (op.kind != Operand::Kind::Out) {
+      split.inputs.push_back(&op);
+      continue;
+    }
+    if (split.out != nullptr) {
+      throw DispatchError("a call takes at most one out(...) operand");
+    }
+    split.out = &op;
+  }
+  return split;
+}
+
+/// Residence checks: the CPU target touches host memory only; async calls
+/// take device operands only (staging would need the host to wait).
+void check_residence(const Backend &backend, const SplitOperands &split, StreamImpl *stream) {
+  for (std::size_t i = 0; i <= split.inputs.size(); ++i) {
+    const bool is_out = i == split.inputs.size();
+    const Operand *op = is_out ? split.out : split.inputs[i];
+    if (op == nullptr || op->kind == Operand::Kind::Scalar) {
+      continue;
+    }
+    const std::string label = is_out ? std::string("out") : operand_label(i);
+    if (backend.kind() == TargetKind::Cpu && op->array.residence == Residence::Device) {
+      throw DeviceError("the CPU target cannot use device memory: " + label + " (" + op->array.describe() +
+                        ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
+    }
+    if (stream != nullptr && op->array.residence == Residence::Host) {
+      throw InputError("an async call takes device arrays only: " + label + " (" + op->array.describe() +
+                       ") is on the host; copy it with Runtime::to_device first");
+    }
+  }
+  if (stream != nullptr && backend.kind() != TargetKind::Cuda) {
+    throw InputError("an async call needs the CUDA target");
+  }
+}
+
+/// The value of a one-element host array, as a strong scalar.
+Scalar read_single_element(const ArrayView &v) { return scalar_from_bytes(v.data, v.dtype); }
+
+}  // namespace
+
+Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+               const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
+               StreamImpl *stream) {
+  // ---- 1. operands and their views
+  const SplitOperands split = split_operands(operands);
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    if (split.inputs[i]->kind == Operand::Kind::Array) {
+      validate_view(split.inputs[i]->array, operand_label(i) + " of '" + ufunc_name + "'");
+    }
+  }
+  if (split.out != nullptr) {
+    validate_view(split.out->array, "out of '" + ufunc_name + "'");
+  }
+
+  // ---- 2. resolve the signature
+  std::vector<DispatchInput> dispatch;
+  dispatch.reserve(split.inputs.size());
+  for (const Operand *op : split.inputs) {
+    dispatch.push_back(dispatch_input(*op));
+  }
+  const CompiledSignature &sig = signatures.at(resolve_signature(ufunc_name, signatures, dispatch));
+
+  // ---- 3. residence
+  check_residence(backend, split, stream);
+  bool any_device = false;
+  for (const Operand *op : split.inputs) {
+    any_device = any_device || (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device);
+  }
+  const Residence result_residence = any_device ? Residence::Device : Residence::Host;
+
+  // ---- 4. broadcasting and `out` checks
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Operand *op : split.inputs) {
+    if (op->kind == Operand::Kind::Array) {
+      shapes.push_back(op->array.shape);
+    }
+  }
+  const std::vector<int64_t> shape = broadcast_shapes(shapes);
+  if (split.out != nullptr) {
+    const ArrayView &o = split.out->array;
+    if (o.shape != shape) {
+      throw ShapeError("out(...) of '" + ufunc_name + "' has shape " + format_shape(o.shape) +
+                       " but the inputs broadcast to " + format_shape(shape));
+    }
+    if (o.dtype != sig.ret) {
+      throw DispatchError("out(...) of '" + ufunc_name + "' has dtype " + std::string(dtype_name(o.dtype)) +
+                          " but the chosen signature " + sig.signature + " returns " +
+                          std::string(dtype_name(sig.ret)));
+    }
+  }
+  const int64_t size = checked_size(shape);
+  const bool has_device_cast = [&] {
+    for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+      const Operand *op = split.inputs[i];
+      if (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device &&
+          op->array.dtype != sig.params[i]) {
+        return true;
+      }
+    }
+    return false;
+  }();
+  if (stream != nullptr && has_device_cast) {
+    throw DispatchError("an async call of '" + ufunc_name + "' would need a temporary cast of a device operand to " +
+                        sig.signature + "'s parameter type; convert it first or call synchronously");
+  }
+  // Every user-visible check is done: from here on we allocate and launch.
+
+  // ---- 5. place arguments: scalars as parameters, casts, broadcast views
+  std::vector<Array> temporaries;  // converted operands; live until the call returns
+  PreparedCall call;
+  call.signature = &sig;
+  call.inputs.resize(split.inputs.size());
+  std::vector<ArrayView> full_shape_inputs;  // vote for the output's memory order
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    PreparedOperand &p = call.inputs[i];
+    p.dtype = sig.params[i];
+    const bool single_host_element =
+        op.kind == Operand::Kind::Array && op.array.residence == Residence::Host && op.array.size() == 1;
+    if (op.kind == Operand::Kind::Scalar || single_host_element) {
+      const Scalar value = op.kind == Operand::Kind::Scalar ? op.scalar : read_single_element(op.array);
+      p.is_scalar = true;
+      p.scalar_bytes = convert_scalar(value, p.dtype);
+      continue;
+    }
+    ArrayView view = op.array;
+    if (view.dtype != p.dtype && size > 0) {
+      if (view.residence == Residence::Host) {
+        temporaries.push_back(convert_host(view, p.dtype));
+      } else {
+        const CompiledSignature &cast = core.cast_signature(view.dtype, p.dtype);
+        temporaries.push_back(run_call(core, backend, cast.ufunc_name, {cast}, {Operand(view)}, nullptr));
+      }
+      view = temporaries.back().view();
+    }
+    view.dtype = p.dtype;
+    if (view.shape == shape) {
+      full_shape_inputs.push_back(view);
+    }
+    p.array = broadcast_to(view, shape);
+  }
+
+  // ---- 6. allocate the output, in the inputs' memory order (NumPy's K)
+  Array result;
+  ArrayView out_view;
+  if (split.out != nullptr) {
+    out_view = split.out->array;
+  } else {
+    const std::vector<int> order = output_memory_order(shape, full_shape_inputs);
+    std::vector<int64_t> memory_shape;
+    for (int d : order) {
+      memory_shape.push_back(shape[static_cast<std::size_t>(d)]);
+    }
+    Array allocated = backend.make_output(sig.ret, memory_shape, result_residence);
+    out_view = unpermute(allocated.view(), order);
+    result = Array(out_view, allocated.holder());
+  }
+  if (size == 0) {
+    return result;
+  }
+
+  // ---- 7. collapse dims, then size and launch (the backend)
+  call.output = out_view;
+  std::vector<ArrayView *> views = {&call.output};
+  for (PreparedOperand &p : call.inputs) {
+    if (!p.is_scalar) {
+      views.push_back(&p.array);
+    }
+  }
+  call.shape = collapse_dims(shape, views, codegen::kMaxDims);
+  call.size = size;
+  call.broadcast_shape = shape;
+  backend.execute(call, stream);
+  return result;
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,106 @@
+// The CPU target: typed IR -> host code through codegen::CpuCompiler (ORC
+// JIT, host CPU features), the index space split over a thread pool.
+//
+// Small calls run inline on the caller's thread: waking workers costs more
+// than computing a few thousand elements. Large calls are cut into chunks
+// (a few per thread, aligned to 64 elements so vector loops stay aligned)
+// that the pool and the caller take in turn.
+#include <algorithm>
+
+#include "codegen/Codegen.h"
+#include "frontend/InternalAssert.h"
+#include "runtime/Backend.h"
+#include "runtime/KernelCache.h"
+#include "runtime/ThreadPool.h"
+
+namespace ufjit::runtime {
+
+namespace {
+
+constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
+constexpr int64_t kMinChunkElements = 1 << 14;
+constexpr int64_t kChunkAlign = 64;
+
+struct CpuKernel : CompiledKernel {
+  explicit CpuKernel(codegen::CpuEntry e) : entry(e) {}
+  codegen::CpuEntry entry;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const BackendConfig &config) : cache_(config.cache), pool_(config.cpu_threads) {
+    key_ = "cpu-" + compiler_.host_description();
+  }
+
+  TargetKind kind() const override { return TargetKind::Cpu; }
+  std::string key() const override { return key_; }
+
+  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) override {
+    if (residence != Residence::Host) {
+      throw DeviceError("the CPU target cannot allocate device memory");
+    }
+    return allocate_host(dtype, shape);
+  }
+
+  void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
+    const codegen::KernelVariant variant = choose_variant(call);
+    const CompiledSignature &sig = *call.signature;
+    KernelKey key;
+    key.ir_hash = sig.ir_hash;
+    key.signature = sig.signature;
+    key.target_key = key_;
+    key.arch = "host";
+    key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+    key.variant = variant;
+    auto kernel = cache_->get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> {
+      codegen::EntryRequest request;
+      request.module = sig.module.get();
+      request.base_name = sig.base_name;
+      request.variants = {variant};
+      std::vector<codegen::CpuEntry> entries = compiler_.compile({request});
+      internal_assert(entries.size() == 1 && entries[0] != nullptr) << "CpuCompiler returned no entry for " << variant.suffix();
+      return std::make_shared<CpuKernel>(entries[0]);
+    });
+    const codegen::CpuEntry entry = static_cast<const CpuKernel &>(*kernel).entry;
+
+    std::vector<const void *> inputs(call.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+      if (!call.inputs[i].is_scalar) {
+        if (call.inputs[i].array.residence != Residence::Host) {
+          throw DeviceError("the CPU target cannot read device arrays; copy them with Runtime::to_host first");
+        }
+        inputs[i] = call.inputs[i].array.data;
+      }
+    }
+    const KernelParams params(call, variant, inputs, call.output.data);
+    void *const *p = params.pointers();
+    const int64_t n = call.size;
+    if (n < kInlineElements || pool_.concurrency() == 1) {
+      entry(0, n, p);
+      return;
+    }
+    const int64_t wanted_chunks = static_cast<int64_t>(pool_.concurrency()) * 4;
+    int64_t chunk = std::max(kMinChunkElements, (n + wanted_chunks - 1) / wanted_chunks);
+    chunk = (chunk + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    pool_.parallel_for(chunks, [&](int64_t c) {
+      const int64_t begin = c * chunk;
+      const int64_t end = std::min(n, begin + chunk);
+      entry(begin, end, p);
+    });
+  }
+
+ private:
+  KernelCache *cache_;
+  codegen::CpuCompiler compiler_;
+  ThreadPool pool_;
+  std::string key_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config) {
+  return std::make_unique<CpuBackend>(config);
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,147 @@
+// RuntimeCore: target selection, backends created on first use, generated
+// cast ufuncs, and the derived fields of compiled signatures.
+#include <cstdlib>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "codegen/Codegen.h"
+#include "ir/IRPrinter.h"
+#include "runtime/RuntimeImpl.h"
+
+#if __has_include("runtime/cuda/CudaBackend.h")
+#include "runtime/cuda/CudaBackend.h"
+#define UFJIT_HAVE_CUDA_BACKEND 1
+#endif
+
+namespace ufjit::runtime {
+
+namespace {
+
+std::optional<TargetKind> parse_target(const std::string &text, const char *origin) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  if (text == "cpu" || text == "parallel") {
+    return TargetKind::Cpu;
+  }
+  if (text == "cuda" || text == "gpu") {
+    return TargetKind::Cuda;
+  }
+  throw Error(std::string(origin) + " must be 'cpu' or 'cuda', not '" + text + "'");
+}
+
+}  // namespace
+
+RuntimeCore::RuntimeCore(const RuntimeOptions &options) : options_(options) {
+  std::optional<TargetKind> forced = options.target;
+  if (!forced) {
+    const char *env = std::getenv("UFJIT_TARGET");
+    forced = parse_target(env != nullptr ? env : "", "UFJIT_TARGET");
+  }
+  if (forced) {
+    target_forced_ = true;
+    default_target_ = *forced;
+    backend(*forced);  // a forced CUDA target without a GPU fails here, early
+    return;
+  }
+  default_target_ = cuda_usable() ? TargetKind::Cuda : TargetKind::Cpu;
+}
+
+RuntimeCore::~RuntimeCore() = default;
+
+bool RuntimeCore::cuda_usable() {
+  try {
+    backend(TargetKind::Cuda);
+    return true;
+  } catch (const NoDeviceError &) {
+    return false;
+  }
+}
+
+Backend &RuntimeCore::backend(TargetKind target) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  BackendConfig config;
+  config.device = options_.device;
+  config.cpu_threads = options_.cpu_threads;
+  config.cache = &cache_;
+  if (target == TargetKind::Cpu) {
+    if (!cpu_) {
+      cpu_ = make_cpu_backend(config);
+    }
+    return *cpu_;
+  }
+  if (cuda_) {
+    return *cuda_;
+  }
+  if (cuda_tried_) {
+    throw NoDeviceError(cuda_error_);
+  }
+  cuda_tried_ = true;
+#ifdef UFJIT_HAVE_CUDA_BACKEND
+  try {
+    cuda_ = make_cuda_backend(config);
+  } catch (const NoDeviceError &e) {
+    cuda_error_ = e.what();
+    throw;
+  }
+  return *cuda_;
+#else
+  cuda_error_ = "this build of ufjit has no CUDA backend";
+  throw NoDeviceError(cuda_error_);
+#endif
+}
+
+TargetKind RuntimeCore::target_for(const std::string &decorator_target) {
+  if (target_forced_) {
+    return default_target_;
+  }
+  const std::optional<TargetKind> wanted = parse_target(decorator_target, "the decorator's target");
+  if (!wanted) {
+    return default_target_;
+  }
+  if (*wanted == TargetKind::Cuda && !cuda_usable()) {
+    return TargetKind::Cpu;
+  }
+  return *wanted;
+}
+
+const CompiledSignature &RuntimeCore::cast_signature(DType from, DType to) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto &slot = casts_[{from, to}];
+  if (!slot) {
+    const std::string name = "cast_" + std::string(dtype_name(from)) + "_to_" + std::string(dtype_name(to));
+    auto module = std::make_shared<ir::Module>();
+    module->name = name;
+    ir::Function f;
+    f.name = name;
+    f.params = {ir::Variable{"x", ir::Type::scalar(from)}};
+    f.ret = ir::Type::scalar(to);
+    f.body = ir::Block::make({ir::Return::make(ir::Cast::make(to, ir::Var::make(ir::Type::scalar(from), "x")))});
+    module->functions.push_back(std::move(f));
+    module->entry = 0;
+    auto sig = std::make_unique<CompiledSignature>();
+    sig->module = module;
+    sig->ufunc_name = name;
+    sig->signature = std::string(dtype_name(to)) + "(" + std::string(dtype_name(from)) + ")";
+    finish_signature(*sig);
+    slot = std::move(sig);
+  }
+  return *slot;
+}
+
+void finish_signature(CompiledSignature &sig) {
+  const ir::Function &entry = sig.module->entry_function();
+  sig.params.clear();
+  std::vector<std::string> names;
+  for (const ir::Variable &p : entry.params) {
+    sig.params.push_back(p.type.dtype());
+    names.emplace_back(dtype_name(p.type.dtype()));
+  }
+  sig.ret = entry.ret.is_void() ? DType::Bool : entry.ret.dtype();
+  sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
+  const std::string text = ir::print(*sig.module);
+  sig.ir_hash = XXH3_64bits(text.data(), text.size());
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,82 @@
+// The state behind the public Runtime and Ufunc handles.
+//
+// RuntimeCore holds the kernel cache and the backends; the Runtime and every
+// Ufunc it made share it (shared_ptr), so a Ufunc stays usable while it
+// lives. Backends are created on first use (the CUDA one may throw
+// NoDeviceError), under a mutex.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/Backend.h"
+#include "runtime/KernelCache.h"
+#include "ufjit/runtime.h"
+
+namespace ufjit {
+
+namespace runtime {
+
+class RuntimeCore {
+ public:
+  explicit RuntimeCore(const RuntimeOptions &options);
+  ~RuntimeCore();
+  RuntimeCore(const RuntimeCore &) = delete;
+  RuntimeCore &operator=(const RuntimeCore &) = delete;
+
+  /// The target of calls that name none and whose ufunc has no usable default.
+  TargetKind default_target() const { return default_target_; }
+  /// Whether the CUDA backend exists or can be created (tries once).
+  bool cuda_usable();
+  /// The backend of `target`, created on first use. Throws NoDeviceError for
+  /// CUDA without a usable device.
+  Backend &backend(TargetKind target);
+
+  /// The target a ufunc's call runs on: an explicit RuntimeOptions::target or
+  /// UFJIT_TARGET wins; else the decorator's (`cuda` falls back to the CPU
+  /// when no GPU is usable, as the CPU is the default there); else the default.
+  TargetKind target_for(const std::string &decorator_target);
+
+  /// The generated cast ufunc `to(from)` used to convert device operands.
+  const CompiledSignature &cast_signature(DType from, DType to);
+
+  KernelCache &cache() { return cache_; }
+
+ private:
+  RuntimeOptions options_;
+  bool target_forced_ = false;
+  TargetKind default_target_ = TargetKind::Cpu;
+  // Declared before the backends: destroyed after them.
+  KernelCache cache_;
+  std::mutex mutex_;
+  std::unique_ptr<Backend> cpu_;
+  std::unique_ptr<Backend> cuda_;
+  std::string cuda_error_;  // why CUDA is unusable, once tried
+  bool cuda_tried_ = false;
+  std::map<std::pair<DType, DType>, std::unique_ptr<CompiledSignature>> casts_;
+};
+
+/// Fills the derived fields of a CompiledSignature from its module:
+/// params, ret, base_name, ir_hash.
+void finish_signature(CompiledSignature &sig);
+
+}  // namespace runtime
+
+struct UfuncState {
+  std::string name;
+  std::string decorator_target;  // "", "cuda", "cpu", "parallel"
+  bool generalized = false;      // @guvectorize: not callable yet
+  std::vector<runtime::CompiledSignature> signatures;
+  std::shared_ptr<runtime::RuntimeCore> core;
+};
+
+struct RuntimeImpl {
+  std::shared_ptr<runtime::RuntimeCore> core;
+};
+
+}  // namespace ufjit

@@ -1,0 +1,498 @@
+// The on-disk cubin cache: file format, atomic writes, checks and eviction.
+#include "runtime/cache/DiskCache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace ufjit::cache {
+namespace {
+
+constexpr char kMagic[8] = {'U', 'F', 'J', 'I', 'T', 'C', 'B', '1'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr const char *kSuffix = ".cubin";
+constexpr const char *kTempPrefix = ".tmp-";
+constexpr std::size_t kHexDigits = 32;
+constexpr time_t kStaleTempSeconds = 3600;
+
+/// The fixed 64-byte header, little-endian on every supported host.
+struct Header {
+  char magic[8];
+  uint32_t format;
+  uint32_t label_size;
+  uint64_t key_low;
+  uint64_t key_high;
+  uint64_t payload_size;
+  uint64_t checksum_low;
+  uint64_t checksum_high;
+  uint64_t reserved;
+};
+static_assert(sizeof(Header) == 64, "the cache header is 64 bytes");
+
+bool is_entry_name(const std::string &name) {
+  std::size_t suffix = std::strlen(kSuffix);
+  if (name.size() != kHexDigits + suffix || name.compare(kHexDigits, suffix, kSuffix) != 0) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.begin() + kHexDigits,
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool is_temp_name(const std::string &name) {
+  return name.rfind(kTempPrefix, 0) == 0;
+}
+
+/// Why a file's bytes are not a valid entry for `expected` (null: any key),
+/// or an empty string. On success `label` and `payload` point into `bytes`.
+std::string check_entry(const std::string &bytes, const KeyHash *expected, std::string_view *label,
+                        std::string_view *payload) {
+  if (bytes.size() < sizeof(Header)) {
+    return "truncated (shorter than the header)";
+  }
+  Header h;
+  std::memcpy(&h, bytes.data(), sizeof(Header));
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0) {
+    return "not a ufjit cache entry (bad magic)";
+  }
+  if (h.format != kFormatVersion) {
+    return "unknown format version " + std::to_string(h.format);
+  }
+  uint64_t expected_size = sizeof(Header) + uint64_t{h.label_size} + h.payload_size;
+  if (h.payload_size > bytes.size() || bytes.size() != expected_size) {
+    return bytes.size() < expected_size ? "truncated" : "size mismatch";
+  }
+  if (expected != nullptr && (h.key_low != expected->low || h.key_high != expected->high)) {
+    return "key mismatch";
+  }
+  std::string_view body(bytes.data() + sizeof(Header), bytes.size() - sizeof(Header));
+  KeyHash sum = hash_bytes(body);
+  if (sum.low != h.checksum_low || sum.high != h.checksum_high) {
+    return "checksum mismatch";
+  }
+  if (label != nullptr) {
+    *label = body.substr(0, h.label_size);
+  }
+  if (payload != nullptr) {
+    *payload = body.substr(h.label_size);
+  }
+  return {};
+}
+
+/// Reads the whole file behind `fd`.
+bool read_all(int fd, std::string &out) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    return false;
+  }
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < out.size()) {
+    ssize_t got = ::read(fd, out.data() + done, out.size() - done);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) {
+      out.resize(done);
+      return got == 0;
+    }
+    done += static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_all(int fd, const char *data, std::size_t size) {
+  while (size > 0) {
+    ssize_t put = ::write(fd, data, size);
+    if (put < 0 && errno == EINTR) {
+      continue;
+    }
+    if (put <= 0) {
+      return false;
+    }
+    data += put;
+    size -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+/// Whether a file may be trusted: a regular file of ours that only we can write.
+std::string trust_problem(const struct stat &st) {
+  if (!S_ISREG(st.st_mode)) {
+    return "not a regular file";
+  }
+  if (st.st_uid != geteuid()) {
+    return "not owned by the current user";
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return "writable by group or others";
+  }
+  return {};
+}
+
+/// mkdir -p with mode 0700 for every directory it creates.
+bool make_dirs(const std::string &dir) {
+  if (dir.empty()) {
+    return false;
+  }
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0) {
+    return S_ISDIR(st.st_mode);
+  }
+  std::size_t slash = dir.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    make_dirs(dir.substr(0, slash));
+  }
+  return mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
+}
+
+uint64_t parse_bytes(const char *text, uint64_t fallback) {
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || errno != 0) {
+    return fallback;
+  }
+  uint64_t scale = 1;
+  if (*end == 'K' || *end == 'k') {
+    scale = uint64_t{1} << 10;
+    ++end;
+  } else if (*end == 'M' || *end == 'm') {
+    scale = uint64_t{1} << 20;
+    ++end;
+  } else if (*end == 'G' || *end == 'g') {
+    scale = uint64_t{1} << 30;
+    ++end;
+  }
+  if (*end == 'B' || *end == 'b') {
+    ++end;
+  }
+  return *end == '\0' ? static_cast<uint64_t>(value) * scale : fallback;
+}
+
+/// One directory entry of interest, with its stat.
+struct FileItem {
+  std::string name;
+  std::string path;
+  struct stat st;
+};
+
+std::vector<FileItem> scan(const std::string &dir, bool temps) {
+  std::vector<FileItem> items;
+  DIR *d = opendir(dir.c_str());
+  if (d == nullptr) {
+    return items;
+  }
+  while (struct dirent *e = readdir(d)) {
+    std::string name = e->d_name;
+    if (temps ? !is_temp_name(name) : !is_entry_name(name)) {
+      continue;
+    }
+    FileItem item;
+    item.name = name;
+    item.path = dir + "/" + name;
+    if (lstat(item.path.c_str(), &item.st) == 0) {
+      items.push_back(std::move(item));
+    }
+  }
+  closedir(d);
+  std::sort(items.begin(), items.end(), [](const FileItem &a, const FileItem &b) {
+    if (a.st.st_mtim.tv_sec != b.st.st_mtim.tv_sec) {
+      return a.st.st_mtim.tv_sec < b.st.st_mtim.tv_sec;
+    }
+    if (a.st.st_mtim.tv_nsec != b.st.st_mtim.tv_nsec) {
+      return a.st.st_mtim.tv_nsec < b.st.st_mtim.tv_nsec;
+    }
+    return a.name < b.name;
+  });
+  return items;
+}
+
+void remove_stale_temps(const std::string &dir, bool all) {
+  time_t now = time(nullptr);
+  for (const FileItem &item : scan(dir, true)) {
+    if (all || now - item.st.st_mtim.tv_sec > kStaleTempSeconds) {
+      unlink(item.path.c_str());
+    }
+  }
+}
+
+CacheEntryInfo describe(const FileItem &item) {
+  CacheEntryInfo info;
+  info.path = item.path;
+  info.key = item.name.substr(0, kHexDigits);
+  info.bytes = static_cast<uint64_t>(item.st.st_size);
+  info.last_used = static_cast<int64_t>(item.st.st_mtim.tv_sec);
+  return info;
+}
+
+}  // namespace
+
+std::string DiskCacheKey::canonical() const {
+  std::string out;
+  out.reserve(ir.size() + entry.size() + 128);
+  out += "ufjit-cubin\x1fir=" + ir;
+  out += "\x1f" "entry=" + entry;
+  out += "\x1f" "arch=" + arch;
+  out += "\x1f" "ptx=" + ptx_isa;
+  out += "\x1f" "float=" + float_options;
+  out += "\x1f" "ufjit=" + ufjit_version;
+  out += "\x1f" "llvm=" + llvm_version;
+  out += "\x1f" "driver=" + std::to_string(driver_version);
+  return out;
+}
+
+std::string KeyHash::hex() const {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out(kHexDigits, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[static_cast<std::size_t>(i)] = kDigits[(high >> (60 - 4 * i)) & 0xf];
+    out[static_cast<std::size_t>(16 + i)] = kDigits[(low >> (60 - 4 * i)) & 0xf];
+  }
+  return out;
+}
+
+KeyHash hash_bytes(std::string_view bytes) {
+  XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return KeyHash{h.low64, h.high64};
+}
+
+KeyHash hash_key(const DiskCacheKey &key) {
+  return hash_bytes(key.canonical());
+}
+
+DiskCacheConfig DiskCacheConfig::from_environment() {
+  DiskCacheConfig config;
+  if (const char *flag = std::getenv("UFJIT_CACHE"); flag != nullptr) {
+    std::string value = flag;
+    if (value == "off" || value == "0" || value == "false" || value == "no") {
+      config.enabled = false;
+    }
+  }
+  if (const char *max = std::getenv("UFJIT_CACHE_MAX_BYTES"); max != nullptr && *max != '\0') {
+    config.max_bytes = parse_bytes(max, config.max_bytes);
+  }
+  const char *dir = std::getenv("UFJIT_CACHE_DIR");
+  const char *xdg = std::getenv("XDG_CACHE_HOME");
+  const char *home = std::getenv("HOME");
+  if (dir != nullptr && *dir != '\0') {
+    config.dir = dir;
+  } else if (xdg != nullptr && xdg[0] == '/') {
+    config.dir = std::string(xdg) + "/ufjit";
+  } else if (home != nullptr && *home != '\0') {
+    config.dir = std::string(home) + "/.cache/ufjit";
+  } else if (const struct passwd *pw = getpwuid(geteuid()); pw != nullptr && pw->pw_dir != nullptr) {
+    config.dir = std::string(pw->pw_dir) + "/.cache/ufjit";
+  } else {
+    config.dir = "/tmp/ufjit-cache-" + std::to_string(geteuid());
+  }
+  while (config.dir.size() > 1 && config.dir.back() == '/') {
+    config.dir.pop_back();
+  }
+  return config;
+}
+
+DiskCache::DiskCache(DiskCacheConfig config) : config_(std::move(config)) {
+  if (!config_.enabled) {
+    return;
+  }
+  bool exists = make_dirs(config_.dir);
+  writable_ = exists && access(config_.dir.c_str(), W_OK | X_OK) == 0;
+}
+
+std::string DiskCache::entry_path(const KeyHash &key) const {
+  return config_.dir + "/" + key.hex() + kSuffix;
+}
+
+std::optional<std::string> DiskCache::load(const KeyHash &key) {
+  if (!config_.enabled) {
+    return std::nullopt;
+  }
+  std::string path = entry_path(key);
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ELOOP) {
+      ++ignored_;
+    }
+    ++misses_;
+    return std::nullopt;
+  }
+  struct stat st;
+  std::string bytes;
+  bool ok = fstat(fd, &st) == 0;
+  if (ok && !trust_problem(st).empty()) {
+    close(fd);
+    ++ignored_;
+    ++misses_;
+    return std::nullopt;
+  }
+  ok = ok && read_all(fd, bytes);
+  std::string_view payload;
+  std::string problem = ok ? check_entry(bytes, &key, nullptr, &payload) : "unreadable";
+  if (!problem.empty()) {
+    close(fd);
+    unlink(path.c_str());
+    ++corrupt_;
+    ++misses_;
+    return std::nullopt;
+  }
+  // Least recently used eviction reads mtime: a hit makes the entry young.
+  futimens(fd, nullptr);
+  close(fd);
+  ++hits_;
+  return std::string(payload);
+}
+
+void DiskCache::store(const KeyHash &key, std::string_view label, std::string_view payload) {
+  uint64_t total = sizeof(Header) + label.size() + payload.size();
+  if (!config_.enabled || total > config_.max_bytes || label.size() > UINT32_MAX) {
+    ++stores_skipped_;
+    return;
+  }
+  std::string temp = config_.dir + "/" + kTempPrefix + key.hex() + "-XXXXXX";
+  int fd = mkostemp(temp.data(), O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == EACCES || errno == EPERM || errno == EROFS || errno == ENOENT) {
+      writable_ = false;
+    }
+    ++stores_skipped_;
+    return;
+  }
+  std::string body;
+  body.reserve(label.size() + payload.size());
+  body.append(label);
+  body.append(payload);
+  KeyHash sum = hash_bytes(body);
+  Header h{};
+  std::memcpy(h.magic, kMagic, sizeof(kMagic));
+  h.format = kFormatVersion;
+  h.label_size = static_cast<uint32_t>(label.size());
+  h.key_low = key.low;
+  h.key_high = key.high;
+  h.payload_size = payload.size();
+  h.checksum_low = sum.low;
+  h.checksum_high = sum.high;
+  bool ok = fchmod(fd, 0600) == 0;
+  ok = ok && write_all(fd, reinterpret_cast<const char *>(&h), sizeof(h));
+  ok = ok && write_all(fd, body.data(), body.size());
+  ok = ok && fsync(fd) == 0;
+  ok = close(fd) == 0 && ok;
+  ok = ok && rename(temp.c_str(), entry_path(key).c_str()) == 0;
+  if (!ok) {
+    unlink(temp.c_str());
+    ++stores_skipped_;
+    return;
+  }
+  ++stores_;
+  prune(config_.max_bytes);
+}
+
+DiskCacheCounters DiskCache::counters() const {
+  DiskCacheCounters c;
+  c.hits = hits_.load();
+  c.misses = misses_.load();
+  c.stores = stores_.load();
+  c.stores_skipped = stores_skipped_.load();
+  c.corrupt = corrupt_.load();
+  c.ignored = ignored_.load();
+  c.evictions = evictions_.load();
+  return c;
+}
+
+std::vector<CacheEntryInfo> DiskCache::list() const {
+  std::vector<CacheEntryInfo> out;
+  for (const FileItem &item : scan(config_.dir, false)) {
+    CacheEntryInfo info = describe(item);
+    int fd = open(item.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    Header h{};
+    if (fd >= 0 && ::read(fd, &h, sizeof(h)) == static_cast<ssize_t>(sizeof(h)) &&
+        std::memcmp(h.magic, kMagic, sizeof(kMagic)) == 0 && h.label_size < 4096) {
+      info.label.resize(h.label_size);
+      if (::read(fd, info.label.data(), h.label_size) != static_cast<ssize_t>(h.label_size)) {
+        info.label.clear();
+      }
+    }
+    if (fd >= 0) {
+      close(fd);
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+CacheVerifyReport DiskCache::verify(bool remove_corrupt) {
+  CacheVerifyReport report;
+  for (const FileItem &item : scan(config_.dir, false)) {
+    CacheEntryInfo info = describe(item);
+    ++report.checked;
+    std::string problem = trust_problem(item.st);
+    std::string bytes;
+    if (problem.empty()) {
+      int fd = open(item.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      bool ok = fd >= 0 && read_all(fd, bytes);
+      if (fd >= 0) {
+        close(fd);
+      }
+      KeyHash expected;
+      expected.high = std::strtoull(info.key.substr(0, 16).c_str(), nullptr, 16);
+      expected.low = std::strtoull(info.key.substr(16).c_str(), nullptr, 16);
+      std::string_view label;
+      problem = ok ? check_entry(bytes, &expected, &label, nullptr) : "unreadable";
+      info.label = std::string(label);
+    }
+    if (problem.empty()) {
+      continue;
+    }
+    info.valid = false;
+    info.problem = problem;
+    if (remove_corrupt && unlink(item.path.c_str()) == 0) {
+      ++report.removed;
+    }
+    report.corrupt.push_back(std::move(info));
+  }
+  return report;
+}
+
+uint64_t DiskCache::prune(uint64_t max_bytes) {
+  remove_stale_temps(config_.dir, false);
+  std::vector<FileItem> items = scan(config_.dir, false);
+  uint64_t total = 0;
+  for (const FileItem &item : items) {
+    total += static_cast<uint64_t>(item.st.st_size);
+  }
+  uint64_t removed = 0;
+  for (const FileItem &item : items) {
+    if (total <= max_bytes) {
+      break;
+    }
+    if (unlink(item.path.c_str()) == 0 || errno == ENOENT) {
+      total -= static_cast<uint64_t>(item.st.st_size);
+      ++removed;
+    }
+  }
+  evictions_ += removed;
+  return removed;
+}
+
+uint64_t DiskCache::clear() {
+  remove_stale_temps(config_.dir, true);
+  uint64_t removed = 0;
+  for (const FileItem &item : scan(config_.dir, false)) {
+    if (unlink(item.path.c_str()) == 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace ufjit::cache

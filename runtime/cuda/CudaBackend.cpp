@@ -1,0 +1,343 @@
+// The CUDA backend: kernels through the caches, launches, host staging and
+// data movement. The generic call algorithm lives in runtime/Call.cpp; this
+// file implements the hooks of runtime/Backend.h for the GPU.
+#include "runtime/cuda/CudaBackend.h"
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "codegen/Codegen.h"
+#include "ir/IRPrinter.h"
+#include "runtime/KernelCache.h"
+#include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/HostStaging.h"
+#include "ufjit/errors.h"
+
+#ifndef UFJIT_VERSION
+#define UFJIT_VERSION "unknown"
+#endif
+#ifndef UFJIT_LLVM_VERSION
+#define UFJIT_LLVM_VERSION "unknown"
+#endif
+
+namespace ufjit::runtime {
+namespace {
+
+/// The PTX target for a device. LLVM 19's NVPTX backend knows targets up to
+/// sm_90; the driver JIT-compiles that PTX for newer devices.
+std::string ptx_arch_for(const cuda::DeviceProperties &props) {
+  const int cc = props.cc_major * 10 + props.cc_minor;
+  return "sm_" + std::to_string(std::min(cc, 90));
+}
+
+uint64_t variant_bits(const codegen::KernelVariant &v) {
+  const uint64_t strided = v.layout == codegen::Layout::Strided ? 2 : 0;
+  const uint64_t index32 = v.index32 ? 1 : 0;
+  return (uint64_t{v.scalar_mask} << 2) | strided | index32;
+}
+
+/// The hot-path lookup key: everything that selects one loaded kernel.
+struct FastKey {
+  uint64_t ir_hash = 0;
+  uint64_t name_hash = 0;
+  uint64_t variant = 0;
+  bool operator==(const FastKey &o) const {
+    return ir_hash == o.ir_hash && name_hash == o.name_hash && variant == o.variant;
+  }
+};
+
+struct FastKeyHash {
+  std::size_t operator()(const FastKey &k) const {
+    uint64_t h = k.ir_hash;
+    h ^= k.name_hash + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= k.variant + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return static_cast<std::size_t>(h);
+  }
+};
+
+std::string hex64(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 0; i < 16; ++i) {
+    out[static_cast<std::size_t>(i)] = kDigits[(v >> (60 - 4 * i)) & 0xf];
+  }
+  return out;
+}
+
+/// Lowest and one-past-highest byte offsets a strided view touches,
+/// relative to its element 0.
+std::pair<int64_t, int64_t> byte_extent(const ArrayView &v) {
+  int64_t lo = 0;
+  int64_t hi = 0;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    const int64_t span = v.strides[d] * (v.shape[d] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + static_cast<int64_t>(dtype_size(v.dtype))};
+}
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(const BackendConfig &config)
+      : context_(std::make_shared<cuda::CudaContext>(config.device)),
+        cache_(config.cache),
+        disk_(cache::DiskCacheConfig::from_environment()),
+        staging_(context_) {
+    const cuda::DeviceProperties &props = context_->properties();
+    gpu_.arch = ptx_arch_for(props);
+    key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
+  }
+
+  ~CudaBackend() override {
+    context_->make_current_noexcept();
+    context_->drv().cuCtxSynchronize();
+  }
+
+  TargetKind kind() const override { return TargetKind::Cuda; }
+  std::string key() const override { return key_; }
+
+  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) override {
+    if (residence == Residence::Host) {
+      return allocate_host(dtype, shape);
+    }
+    return cuda::allocate_device_array(context_, dtype, shape, false, nullptr);
+  }
+
+  void execute(const PreparedCall &call, StreamImpl *stream) override {
+    context_->make_current();
+    const codegen::KernelVariant variant = choose_variant(call);
+    bool any_host = call.output.residence == Residence::Host;
+    for (const PreparedOperand &in : call.inputs) {
+      any_host = any_host || (!in.is_scalar && in.array.residence == Residence::Host);
+    }
+    if (!any_host) {
+      run_on_device(call, variant, cuda::stream_handle(stream));
+      if (stream == nullptr) {
+        UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+      }
+      return;
+    }
+    if (stream != nullptr) {
+      throw InputError("an async call takes device arrays only; copy host operands with Runtime::to_device");
+    }
+    if (variant.layout == codegen::Layout::Contiguous) {
+      run_staged(call, variant);
+    } else {
+      run_strided_host(call, variant);
+    }
+  }
+
+  Array to_device(const ArrayView &host) override {
+    if (host.residence == Residence::Device) {
+      throw DeviceError("to_device: " + host.describe() + " is already on the device");
+    }
+    Array contiguous;
+    const ArrayView *source = &host;
+    if (!host.is_c_contiguous()) {
+      contiguous = allocate_host(host.dtype, host.shape);
+      copy_host_strided(host, contiguous.view());
+      source = &contiguous.view();
+    }
+    Array result = device_empty(host.dtype, host.shape);
+    staging_.copy_to_device(device_ptr(result.data()), source->data, byte_size(host));
+    return result;
+  }
+
+  Array to_host(const ArrayView &device) override {
+    Array result = allocate_host(device.dtype, device.shape);
+    if (device.residence == Residence::Host) {
+      copy_host_strided(device, result.view());
+      return result;
+    }
+    const std::size_t bytes = byte_size(device);
+    if (bytes == 0) {
+      return result;
+    }
+    if (device.is_c_contiguous()) {
+      staging_.copy_to_host(result.data(), device_ptr(device.data), bytes);
+      return result;
+    }
+    // A strided device view: bring its whole byte extent over, then gather
+    // on the host (no device-side copy kernel is needed for this rare case).
+    const auto [lo, hi] = byte_extent(device);
+    Array extent = allocate_host(DType::UInt8, {hi - lo});
+    staging_.copy_to_host(extent.data(), device_ptr(device.data) + lo, static_cast<std::size_t>(hi - lo));
+    ArrayView rebased = device;
+    rebased.residence = Residence::Host;
+    rebased.data = static_cast<char *>(extent.data()) - lo;
+    copy_host_strided(rebased, result.view());
+    return result;
+  }
+
+  Array device_empty(DType dtype, const std::vector<int64_t> &shape) override {
+    return cuda::allocate_device_array(context_, dtype, shape, false, nullptr);
+  }
+
+  Stream make_stream() override { return cuda::make_stream(context_); }
+
+  void synchronize() override {
+    context_->make_current();
+    UFJIT_CU_CHECK(context_->drv(), cuCtxSynchronize);
+  }
+
+  cache::DiskCacheCounters disk_counters() const { return disk_.counters(); }
+
+ private:
+  static CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+  static std::size_t byte_size(const ArrayView &v) {
+    return static_cast<std::size_t>(v.size()) * dtype_size(v.dtype);
+  }
+
+  /// Every operand on the device: one launch, nothing copied.
+  void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream) {
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
+    std::vector<const void *> inputs(call.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+      if (!call.inputs[i].is_scalar) {
+        inputs[i] = call.inputs[i].array.data;
+      }
+    }
+    const KernelParams params(call, variant, inputs, call.output.data);
+    cuda::launch(kernel, call.size, params.pointers(), stream);
+  }
+
+  /// Contiguous call with host operands: chunks through pinned staging.
+  void run_staged(const PreparedCall &call, codegen::KernelVariant variant) {
+    // Offsets within one chunk always fit in 32 bits (chunks are a few MiB).
+    variant.index32 = true;
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
+    PreparedCall chunk_call = call;
+    staging_.run_contiguous(call, [&](const std::vector<const void *> &inputs, void *output, int64_t,
+                                      int64_t count, CUstream stream) {
+      chunk_call.size = count;
+      const KernelParams params(chunk_call, variant, inputs, output);
+      cuda::launch(kernel, count, params.pointers(), stream);
+    });
+  }
+
+  /// Strided call with host operands: each host operand's byte extent is
+  /// copied to the device (a host output's too, so that the gaps of a
+  /// strided `out` survive), the kernel runs with the same strides, and a
+  /// host output's extent is copied back.
+  void run_strided_host(const PreparedCall &call, const codegen::KernelVariant &variant) {
+    std::vector<Array> scratch;
+    auto stage = [&](const ArrayView &v) -> void * {
+      const auto [lo, hi] = byte_extent(v);
+      scratch.push_back(device_empty(DType::UInt8, {hi - lo}));
+      staging_.copy_to_device(device_ptr(scratch.back().data()), static_cast<const char *>(v.data) + lo,
+                              static_cast<std::size_t>(hi - lo));
+      return static_cast<char *>(scratch.back().data()) - lo;
+    };
+    std::vector<const void *> inputs(call.inputs.size(), nullptr);
+    for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+      const PreparedOperand &in = call.inputs[i];
+      if (in.is_scalar) {
+        continue;
+      }
+      inputs[i] = in.array.residence == Residence::Host ? stage(in.array) : in.array.data;
+    }
+    const bool host_out = call.output.residence == Residence::Host;
+    void *output = host_out ? stage(call.output) : call.output.data;
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
+    const KernelParams params(call, variant, inputs, output);
+    cuda::launch(kernel, call.size, params.pointers(), nullptr);
+    if (host_out) {
+      const auto [lo, hi] = byte_extent(call.output);
+      staging_.copy_to_host(static_cast<char *>(call.output.data) + lo,
+                            device_ptr(static_cast<char *>(output) + lo), static_cast<std::size_t>(hi - lo));
+    } else {
+      UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+    }
+  }
+
+  /// The loaded kernel for a signature and variant: a shared-lock map hit on
+  /// the hot path, else the KernelCache (one compile per key).
+  const cuda::CudaKernel &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+    const FastKey fast{sig.ir_hash, std::hash<std::string>{}(sig.base_name), variant_bits(variant)};
+    {
+      std::shared_lock<std::shared_mutex> lock(fast_mutex_);
+      auto it = fast_.find(fast);
+      if (it != fast_.end()) {
+        return *it->second;
+      }
+    }
+    KernelKey key;
+    key.ir_hash = sig.ir_hash;
+    key.signature = sig.signature + " " + sig.base_name;
+    key.target_key = key_;
+    key.arch = gpu_.arch;
+    key.float_options = float_options(sig);
+    key.variant = variant;
+    std::shared_ptr<const CompiledKernel> compiled =
+        cache_->get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
+    auto kernel = std::static_pointer_cast<const cuda::CudaKernel>(compiled);
+    std::unique_lock<std::shared_mutex> lock(fast_mutex_);
+    auto [it, inserted] = fast_.emplace(fast, std::move(kernel));
+    return *it->second;
+  }
+
+  static std::string float_options(const CompiledSignature &sig) {
+    return sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+  }
+
+  /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
+  std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+    const std::string entry = codegen::entry_name(sig.base_name, variant);
+    cache::DiskCacheKey disk_key;
+    disk_key.ir = ir::print(*sig.module);
+    disk_key.entry = entry;
+    disk_key.arch = context_->properties().arch() + "/" + gpu_.arch;
+    disk_key.ptx_isa = gpu_.canonical();
+    disk_key.float_options = float_options(sig);
+    disk_key.ufjit_version = UFJIT_VERSION;
+    disk_key.llvm_version = UFJIT_LLVM_VERSION;
+    disk_key.driver_version = context_->drv().version;
+    const cache::KeyHash hash = cache::hash_key(disk_key);
+    if (std::optional<std::string> cubin = disk_.load(hash)) {
+      try {
+        return cuda::load_kernel(context_, *cubin, entry);
+      } catch (const DeviceError &) {
+        // An entry the driver rejects (a driver change the key missed):
+        // recompile and overwrite it below.
+      }
+    }
+    codegen::EntryRequest request;
+    request.module = sig.module.get();
+    request.base_name = sig.base_name;
+    request.variants = {variant};
+    const std::string ptx = codegen::emit_ptx({request}, gpu_);
+    const std::string cubin = cuda::link_ptx(*context_, ptx, entry + ".ptx");
+    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+    disk_.store(hash, entry + " " + disk_key.arch, cubin);
+    return kernel;
+  }
+
+  // Declared first: destroyed last, after everything that uses the context.
+  std::shared_ptr<const cuda::CudaContext> context_;
+  KernelCache *cache_;
+  cache::DiskCache disk_;
+  cuda::HostStaging staging_;
+  codegen::GpuOptions gpu_;
+  std::string key_;
+  std::shared_mutex fast_mutex_;
+  std::unordered_map<FastKey, std::shared_ptr<const cuda::CudaKernel>, FastKeyHash> fast_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const BackendConfig &config) {
+  return std::make_unique<CudaBackend>(config);
+}
+
+cache::DiskCacheCounters cuda_disk_cache_counters(const Backend &backend) {
+  if (const auto *cuda = dynamic_cast<const CudaBackend *>(&backend)) {
+    return cuda->disk_counters();
+  }
+  return {};
+}
+
+}  // namespace ufjit::runtime

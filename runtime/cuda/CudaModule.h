@@ -1,0 +1,46 @@
+// Kernels on the GPU: PTX -> cubin through the driver's linker (cuLink*),
+// the disk cache in between, cubin -> CUmodule -> CUfunction, and the launch
+// geometry from the occupancy API. Every PTX/cubin load passes JIT log
+// buffers and a failure carries the log (STYLE.md item 13).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "runtime/Backend.h"
+#include "runtime/cuda/CudaContext.h"
+
+namespace ufjit::cache {
+class DiskCache;
+}
+
+namespace ufjit::cuda {
+
+/// One loaded kernel: its module (one per context), function and launch
+/// geometry. Unloads the module when the last user drops it.
+struct CudaKernel : runtime::CompiledKernel {
+  std::shared_ptr<const CudaContext> context;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  int block = 256;      // threads per block, from cuOccupancyMaxPotentialBlockSize
+  int64_t max_grid = 1;  // blocks that keep every SM busy (a few waves)
+  ~CudaKernel() override;
+};
+
+/// PTX -> cubin with the driver's linker for the current context's device.
+/// Throws DeviceError with the linker's error log.
+std::string link_ptx(const CudaContext &context, const std::string &ptx, const std::string &name);
+
+/// Loads a cubin (or PTX) image into the context and finds `entry`. Throws
+/// DeviceError with the JIT log.
+std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext> &context,
+                                        const std::string &image, const std::string &entry);
+
+/// Enqueues `kernel` over `n` elements on `stream`: grid = min(ceil(n /
+/// block), max_grid) blocks running a grid-stride loop.
+void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream);
+
+}  // namespace ufjit::cuda

@@ -1,0 +1,221 @@
+#include "runtime/driver/Pipeline.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "codegen/Codegen.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Dump.h"
+#include "frontend/Parser.h"
+#include "ir/Frontend.h"
+#include "ir/IRPrinter.h"
+#include "ufjit/runtime.h"
+
+namespace ufjit {
+namespace driver {
+
+int debug_level() {
+  const char *v = std::getenv("UFJIT_DEBUG");
+  if (v == nullptr) return 0;
+  int level = std::atoi(v);
+  return level < 0 ? 0 : level;
+}
+
+std::vector<codegen::KernelVariant> aot_variants() {
+  using codegen::KernelVariant;
+  using codegen::Layout;
+  return {KernelVariant{Layout::Contiguous, true, 0}, KernelVariant{Layout::Contiguous, false, 0},
+          KernelVariant{Layout::Strided, false, 0}};
+}
+
+namespace {
+
+using nlohmann::json;
+
+json param(const std::string &name, const std::string &kind, const std::string &type, int size, int align) {
+  return json{{"name", name}, {"kind", kind}, {"type", type}, {"size", size}, {"align", align}};
+}
+
+// The parameter list of KernelABI.h for an all-array variant.
+json entry_params(const ManifestEntry &e) {
+  const bool strided = e.variant.layout == codegen::Layout::Strided;
+  const int dims_bytes = static_cast<int>(sizeof(codegen::Dims));
+  json params = json::array();
+  params.push_back(param("n", "count", "int64", 8, 8));
+  if (strided) {
+    params.push_back(param("ndim", "ndim", "int64", 8, 8));
+    params.push_back(param("shape", "shape", "int64[8]", dims_bytes, 8));
+  }
+  for (std::size_t i = 0; i < e.arg_dtypes.size(); ++i) {
+    const std::string name = "in" + std::to_string(i);
+    params.push_back(param(name, "array", e.arg_dtypes[i] + "*", 8, 8));
+    if (strided) params.push_back(param(name + "_strides", "strides", "int64[8]", dims_bytes, 8));
+  }
+  params.push_back(param("out", "array", e.ret_dtype + "*", 8, 8));
+  if (strided) params.push_back(param("out_strides", "strides", "int64[8]", dims_bytes, 8));
+  return params;
+}
+
+}  // namespace
+
+std::string manifest_json(const std::vector<ManifestEntry> &entries, const CompileRequest &request) {
+  json doc;
+  doc["ufjit_version"] = ufjit::version();
+  doc["source"] = request.source_name;
+  doc["target"] = request.target;
+  doc["arch"] = request.arch;
+  doc["abi"] =
+      "Each entry is a kernel of the module. Launch with a 1-D grid and any block size (grid-stride "
+      "loop). Parameters in order as listed: 'count' is the number of elements; 'array' a device "
+      "pointer to element 0; 'shape'/'strides' 8 int64 values (strides in bytes, unused dims: shape 1, "
+      "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need n < 2^31.";
+  json list = json::array();
+  for (const ManifestEntry &e : entries) {
+    json item;
+    item["entry"] = e.entry;
+    item["function"] = e.function;
+    item["signature"] = e.signature;
+    item["variant"] = {{"layout", e.variant.layout == codegen::Layout::Contiguous ? "contiguous" : "strided"},
+                       {"index32", e.variant.index32},
+                       {"scalar_mask", e.variant.scalar_mask}};
+    item["params"] = entry_params(e);
+    list.push_back(std::move(item));
+  }
+  doc["entries"] = std::move(list);
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace driver
+
+namespace {
+
+class StepLog {
+ public:
+  explicit StepLog(const std::string &name) : level_(driver::debug_level()), name_(name) {}
+  void step(const char *what) {
+    if (level_ == 0) return;
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    std::cerr << "ufjit: " << name_ << ": " << what << " (" << ms << " ms)\n";
+    last_ = now;
+  }
+  int level() const { return level_; }
+
+ private:
+  int level_;
+  std::string name_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+CompileResult finish(CompileResult result, const DiagnosticEngine &diags) {
+  result.diagnostics = diags.to_messages();
+  result.rendered_diagnostics = diags.render_all();
+  result.ok = result.ok && !diags.has_errors();
+  return result;
+}
+
+std::vector<std::string> dtype_names(const std::vector<frontend::SigType> &types) {
+  std::vector<std::string> names;
+  for (const frontend::SigType &t : types) names.push_back(t.str());
+  return names;
+}
+
+}  // namespace
+
+CompileResult compile(const CompileRequest &request) {
+  StepLog log(request.source_name);
+  CompileResult result;
+  DiagnosticEngine diags;
+  auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
+  diags.retain(file);
+
+  if (request.target != "cuda" && request.target != "cpu") {
+    throw Error("unknown target '" + request.target + "'; use 'cuda' or 'cpu'");
+  }
+  if (request.emit == EmitKind::Tokens) {
+    result.output = frontend::dump_tokens(*file, diags);
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+  if (request.emit == EmitKind::Ast) {
+    auto module = frontend::parse(file, diags);
+    log.step("parsed");
+    result.output = frontend::dump_ast(*module);
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+  log.step("typed");
+  if (!program) return finish(std::move(result), diags);
+
+  std::vector<codegen::EntryRequest> requests;
+  std::vector<driver::ManifestEntry> manifest;
+  bool found = request.function.empty();
+  for (const ir::TypedUfunc &ufunc : program->ufuncs) {
+    if (!request.function.empty() && ufunc.name != request.function) continue;
+    found = true;
+    for (std::size_t s = 0; s < ufunc.signatures.size(); ++s) {
+      const frontend::Signature &sig = ufunc.signatures[s];
+      const ir::Module &module = ufunc.modules[s];
+      if (request.emit == EmitKind::Ir) {
+        result.output += ir::print(module);
+        continue;
+      }
+      codegen::EntryRequest entry;
+      entry.module = &module;
+      entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
+      entry.variants = driver::aot_variants();
+      for (const codegen::KernelVariant &v : entry.variants) {
+        manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
+                                                 dtype_names(sig.args), sig.ret.str()});
+      }
+      requests.push_back(std::move(entry));
+    }
+  }
+  if (!found) {
+    throw Error("no ufunc named '" + request.function + "' in " + request.source_name);
+  }
+  if (request.emit == EmitKind::Ir) {
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+
+  codegen::GpuOptions gpu;
+  gpu.arch = request.arch;
+  if (request.emit == EmitKind::Llvm) {
+    result.output = codegen::emit_llvm_ir(requests, request.target, gpu);
+    log.step("lowered to LLVM IR");
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+  if (request.target != "cuda") {
+    throw Error("--emit ptx and --emit cubin need --target cuda");
+  }
+  std::string ptx = codegen::emit_ptx(requests, gpu);
+  log.step("emitted PTX");
+  result.manifest_json = driver::manifest_json(manifest, request);
+  if (request.emit == EmitKind::Ptx) {
+    result.output = std::move(ptx);
+  } else {
+    result.output = codegen::ptx_to_cubin(ptx, request.arch);
+    log.step("linked cubin");
+  }
+  result.ok = true;
+  return finish(std::move(result), diags);
+}
+
+CompileResult check(const std::string &source, const std::string &source_name) {
+  CompileResult result;
+  DiagnosticEngine diags;
+  auto file = std::make_shared<const SourceFile>(source_name, source);
+  diags.retain(file);
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+  result.ok = program.has_value();
+  return finish(std::move(result), diags);
+}
+
+}  // namespace ufjit

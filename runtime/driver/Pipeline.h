@@ -1,0 +1,33 @@
+// The compilation driver: one flat, linear function per request that runs the
+// stages in order (text -> tokens -> AST -> typed IR -> LLVM IR -> PTX ->
+// cubin) and can stop and dump after any of them (STYLE.md item 7). The
+// UFJIT_DEBUG environment variable (1..3) logs each step to stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/KernelABI.h"
+#include "ufjit/compiler.h"
+
+namespace ufjit::driver {
+
+/// The variants `ufjit compile` emits for each signature: contiguous with
+/// 32- and 64-bit indexing, and strided, all operands arrays.
+std::vector<codegen::KernelVariant> aot_variants();
+
+/// The JSON description of one entry's parameters in launch order (KernelABI.h).
+struct ManifestEntry {
+  std::string entry;
+  std::string function;
+  std::string signature;
+  codegen::KernelVariant variant;
+  std::vector<std::string> arg_dtypes;
+  std::string ret_dtype;
+};
+std::string manifest_json(const std::vector<ManifestEntry> &entries, const CompileRequest &request);
+
+/// UFJIT_DEBUG level (0 when unset or invalid).
+int debug_level();
+
+}  // namespace ufjit::driver
