@@ -1,0 +1,153 @@
+// The disk cache on the GPU: entries are made by the driver's linker, a
+// corrupted or truncated entry is recompiled (never loaded), and a directory
+// that cannot be written is used read-only without errors.
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu_test_util.h"
+
+namespace ufjit::gpu_testing {
+namespace {
+
+/// Points UFJIT_CACHE_DIR at `dir` for one scope.
+class CacheDirScope {
+ public:
+  explicit CacheDirScope(const std::string &dir) {
+    if (const char *old = getenv("UFJIT_CACHE_DIR")) {
+      old_ = old;
+    }
+    setenv("UFJIT_CACHE_DIR", dir.c_str(), 1);
+    unsetenv("UFJIT_CACHE");
+  }
+  ~CacheDirScope() {
+    if (old_.empty()) {
+      unsetenv("UFJIT_CACHE_DIR");
+    } else {
+      setenv("UFJIT_CACHE_DIR", old_.c_str(), 1);
+    }
+  }
+
+ private:
+  std::string old_;
+};
+
+/// A source no earlier run has cached: its constant is unique to this run.
+std::string unique_source(double *constant) {
+  const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+  *constant = static_cast<double>(ticks % 1000003) + 0.5;
+  return "from numba import vectorize\n\n@vectorize([\"float64(float64)\"])\ndef shift(x):\n    return x + " +
+         std::to_string(*constant) + "\n";
+}
+
+/// Runs the source's ufunc in a fresh Runtime (empty in-memory cache).
+void run_once(const std::string &source, double constant) {
+  RuntimeOptions options;
+  options.target = TargetKind::Cuda;
+  Runtime rt(options);
+  Ufunc f = rt.vectorize(source);
+  std::vector<double> x = {1.0, 2.0, 3.0};
+  Array z = f(rt.to_device(x));
+  std::vector<double> got = download<double>(rt, z);
+  ASSERT_EQ(got.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(got[i], x[i] + constant) << "i=" << i;
+  }
+}
+
+class GpuDiskCache : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    std::string pattern = std::filesystem::temp_directory_path().string() + "/ufjit-gpu-cache-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  std::string dir_;
+};
+
+TEST_F(GpuDiskCache, FirstCallStoresACubinThatASecondRuntimeReuses) {
+  CacheDirScope scope(dir_);
+  double constant = 0;
+  const std::string source = unique_source(&constant);
+  run_once(source, constant);
+  std::vector<CacheEntryInfo> entries = list_cache();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_NE(entries[0].label.find("shift"), std::string::npos) << entries[0].label;
+  const int64_t bytes_before = static_cast<int64_t>(entries[0].bytes);
+
+  run_once(source, constant);
+
+  entries = list_cache();
+  ASSERT_EQ(entries.size(), 1u) << "the second Runtime compiled again instead of loading";
+  EXPECT_EQ(static_cast<int64_t>(entries[0].bytes), bytes_before);
+  EXPECT_TRUE(verify_cache(false).corrupt.empty());
+}
+
+TEST_F(GpuDiskCache, CorruptedEntryIsRecompiledNotLoaded) {
+  CacheDirScope scope(dir_);
+  double constant = 0;
+  const std::string source = unique_source(&constant);
+  run_once(source, constant);
+  std::vector<CacheEntryInfo> entries = list_cache();
+  ASSERT_EQ(entries.size(), 1u);
+  {
+    // Overwrite the middle of the cubin with garbage of the same length.
+    std::fstream f(entries[0].path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(entries[0].bytes / 2));
+    const std::string garbage(64, '\x5a');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  ASSERT_EQ(verify_cache(false).corrupt.size(), 1u);
+
+  run_once(source, constant);
+
+  EXPECT_TRUE(verify_cache(false).corrupt.empty()) << "the corrupt entry was not replaced";
+  EXPECT_EQ(list_cache().size(), 1u);
+}
+
+TEST_F(GpuDiskCache, TruncatedEntryIsRecompiledNotLoaded) {
+  CacheDirScope scope(dir_);
+  double constant = 0;
+  const std::string source = unique_source(&constant);
+  run_once(source, constant);
+  std::vector<CacheEntryInfo> entries = list_cache();
+  ASSERT_EQ(entries.size(), 1u);
+  std::filesystem::resize_file(entries[0].path, entries[0].bytes / 3);
+
+  run_once(source, constant);
+
+  EXPECT_TRUE(verify_cache(false).corrupt.empty());
+  entries = list_cache();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_GT(entries[0].bytes, 0u);
+}
+
+TEST_F(GpuDiskCache, UnwritableCacheDirectoryIsUsedWithoutErrors) {
+  // procfs refuses new files even to root, unlike a chmod-ed directory.
+  CacheDirScope scope("/proc/self/fdinfo");
+  double constant = 0;
+  const std::string source = unique_source(&constant);
+  run_once(source, constant);
+  run_once(source, constant);
+}
+
+TEST_F(GpuDiskCache, UfjitCacheOffWritesNothing) {
+  CacheDirScope scope(dir_);
+  setenv("UFJIT_CACHE", "off", 1);
+  double constant = 0;
+  const std::string source = unique_source(&constant);
+  run_once(source, constant);
+  unsetenv("UFJIT_CACHE");
+  EXPECT_TRUE(list_cache().empty());
+}
+
+}  // namespace
+}  // namespace ufjit::gpu_testing

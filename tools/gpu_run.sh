@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs ufjit's GPU checks and benchmarks ON a GPU host, from the repository
+# root, out of the bundle that tools/make_bundle.sh made (.bundle/ufjit-bundle.tar.xz):
+#   ufjit info; the GPU suite; the API (semantic) suite with UFJIT_TARGET=cuda;
+#   compute-sanitizer memcheck over the GPU suite; bench_gpu; the Numba/CuPy
+#   comparison. Logs and JSON results go to $OUT (default /tmp/ufjit-gpu-out):
+#   run.log, summary.json, gpu_tests.json, api_tests.json, sanitizer.log,
+#   bench_ufjit.json, compare.json. Each step has a time limit (seconds, env
+#   UFJIT_T_<STEP>) so the whole run fits one 8-minute lease.
+set -uo pipefail
+root=$PWD
+OUT=${OUT:-/tmp/ufjit-gpu-out}
+mkdir -p "$OUT"
+log=$OUT/run.log
+: >"$log"
+say() { echo "$*" | tee -a "$log"; }
+
+bundle=${UFJIT_BUNDLE:-$root/.bundle/ufjit-bundle.tar.xz}
+dest=/tmp/ufjit-bundle
+rm -rf "$dest" && mkdir -p "$dest"
+if ! tar -C "$dest" -xJf "$bundle"; then
+  say "gpu_run: cannot unpack $bundle"
+  exit 1
+fi
+B=$dest/ufjit
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# An older host libstdc++ than the build machine's: use the bundled one.
+if ! "$B/bin/ufjit" --help >/dev/null 2>&1 && LD_LIBRARY_PATH=$B/lib/compat:$LD_LIBRARY_PATH "$B/bin/ufjit" --help >/dev/null 2>&1; then
+  export LD_LIBRARY_PATH=$B/lib/compat:$LD_LIBRARY_PATH
+  say "gpu_run: using the bundled libstdc++"
+fi
+export UFJIT_CACHE_DIR=/tmp/ufjit-gpu-cache
+export PYTHONUNBUFFERED=1
+declare -A rc
+
+# step NAME SECONDS command...: runs with a limit, appends to run.log.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  say "=== $name (limit ${limit}s): $*"
+  local t0=$SECONDS
+  timeout --kill-after=5 "$limit" "$@" >>"$log" 2>&1
+  rc[$name]=$?
+  say "=== $name rc=${rc[$name]} in $((SECONDS - t0))s"
+}
+
+say "commit $(cat "$B/COMMIT" 2>/dev/null)  host $(hostname)  $(date -u +%FT%TZ)"
+step nvidia_smi 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
+step info 30 "$B/bin/ufjit" info
+step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
+step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*:Cuda/GpuSemantic*'
+step memcheck "${UFJIT_T_SAN:-70}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 --log-file '$OUT/sanitizer.log' \
+  '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
+step bench "${UFJIT_T_BENCH:-75}" "$B/bench/bench_gpu" --json "$OUT/bench_ufjit.json"
+if [[ -f "$OUT/bench_ufjit.json" ]]; then
+  step compare "${UFJIT_T_CMP:-120}" python3 "$B/bench/compare.py" --ufjit "$OUT/bench_ufjit.json" --out "$OUT/compare.json" ${UFJIT_CMP_ARGS:-}
+fi
+
+python3 - "$OUT" <<'PY' | tee -a "$log"
+import json, os, sys
+out = sys.argv[1]
+summary = {}
+for suite in ("gpu_tests", "api_tests"):
+    path = os.path.join(out, suite + ".json")
+    if not os.path.exists(path):
+        summary[suite] = "no result"
+        continue
+    d = json.load(open(path))
+    failed, skipped, names = 0, 0, []
+    for s in d.get("testsuites", []):
+        for t in s.get("testsuite", []):
+            if t.get("failures"):
+                failed += 1
+                names.append(s["name"] + "." + t["name"])
+            if t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
+                skipped += 1
+    summary[suite] = {"tests": d.get("tests"), "failed": failed, "skipped": skipped, "failed_names": names[:40]}
+san = os.path.join(out, "sanitizer.log")
+if os.path.exists(san):
+    text = open(san, errors="replace").read()
+    summary["memcheck"] = [l for l in text.splitlines() if "ERROR SUMMARY" in l][-1:] or ["no summary"]
+json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+print(json.dumps(summary, indent=1))
+PY
+for name in "${!rc[@]}"; do say "rc $name=${rc[$name]}"; done
+grep -A12 '^kernel ' "$log" | head -n 14
+grep -A8 '^| kernel' "$log" | head -n 9

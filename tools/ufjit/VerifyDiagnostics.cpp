@@ -1,0 +1,110 @@
+#include "VerifyDiagnostics.h"
+
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <vector>
+
+#include "ufjit/compiler.h"
+
+namespace ufjit::tool {
+namespace {
+
+struct Expectation {
+  std::string severity;
+  int line = 0;
+  std::string text;
+  bool matched = false;
+};
+
+std::vector<std::string> split_lines(const std::string &text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+std::vector<Expectation> parse_expectations(const std::vector<std::string> &lines, std::size_t begin,
+                                            std::size_t end) {
+  static const std::regex kPattern(R"(expected-(error|warning|note)(@([+-]?)(\d+))?\s*\{\{(.*?)\}\})");
+  std::vector<Expectation> result;
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::string &line = lines[i];
+    auto hash = line.find('#');
+    if (hash == std::string::npos) continue;
+    std::string comment = line.substr(hash);
+    for (std::sregex_iterator it(comment.begin(), comment.end(), kPattern), stop; it != stop; ++it) {
+      const std::smatch &m = *it;
+      Expectation e;
+      e.severity = m[1].str();
+      int line_number = static_cast<int>(i) + 1;
+      if (m[2].matched) {
+        int offset = std::stoi(m[4].str());
+        std::string sign = m[3].str();
+        if (sign == "+") line_number += offset;
+        else if (sign == "-") line_number -= offset;
+        else line_number = offset;
+      }
+      e.line = line_number;
+      e.text = m[5].str();
+      result.push_back(std::move(e));
+    }
+  }
+  return result;
+}
+
+bool verify_case(const std::vector<std::string> &lines, std::size_t begin, std::size_t end,
+                 const std::string &source_name) {
+  // Keep line numbers: lines outside the case become empty.
+  std::string source;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i >= begin && i < end) source += lines[i];
+    source += '\n';
+  }
+  std::vector<Expectation> expected = parse_expectations(lines, begin, end);
+  CompileResult result = check(source, source_name);
+  bool ok = true;
+  for (const DiagnosticMessage &d : result.diagnostics) {
+    bool found = false;
+    for (Expectation &e : expected) {
+      if (!e.matched && e.severity == d.severity && e.line == d.line &&
+          d.message.find(e.text) != std::string::npos) {
+        e.matched = true;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      std::cerr << source_name << ":" << d.line << ":" << d.column << ": unexpected " << d.severity << ": "
+                << d.message << "\n";
+      ok = false;
+    }
+  }
+  for (const Expectation &e : expected) {
+    if (!e.matched) {
+      std::cerr << source_name << ":" << e.line << ": expected " << e.severity << " not reported: {{" << e.text
+                << "}}\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace
+
+bool verify_diagnostics(const std::string &source, const std::string &source_name) {
+  std::vector<std::string> lines = split_lines(source);
+  static const std::regex kSplit(R"(^\s*#\s*-----\s*$)");
+  bool ok = true;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= lines.size(); ++i) {
+    if (i == lines.size() || std::regex_match(lines[i], kSplit)) {
+      ok = verify_case(lines, begin, i, source_name) && ok;
+      begin = i + 1;
+    }
+  }
+  return ok;
+}
+
+}  // namespace ufjit::tool

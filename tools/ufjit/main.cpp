@@ -1,0 +1,35 @@
+// ufjit: compile `.ufn` files to PTX and run them on `.npy` files.
+//
+//   ufjit check FILE.ufn
+//   ufjit compile FILE.ufn [-o OUT] [--arch sm_90] [--emit ...] [--func NAME] [--target cuda|cpu]
+//   ufjit run FILE.ufn FUNC --in a.npy --in 2.5 [--out out.npy] [--target cuda|cpu]
+//   ufjit info
+//   ufjit cache list|stats|verify|prune|clear
+#include <iostream>
+
+#include "Verbs.h"
+#include "ufjit/runtime.h"
+
+int main(int argc, char **argv) {
+  using ufjit::tool::ExitCode;
+  CLI::App app{"ufjit: a JIT compiler for scalar-function ufuncs (Numba @vectorize for C++ and the shell)"};
+  app.set_version_flag("--version", "ufjit " + ufjit::version());
+  app.require_subcommand(1);
+  ExitCode exit_code = ExitCode::Ok;
+  ufjit::tool::add_check_command(app, exit_code);
+  ufjit::tool::add_compile_command(app, exit_code);
+  ufjit::tool::add_run_command(app, exit_code);
+  ufjit::tool::add_info_command(app, exit_code);
+  ufjit::tool::add_cache_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return static_cast<int>(ExitCode::UsageError);
+  } catch (...) {
+    return static_cast<int>(ufjit::tool::report_current_exception());
+  }
+  return static_cast<int>(exit_code);
+}
