@@ -1,0 +1,287 @@
+// GPU benchmarks of ufjit on the seed kernels, measured as the anchors were
+// (shared/anchors/bench_anchors.py), so that benchmarks/compare/compare.py
+// can put them beside Numba and CuPy:
+//   cold        first call in a fresh process with an empty disk cache
+//   disk-warm   first call in a fresh process with the disk cache filled
+//   tiny        per-call time on 1-element device arrays (median of many)
+//   throughput  2^26-element device arrays, GB/s counting bytes read+written,
+//               beside the device copy bandwidth (cuMemcpyDtoD, read+write)
+//   host        host arrays of 2^24 elements end to end
+// Usage: bench_gpu [--json OUT] [--quick] | bench_gpu --cold KERNEL
+#include <cuda.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "benchmarks/gpu/bench_kernels.h"
+#include "ufjit/cache.h"
+#include "ufjit/ufjit.h"
+
+namespace ufjit::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+/// Median wall time in ms of `fn` (which must synchronise) over `reps`.
+double timed_ms(const std::function<void()> &fn, int reps) {
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = Clock::now();
+    fn();
+    times.push_back(ms_since(t0));
+  }
+  return median(times);
+}
+
+/// Host inputs as the anchors draw them: ints in [-1000, 1000), floats in [0.5, 1.5).
+std::vector<Array> host_inputs(const BenchKernel &k, int64_t n) {
+  std::mt19937_64 gen(0);
+  std::vector<Array> arrays;
+  for (int i = 0; i < k.inputs; ++i) {
+    Array a = Array::host(k.dtype, {n});
+    if (k.dtype == DType::Int64) {
+      std::uniform_int_distribution<int64_t> d(-1000, 999);
+      std::generate_n(a.host_data<int64_t>(), n, [&] { return d(gen); });
+    } else if (k.dtype == DType::Float32) {
+      std::uniform_real_distribution<float> d(0.5f, 1.5f);
+      std::generate_n(a.host_data<float>(), n, [&] { return d(gen); });
+    } else {
+      std::uniform_real_distribution<double> d(0.5, 1.5);
+      std::generate_n(a.host_data<double>(), n, [&] { return d(gen); });
+    }
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+std::vector<Operand> operands_of(const std::vector<Array> &arrays) {
+  std::vector<Operand> ops;
+  for (const Array &a : arrays) {
+    ops.emplace_back(a.view());
+  }
+  return ops;
+}
+
+const BenchKernel &find_kernel(const std::string &name) {
+  static const std::vector<BenchKernel> kernels = bench_kernels();
+  for (const BenchKernel &k : kernels) {
+    if (k.name == name) {
+      return k;
+    }
+  }
+  std::cerr << "unknown kernel " << name << "\n";
+  std::exit(2);
+}
+
+/// The child of a cold measurement: Runtime + context, then compile, call
+/// on 1024-element host arrays and return the result to the host.
+int cold_child(const std::string &name) {
+  const BenchKernel &k = find_kernel(name);
+  auto t0 = Clock::now();
+  RuntimeOptions options;
+  options.target = TargetKind::Cuda;
+  Runtime rt(options);
+  rt.synchronize();
+  Array warm = rt.device_empty(DType::Float32, {1});  // the context exists now
+  const double ctx_ms = ms_since(t0);
+  std::vector<Array> x = host_inputs(k, 1024);
+  auto t1 = Clock::now();
+  Ufunc f = rt.vectorize(k.source);
+  Array r = f.call(operands_of(x));
+  const double first_ms = ms_since(t1);
+  auto t2 = Clock::now();
+  r = f.call(operands_of(x));
+  const double second_ms = ms_since(t2);
+  std::printf("{\"import_ctx_ms\": %.3f, \"first_call_ms\": %.3f, \"second_call_ms\": %.3f}\n", ctx_ms, first_ms,
+              second_ms);
+  return 0;
+}
+
+/// Runs `self --cold name` with UFJIT_CACHE_DIR=cache_dir; returns its JSON line.
+std::string run_cold(const std::string &self, const std::string &name, const std::string &cache_dir) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    return "{\"error\": \"pipe\"}";
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    setenv("UFJIT_CACHE_DIR", cache_dir.c_str(), 1);
+    execl(self.c_str(), self.c_str(), "--cold", name.c_str(), static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[512];
+  ssize_t got = 0;
+  while ((got = read(fds[0], buf, sizeof(buf))) > 0) {
+    out.append(buf, static_cast<std::size_t>(got));
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.empty()) {
+    return "{\"error\": \"child failed\"}";
+  }
+  while (!out.empty() && out.back() == '\n') {
+    out.pop_back();
+  }
+  return out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+}
+
+/// Device copy bandwidth (bytes read + written) with cuMemcpyDtoD, the
+/// ceiling for elementwise kernels.
+double d2d_bandwidth_gbps(Runtime &rt) {
+  const int64_t n = int64_t{1} << 28;
+  Array a = rt.device_empty(DType::Float32, {n});
+  Array b = rt.device_empty(DType::Float32, {n});
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  auto copy = reinterpret_cast<decltype(&cuMemcpyDtoD_v2)>(dlsym(h, "cuMemcpyDtoD_v2"));
+  auto sync = reinterpret_cast<decltype(&cuCtxSynchronize)>(dlsym(h, "cuCtxSynchronize"));
+  if (copy == nullptr || sync == nullptr) {
+    return 0.0;
+  }
+  const auto bytes = static_cast<std::size_t>(n) * 4;
+  auto fn = [&] {
+    copy(reinterpret_cast<CUdeviceptr>(b.data()), reinterpret_cast<CUdeviceptr>(a.data()), bytes);
+    sync();
+  };
+  fn();
+  const double ms = timed_ms(fn, 20);
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e9;
+}
+
+int run_all(const std::string &self, const std::string &json_path, bool quick) {
+  RuntimeOptions options;
+  options.target = TargetKind::Cuda;
+  Runtime rt(options);
+  DriverInfo info = device_info();
+  std::ostringstream json;
+  json << "{\n \"tool\": \"ufjit\",\n \"version\": \"" << version() << "\",\n";
+  json << " \"device\": \"" << (info.devices.empty() ? std::string("?") : info.devices[0].name) << "\",\n";
+  const double d2d = d2d_bandwidth_gbps(rt);
+  json << " \"d2d_copy_GBps_rw\": " << d2d << ",\n \"kernels\": {\n";
+  std::printf("%-11s %9s %9s %9s %10s %8s %8s %9s\n", "kernel", "cold_ms", "disk_ms", "tiny_us", "tiny_out_us",
+              "GB/s", "%copy", "host_ms");
+  bool first = true;
+  for (const BenchKernel &k : bench_kernels()) {
+    char dir_template[] = "/tmp/ufjit-bench-cache-XXXXXX";
+    const std::string cache_dir = mkdtemp(dir_template) != nullptr ? dir_template : "/tmp/ufjit-bench-cache";
+    const std::string cold = run_cold(self, k.name, cache_dir);
+    const std::string warm = run_cold(self, k.name, cache_dir);
+    Ufunc f = rt.vectorize(k.source);
+    // Tiny device arrays: the per-call software overhead.
+    std::vector<Array> tiny_host = host_inputs(k, 1);
+    std::vector<Array> tiny;
+    for (const Array &a : tiny_host) {
+      tiny.push_back(rt.to_device(a.view()));
+    }
+    std::vector<Operand> tiny_ops = operands_of(tiny);
+    Array tiny_out = rt.device_empty(k.dtype, {1});
+    std::vector<Operand> tiny_ops_out = tiny_ops;
+    tiny_ops_out.emplace_back(out(tiny_out));
+    for (int i = 0; i < 200; ++i) {
+      f.call(tiny_ops);
+    }
+    const int tiny_reps = quick ? 500 : 3000;
+    const double tiny_us = 1e3 * timed_ms([&] { f.call(tiny_ops); }, tiny_reps);
+    const double tiny_out_us = 1e3 * timed_ms([&] { f.call(tiny_ops_out); }, tiny_reps);
+    // Large device arrays: throughput.
+    const int64_t big = int64_t{1} << 26;
+    std::vector<Array> dev;
+    for (const Array &a : host_inputs(k, big)) {
+      dev.push_back(rt.to_device(a.view()));
+    }
+    Array dev_out = rt.device_empty(k.dtype, {big});
+    std::vector<Operand> dev_ops = operands_of(dev);
+    dev_ops.emplace_back(out(dev_out));
+    f.call(dev_ops);
+    const double dev_ms = timed_ms([&] { f.call(dev_ops); }, 20);
+    const double bytes = static_cast<double>(k.inputs + 1) * static_cast<double>(big) *
+                         static_cast<double>(dtype_size(k.dtype));
+    const double gbps = bytes / (dev_ms * 1e-3) / 1e9;
+    dev.clear();
+    dev_out = Array();
+    // Host arrays end to end.
+    const int64_t nh = int64_t{1} << 24;
+    std::vector<Array> host = host_inputs(k, nh);
+    std::vector<Operand> host_ops = operands_of(host);
+    f.call(host_ops);
+    const double host_ms = timed_ms([&] { f.call(host_ops); }, quick ? 3 : 7);
+    const double host_bytes = static_cast<double>(k.inputs + 1) * static_cast<double>(nh) *
+                              static_cast<double>(dtype_size(k.dtype));
+
+    auto field = [](const std::string &j, const char *key) {
+      std::size_t at = j.find(std::string("\"") + key + "\":");
+      return at == std::string::npos ? -1.0 : std::atof(j.c_str() + at + std::strlen(key) + 3);
+    };
+    std::printf("%-11s %9.1f %9.1f %9.1f %10.1f %8.0f %7.0f%% %9.2f\n", k.name.c_str(), field(cold, "first_call_ms"),
+                field(warm, "first_call_ms"), tiny_us, tiny_out_us, gbps, d2d > 0 ? 100.0 * gbps / d2d : 0.0,
+                host_ms);
+    std::fflush(stdout);
+    json << (first ? "" : ",\n") << "  \"" << k.name << "\": {\"ufjit_cold\": " << cold
+         << ", \"ufjit_warmdisk\": " << warm << ", \"ufjit_tiny_dev_us\": " << tiny_us
+         << ", \"ufjit_tiny_dev_out_us\": " << tiny_out_us << ", \"ufjit_dev_ms\": " << dev_ms
+         << ", \"ufjit_dev_GBps\": " << gbps << ", \"ufjit_host_ms_2^24\": " << host_ms
+         << ", \"host_bytes_2^24\": " << host_bytes << "}";
+    first = false;
+  }
+  json << "\n }\n}\n";
+  std::printf("device copy bandwidth (read+write): %.0f GB/s\n", d2d);
+  if (!json_path.empty()) {
+    std::ofstream(json_path) << json.str();
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace ufjit::bench
+
+int main(int argc, char **argv) {
+  try {
+    std::string json_path;
+    bool quick = false;
+    for (int i = 1; i < argc; ++i) {
+      std::string arg = argv[i];
+      if (arg == "--cold" && i + 1 < argc) {
+        return ufjit::bench::cold_child(argv[i + 1]);
+      }
+      if (arg == "--json" && i + 1 < argc) {
+        json_path = argv[++i];
+      } else if (arg == "--quick") {
+        quick = true;
+      }
+    }
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[len > 0 ? len : 0] = '\0';
+    return ufjit::bench::run_all(self, json_path, quick);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_gpu: %s\n", e.what());
+    return 1;
+  }
+}
