@@ -114,8 +114,24 @@ void CudaContext::make_current_noexcept() const noexcept {
 
 CUdeviceptr CudaContext::allocate(std::size_t bytes, CUstream stream) const {
   CUdeviceptr ptr = 0;
-  UFJIT_CU_CHECK(drv_, cuMemAllocAsync, &ptr, bytes, stream);
+  CUresult result = drv_.cuMemAllocAsync(&ptr, bytes, stream);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    // The pool keeps freed memory (see the release threshold above), and a
+    // failed request can leave it grown: hand back what no allocation uses,
+    // retry once, and after a second failure leave nothing reserved.
+    trim_pool();
+    result = drv_.cuMemAllocAsync(&ptr, bytes, stream);
+    if (result == CUDA_ERROR_OUT_OF_MEMORY) trim_pool();
+  }
+  check_result(result, "cuMemAllocAsync");
   return ptr;
+}
+
+void CudaContext::trim_pool() const {
+  UFJIT_CU_CHECK(drv_, cuCtxSynchronize);  // frees still queued on streams return to the pool
+  CUmemoryPool pool = nullptr;
+  UFJIT_CU_CHECK(drv_, cuDeviceGetDefaultMemPool, &pool, device_);
+  UFJIT_CU_CHECK(drv_, cuMemPoolTrimTo, pool, 0);
 }
 
 void CudaContext::free(CUdeviceptr ptr) const noexcept {

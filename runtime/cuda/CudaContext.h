@@ -65,6 +65,8 @@ class CudaContext {
   /// cuMemAllocAsync from the device's pool on `stream`. A failure throws
   /// DeviceError (CUDA_ERROR_OUT_OF_MEMORY) and allocates nothing.
   CUdeviceptr allocate(std::size_t bytes, CUstream stream) const;
+  /// Synchronises the context and returns the pool's unused memory to the device.
+  void trim_pool() const;
   /// cuMemFreeAsync on the legacy default stream, which orders the free
   /// after all earlier work on every blocking stream of the context (all of
   /// ufjit's streams are blocking), so memory still in use by an async call

@@ -54,7 +54,7 @@ fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-common=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$out/artifacts/"
+common=(-max_len=4096 -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$out/artifacts/"
         -dict="$here/python.dict")
 if [[ "$seconds" == 0 ]]; then
   exec "$out/ufjit_fuzz_frontend" "${common[@]}" -runs=0 "$here/corpus"
