@@ -4,7 +4,9 @@
 #include "runtime/cuda/CudaBackend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
+#include <iostream>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
@@ -12,9 +14,11 @@
 #include "codegen/Codegen.h"
 #include "ir/IRPrinter.h"
 #include "runtime/KernelCache.h"
+#include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
+#include "runtime/cuda/PinnedPool.h"
 #include "ufjit/errors.h"
 
 #ifndef UFJIT_VERSION
@@ -68,6 +72,12 @@ std::string hex64(uint64_t v) {
   return out;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 /// Lowest and one-past-highest byte offsets a strided view touches,
 /// relative to its element 0.
 std::pair<int64_t, int64_t> byte_extent(const ArrayView &v) {
@@ -86,7 +96,8 @@ class CudaBackend final : public Backend {
       : context_(std::make_shared<cuda::CudaContext>(config.device)),
         cache_(config.cache),
         disk_(cache::DiskCacheConfig::from_environment()),
-        staging_(context_) {
+        staging_(context_),
+        pinned_(context_) {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
@@ -102,7 +113,7 @@ class CudaBackend final : public Backend {
 
   Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) override {
     if (residence == Residence::Host) {
-      return allocate_host(dtype, shape);
+      return pinned_.allocate(dtype, shape);  // the copy engines write it directly
     }
     return cuda::allocate_device_array(context_, dtype, shape, false, nullptr);
   }
@@ -148,7 +159,7 @@ class CudaBackend final : public Backend {
   }
 
   Array to_host(const ArrayView &device) override {
-    Array result = allocate_host(device.dtype, device.shape);
+    Array result = pinned_.allocate(device.dtype, device.shape);
     if (device.residence == Residence::Host) {
       copy_host_strided(device, result.view());
       return result;
@@ -297,9 +308,17 @@ class CudaBackend final : public Backend {
     disk_key.llvm_version = UFJIT_LLVM_VERSION;
     disk_key.driver_version = context_->drv().version;
     const cache::KeyHash hash = cache::hash_key(disk_key);
+    // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
+    const bool log = driver::debug_level() >= 1;
+    const Clock::time_point t0 = Clock::now();
     if (std::optional<std::string> cubin = disk_.load(hash)) {
       try {
-        return cuda::load_kernel(context_, *cubin, entry);
+        std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, *cubin, entry);
+        if (log) {
+          std::cerr << "ufjit: " << entry << ": disk cache hit, read and loaded in " << ms_between(t0, Clock::now())
+                    << " ms\n";
+        }
+        return kernel;
       } catch (const DeviceError &) {
         // An entry the driver rejects (a driver change the key missed):
         // recompile and overwrite it below.
@@ -309,10 +328,20 @@ class CudaBackend final : public Backend {
     request.module = sig.module.get();
     request.base_name = sig.base_name;
     request.variants = {variant};
+    const Clock::time_point t1 = Clock::now();
     const std::string ptx = codegen::emit_ptx({request}, gpu_);
+    const Clock::time_point t2 = Clock::now();
     const std::string cubin = cuda::link_ptx(*context_, ptx, entry + ".ptx");
+    const Clock::time_point t3 = Clock::now();
     std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+    const Clock::time_point t4 = Clock::now();
     disk_.store(hash, entry + " " + disk_key.arch, cubin);
+    if (log) {
+      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX "
+                << ms_between(t1, t2) << " ms (" << ptx.size() << " bytes), PTX to cubin " << ms_between(t2, t3)
+                << " ms (" << cubin.size() << " bytes), load " << ms_between(t3, t4) << " ms, store "
+                << ms_between(t4, Clock::now()) << " ms\n";
+    }
     return kernel;
   }
 
@@ -321,6 +350,7 @@ class CudaBackend final : public Backend {
   KernelCache *cache_;
   cache::DiskCache disk_;
   cuda::HostStaging staging_;
+  cuda::PinnedPool pinned_;
   codegen::GpuOptions gpu_;
   std::string key_;
   std::shared_mutex fast_mutex_;

@@ -25,6 +25,19 @@ int copy_threads() {
   return static_cast<int>(std::clamp<unsigned>(hw / 2, 1, 8));
 }
 
+/// Whether the copy engines can reach `p` directly: page-locked host memory
+/// (ufjit's pinned results, or memory the user pinned). The plural
+/// cuPointerGetAttributes answers memory type 0 for pageable memory instead
+/// of failing (a failed call would show in compute-sanitizer's report).
+bool page_locked(const CudaDriver &drv, const void *p) {
+  unsigned int type = 0;
+  CUpointer_attribute attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  void *values[] = {&type};
+  const CUresult result = drv.cuPointerGetAttributes(1, &attribute, values,
+                                                     static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)));
+  return result == CUDA_SUCCESS && type == CU_MEMORYTYPE_HOST;
+}
+
 /// Device scratch memory for one staged transfer, freed (stream-ordered, on
 /// the legacy stream, so after the slots' work) on every path.
 struct DeviceScratch {
@@ -40,6 +53,7 @@ struct DeviceScratch {
 struct StagedOperand {
   int input = -1;  // input index, or -1 for the output
   bool host = false;
+  bool pinned = false;   // a page-locked host operand: DMA to/from it, no staging copy
   char *data = nullptr;  // element 0 (host or device address)
   std::size_t itemsize = 0;
   std::size_t offset = 0;  // of its region within a slot (host operands)
@@ -156,6 +170,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
     op.input = static_cast<int>(i);
     op.host = in.array.residence == Residence::Host;
     op.data = static_cast<char *>(in.array.data);
+    op.pinned = op.host && page_locked(drv, op.data);
     op.itemsize = dtype_size(in.dtype);
     ops.push_back(op);
     widest = std::max(widest, op.itemsize);
@@ -163,6 +178,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   StagedOperand out;
   out.host = call.output.residence == Residence::Host;
   out.data = static_cast<char *>(call.output.data);
+  out.pinned = out.host && page_locked(drv, out.data);
   out.itemsize = dtype_size(call.output.dtype);
   ops.push_back(out);
   widest = std::max(widest, out.itemsize);
@@ -184,7 +200,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   std::vector<const void *> inputs(call.inputs.size(), nullptr);
   auto copy_out_tasks = [&](int s, int64_t k) {
     const StagedOperand &o = ops.back();
-    if (!o.host) {
+    if (!o.host || o.pinned) {
       return;
     }
     const int64_t begin = k * chunk;
@@ -209,7 +225,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
       const CUdeviceptr slot_device = scratch.ptr + static_cast<CUdeviceptr>(s) * slot_bytes;
       for (std::size_t j = 0; j + 1 < ops.size(); ++j) {
         const StagedOperand &op = ops[j];
-        if (op.host) {
+        if (op.host && !op.pinned) {
           tasks.push_back({slot_pinned + op.offset, op.data + static_cast<std::size_t>(begin) * op.itemsize,
                            static_cast<std::size_t>(count) * op.itemsize});
         }
@@ -222,8 +238,9 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
         if (op.host) {
           address = reinterpret_cast<void *>(static_cast<uintptr_t>(slot_device + op.offset));
           if (op.input >= 0) {
-            UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, slot_device + op.offset, slot_pinned + op.offset, bytes,
-                           slot.stream);
+            const char *from = op.pinned ? op.data + static_cast<std::size_t>(begin) * op.itemsize
+                                         : slot_pinned + op.offset;
+            UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, slot_device + op.offset, from, bytes, slot.stream);
           }
         } else {
           address = op.data + static_cast<std::size_t>(begin) * op.itemsize;
@@ -235,10 +252,11 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
         }
       }
       launch_chunk(inputs, output, begin, count, slot.stream);
-      if (ops.back().host) {
-        UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, slot_pinned + ops.back().offset,
-                       slot_device + ops.back().offset, static_cast<std::size_t>(count) * ops.back().itemsize,
-                       slot.stream);
+      const StagedOperand &o = ops.back();
+      if (o.host) {
+        char *to = o.pinned ? o.data + static_cast<std::size_t>(begin) * o.itemsize : slot_pinned + o.offset;
+        UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, to, slot_device + o.offset,
+                       static_cast<std::size_t>(count) * o.itemsize, slot.stream);
       }
       UFJIT_CU_CHECK(drv, cuEventRecord, slot.done, slot.stream);
       slot.in_flight = k;
@@ -264,6 +282,11 @@ void HostStaging::copy_to_device(CUdeviceptr dst, const void *src, std::size_t b
   std::lock_guard<std::mutex> lock(mutex_);
   const CudaDriver &drv = context_->drv();
   context_->make_current();
+  if (page_locked(drv, src)) {
+    UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, dst, src, bytes, nullptr);
+    UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
+    return;
+  }
   const std::size_t chunk = std::min(kChunkBytes, bytes);
   char *pinned = ensure_pinned(chunk);
   const auto *from = static_cast<const char *>(src);
@@ -298,6 +321,11 @@ void HostStaging::copy_to_host(void *dst, CUdeviceptr src, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   const CudaDriver &drv = context_->drv();
   context_->make_current();
+  if (page_locked(drv, dst)) {
+    UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, dst, src, bytes, nullptr);
+    UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
+    return;
+  }
   const std::size_t chunk = std::min(kChunkBytes, bytes);
   char *pinned = ensure_pinned(chunk);
   auto *to = static_cast<char *>(dst);

@@ -196,6 +196,45 @@ TEST_F(GpuLaunch, LargeHostArraysAreStagedInChunksAndReturnedOnTheHost) {
   EXPECT_NEAR(zp[n - 1], gauss_ref(x[n - 1], mean[n - 1], sigma[n - 1]), 1e-5);
 }
 
+TEST_F(GpuLaunch, HostResultsOfSuccessiveCallsNeverShareMemory) {
+  // Large host results come from a pool of page-locked blocks: a block must
+  // be reused only after the Array holding it is gone.
+  const int64_t n = (int64_t{1} << 20) + 7;  // 8 MiB of int64, over the pool's minimum
+  Ufunc add = rt().vectorize(kAddI64Source);
+  std::vector<int64_t> x(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[static_cast<std::size_t>(i)] = 3 * i - 1000;
+  }
+  Array first = add(view(x), 1);
+  Array second = add(view(x), 2);
+  { Array dropped = add(view(x), 3); }
+  Array third = add(view(x), 4);  // may reuse `dropped`'s block, never first's or second's
+  for (int64_t i = 0; i < n; i += 997) {
+    const int64_t base = 3 * i - 1000;
+    ASSERT_EQ(first.host_data<int64_t>()[i], base + 1) << "i=" << i;
+    ASSERT_EQ(second.host_data<int64_t>()[i], base + 2) << "i=" << i;
+    ASSERT_EQ(third.host_data<int64_t>()[i], base + 4) << "i=" << i;
+  }
+  EXPECT_EQ(third.host_data<int64_t>()[n - 1], 3 * (n - 1) - 1000 + 4);
+}
+
+TEST_F(GpuLaunch, HostResultOutlivesTheRuntimeThatMadeIt) {
+  const int64_t n = int64_t{1} << 19;  // 4 MiB of int64: a page-locked result
+  std::vector<int64_t> x(static_cast<std::size_t>(n), 20);
+  Array result;
+  {
+    RuntimeOptions options;
+    options.target = TargetKind::Cuda;
+    Runtime scoped(options);
+    Ufunc add = scoped.vectorize(kAddI64Source);
+    result = add(view(x), 22);
+  }
+  rt_.reset();  // no Runtime is left in the process
+  ASSERT_EQ(result.size(), n);
+  EXPECT_EQ(result.host_data<int64_t>()[0], 42);
+  EXPECT_EQ(result.host_data<int64_t>()[n - 1], 42);
+}
+
 TEST_F(GpuLaunch, StridedHostOutKeepsTheElementsBetweenItsStrides) {
   const int64_t n = 1001;
   Ufunc add = rt().vectorize(kAddI64Source);
