@@ -72,7 +72,7 @@ cp tools/gpu_run.sh "$stage/"
 git rev-parse HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 
 tarball=$out/ufjit-bundle.tar.xz
-XZ_OPT="-9e -T1 --memlimit-compress=2GiB" tar -C "$out/stage" -cJf "$tarball" ufjit
+XZ_OPT="-9 -T1" tar -C "$out/stage" -cJf "$tarball" ufjit
 size=$(stat -c %s "$tarball")
 echo "make_bundle: $tarball $((size / 1024 / 1024)) MiB ($size bytes)"
 if (( size >= 64 * 1024 * 1024 )); then

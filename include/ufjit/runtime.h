@@ -153,7 +153,8 @@ class UFJIT_API Runtime {
   /// The default target of calls.
   TargetKind target() const;
 
-  /// Compiles `source` holding one @vectorize function (or one bare def).
+  /// Compiles `source` holding one @vectorize function, or plain defs of
+  /// which the last is the ufunc and the others its helpers.
   /// Non-empty `signatures` replace the decorator's. Throws CompileError.
   Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {},
                   const std::string &source_name = "<string>");

@@ -239,6 +239,9 @@ struct Case {
   bool signed_zero = false;
 };
 
+/// GoogleTest prints a case by name (not as raw bytes in test listings).
+inline void PrintTo(const Case &c, std::ostream *os) { *os << c.name; }
+
 /// Runs one case on `target`: all rows as one array call, then row 0 as 0-d
 /// operands. Failures name the case, the row and its inputs.
 inline void run_case(ufjit::Runtime &rt, ufjit::TargetKind target, const Case &c) {
