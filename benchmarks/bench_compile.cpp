@@ -1,28 +1,68 @@
-// Compile-speed benchmark: typed IR -> PTX (NVPTX + libdevice) and IR -> CPU
-// code (ORC JIT) for the four seed kernels (add int64, sincos float32,
-// gaussian float32, polar float32 with a helper).
+// Compile-speed benchmark for the four seed kernels (examples/*.ufn: add
+// int64, sincos float32, gaussian_pdf float32, polar_distance float32 with a
+// helper). Every timed compile starts from the source text, as the runtime's
+// first call does: frontend (parse + type) -> LLVM -> PTX, or -> CPU code.
 //
-// The IR comes from examples/*.ufn through the frontend (compile_to_ir) when
-// the typer accepts them, else (or with UFJIT_BENCH_IR=hand) from the
-// hand-built modules of the codegen tests; the run prints which it measured. The first PTX
-// compile in the process (cold: libdevice read from disk) is timed once
-// before the benchmarks; the benchmarks then measure warm compiles, with
-// libdevice materialized lazily (the default) and fully parsed.
+// Benchmarks (warm process: LLVM targets initialised, libdevice's bytes in
+// memory; one kernel variant, contiguous with 32-bit indexing, which is what
+// a first call on small or 2^24-element arrays compiles):
+//   src_to_ptx/lazy/<seed>    libdevice parsed lazily into each compile's
+//                             context (what codegen does: LibdeviceLoad::Lazy)
+//   src_to_ptx/full/<seed>    libdevice fully parsed in each compile
+//                             (LibdeviceLoad::Full)
+//   src_to_ptx/shared/<seed>  libdevice fully parsed once per process into one
+//                             context that every compile shares; each compile
+//                             clones the functions it needs (a design codegen
+//                             does not use: see docs/PERFORMANCE.md)
+//   src_to_cpu/<seed>         source -> host machine code through one
+//                             CpuCompiler (ORC), as the CPU target does
+//   frontend/<seed>           source -> typed IR only (part of the above)
+//   libdevice_parse/{lazy,full}  parsing libdevice alone, linking __nv_sinf
+//
+// Cold figures are not Google Benchmark runs: before the benchmarks, main()
+// forks fresh child processes that each time their first compile (LLVM target
+// initialisation, libdevice read from disk and parsed, the frontend, codegen)
+// and prints the median of --cold_repetitions=N (default 5, 0 to skip).
+//
+// --print_cpu_ir=SEED prints the host IR after CpuCompiler's pipeline (what
+// the vectorizer made of the entry) and exits, to explain CPU throughput.
+// --time_passes=SEED compiles SEED to PTX (lazy) 20 times with LLVM's
+// -time-passes and prints LLVM's per-pass report, to explain compile time.
 #include <benchmark/benchmark.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
-#include <map>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "codegen/Codegen.h"
+#include "codegen/HostJit.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
 #include "frontend/Diagnostics.h"
 #include "ir/Frontend.h"
-#include "tests/unit/codegen_targets_ir.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Timer.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #ifndef UFJIT_SOURCE_DIR
 #define UFJIT_SOURCE_DIR "."
@@ -33,161 +73,415 @@ namespace {
 using namespace ufjit;
 using namespace ufjit::codegen;
 
+const char *const kSeedNames[] = {"add_ufunc", "sincos", "gaussian_pdf", "polar_distance"};
+
+/// One seed kernel's source text, read once.
 struct Seed {
-  std::string name;  // also the example file's stem
-  ir::Module module;
-  std::string origin;  // "examples/x.ufn" or "hand-built IR"
+  std::string name;  // the example file's stem and the ufunc's name
+  std::shared_ptr<const SourceFile> file;
 };
 
-std::optional<ir::Module> module_from_example(const std::string &stem) {
-  std::ifstream in(std::string(UFJIT_SOURCE_DIR) + "/examples/" + stem + ".ufn");
-  if (!in) {
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    auto file = std::make_shared<const SourceFile>(stem + ".ufn", text.str());
-    DiagnosticEngine diags;
-    std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
-    if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.empty()) {
-      return std::nullopt;
+std::vector<Seed> read_seeds() {
+  std::vector<Seed> seeds;
+  for (const char *name : kSeedNames) {
+    std::string path = std::string(UFJIT_SOURCE_DIR) + "/examples/" + name + ".ufn";
+    std::ifstream in(path);
+    if (!in) {
+      throw Error("cannot read " + path);
     }
-    return program->ufuncs[0].modules[0];
-  } catch (const std::exception &) {
-    return std::nullopt;
+    std::ostringstream text;
+    text << in.rdbuf();
+    seeds.push_back({name, std::make_shared<const SourceFile>(std::string(name) + ".ufn", text.str())});
   }
-}
-
-bool use_sources() {
-  const char *choice = std::getenv("UFJIT_BENCH_IR");
-  return choice == nullptr || std::string(choice) != "hand";
-}
-
-Seed make_seed(const std::string &stem, ir::Module hand_built) {
-  if (!use_sources()) {
-    return {stem, std::move(hand_built), "hand-built IR (UFJIT_BENCH_IR=hand)"};
-  }
-  if (std::optional<ir::Module> from_source = module_from_example(stem)) {
-    return {stem, std::move(*from_source), "examples/" + stem + ".ufn"};
-  }
-  return {stem, std::move(hand_built), "hand-built IR"};
+  return seeds;
 }
 
 const std::vector<Seed> &seeds() {
-  static const std::vector<Seed> all = {
-      make_seed("add_ufunc", test_ir::add_module(DType::Int64)),
-      make_seed("sincos", test_ir::sincos_module(DType::Float32)),
-      make_seed("gaussian_pdf", test_ir::gaussian_module(DType::Float32)),
-      make_seed("polar_distance", test_ir::polar_module(DType::Float32)),
-  };
+  static const std::vector<Seed> all = read_seeds();
   return all;
 }
 
-std::vector<KernelVariant> variants(bool all) {
-  KernelVariant contiguous;
-  if (!all) {
-    return {contiguous};
+/// Source -> typed IR (the first signature of the first ufunc: each seed has
+/// one of each). Throws if the frontend rejects the seed.
+ir::Module frontend(const Seed &seed) {
+  DiagnosticEngine diags;
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(seed.file, diags);
+  if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.empty()) {
+    throw Error("the frontend rejected examples/" + seed.name + ".ufn");
   }
-  KernelVariant contiguous32 = contiguous;
-  contiguous32.index32 = true;
-  KernelVariant strided;
-  strided.layout = Layout::Strided;
-  KernelVariant strided32 = strided;
-  strided32.index32 = true;
-  return {contiguous, contiguous32, strided, strided32};
+  return std::move(program->ufuncs[0].modules[0]);
 }
 
-std::string compile_ptx(const Seed &seed, bool all_variants, LibdeviceLoad load) {
-  EntryRequest request{&seed.module, seed.name + "__bench", variants(all_variants)};
-  GpuOptions gpu;
-  initialize_llvm_targets();
+/// The variant a first call on contiguous arrays below 2^31 bytes compiles.
+std::vector<KernelVariant> first_call_variant() {
+  KernelVariant variant;
+  variant.layout = Layout::Contiguous;
+  variant.index32 = true;
+  return {variant};
+}
+
+// ------------------------------------------- libdevice parsed once, shared
+
+/// libdevice fully parsed once, in a context that every compile using it
+/// shares (a compile's module must live in the same context as what it links).
+/// Not thread-safe: compiles sharing it must be serialised.
+struct SharedLibdevice {
   llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> library;
+  SharedLibdevice() {
+    llvm::MemoryBufferRef buffer(libdevice_bytes(), "libdevice.10.bc");
+    llvm::Expected<std::unique_ptr<llvm::Module>> parsed = llvm::parseBitcodeFile(buffer, context);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      throw Error("cannot parse libdevice");
+    }
+    library = std::move(*parsed);
+    library->setTargetTriple(kNvptxTriple);
+  }
+};
+
+/// Adds to `needed` the library functions `fn` refers to, transitively.
+void collect_callees(const llvm::Function &fn, std::set<const llvm::GlobalValue *> &needed) {
+  for (const llvm::BasicBlock &block : fn) {
+    for (const llvm::Instruction &inst : block) {
+      for (const llvm::Value *operand : inst.operands()) {
+        const auto *callee = llvm::dyn_cast<llvm::Function>(operand->stripPointerCasts());
+        if (callee == nullptr || callee->isDeclaration() || needed.count(callee) != 0) {
+          continue;
+        }
+        needed.insert(callee);
+        collect_callees(*callee, needed);
+      }
+    }
+  }
+}
+
+/// Links into `module` clones of the shared libdevice functions it calls (and
+/// of what they call); the shared module stays intact for the next compile.
+void link_shared_libdevice(llvm::Module &module, const SharedLibdevice &shared) {
+  std::set<const llvm::GlobalValue *> needed;
+  for (const llvm::Function &fn : module) {
+    if (!fn.isDeclaration() || !fn.getName().starts_with("__nv_")) {
+      continue;
+    }
+    const llvm::Function *definition = shared.library->getFunction(fn.getName());
+    if (definition != nullptr && !definition->isDeclaration() && needed.insert(definition).second) {
+      collect_callees(*definition, needed);
+    }
+  }
+  if (needed.empty()) {
+    return;
+  }
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> subset =
+      llvm::CloneModule(*shared.library, map, [&](const llvm::GlobalValue *gv) {
+        return llvm::isa<llvm::GlobalVariable>(gv) || needed.count(gv) != 0;
+      });
+  subset->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(subset), llvm::Linker::LinkOnlyNeeded)) {
+    throw Error("linking the shared libdevice failed");
+  }
+}
+
+// ------------------------------------------------------------- compiles
+
+enum class PtxMode { Lazy, Full, Shared };
+
+/// IR -> PTX exactly as codegen's emit_ptx does it, with the libdevice
+/// loading chosen by `mode` (`shared` only for PtxMode::Shared).
+std::string ir_to_ptx(const Seed &seed, const ir::Module &module_ir, PtxMode mode, SharedLibdevice *shared) {
+  initialize_llvm_targets();
+  llvm::LLVMContext own_context;
+  llvm::LLVMContext &context = mode == PtxMode::Shared ? shared->context : own_context;
   auto module = std::make_unique<llvm::Module>("ufjit", context);
+  GpuOptions gpu;
   {
     std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
     prepare_nvptx_module(*module, *tm);
   }
-  EntryModuleInfo info =
-      build_entry_module({request}, *module, TargetKind::Cuda, [load](llvm::Module &m) { link_libdevice(m, load); });
+  LibdeviceLoad load = mode == PtxMode::Full ? LibdeviceLoad::Full : LibdeviceLoad::Lazy;
+  auto link = [&](llvm::Module &m) {
+    if (mode == PtxMode::Shared) {
+      link_shared_libdevice(m, *shared);
+    } else {
+      link_libdevice(m, load);
+    }
+  };
+  EntryRequest request{&module_ir, seed.name + "__bench", first_call_variant()};
+  EntryModuleInfo info = build_entry_module({request}, *module, TargetKind::Cuda, link);
   NvptxCompileOptions options;
   options.gpu = gpu;
   options.fastmath = info.all_fastmath;
   options.ftz = info.all_fastmath;
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
-  options.libdevice = load;
+  options.libdevice = load;  // a no-op here: every __nv_ function is defined by now
   return compile_module_to_ptx(*module, options);
 }
 
-void BM_Ptx(benchmark::State &state, std::size_t seed_index, bool all_variants, LibdeviceLoad load) {
+std::string source_to_ptx(const Seed &seed, PtxMode mode, SharedLibdevice *shared) {
+  ir::Module module_ir = frontend(seed);
+  return ir_to_ptx(seed, module_ir, mode, shared);
+}
+
+CpuEntry source_to_cpu(const Seed &seed, CpuCompiler &compiler, const std::string &unique_name) {
+  ir::Module module_ir = frontend(seed);
+  EntryRequest request{&module_ir, unique_name, first_call_variant()};
+  std::vector<CpuEntry> entries = compiler.compile({request});
+  return entries.at(0);
+}
+
+// ------------------------------------------------------------ benchmarks
+
+void BM_SourceToPtx(benchmark::State &state, std::size_t seed_index, PtxMode mode) {
   const Seed &seed = seeds().at(seed_index);
+  std::unique_ptr<SharedLibdevice> shared;
+  if (mode == PtxMode::Shared) {
+    shared = std::make_unique<SharedLibdevice>();  // once per process, not timed
+  }
   std::size_t bytes = 0;
   for (auto _ : state) {
-    std::string ptx = compile_ptx(seed, all_variants, load);
+    std::string ptx = source_to_ptx(seed, mode, shared.get());
     bytes = ptx.size();
     benchmark::DoNotOptimize(ptx.data());
   }
   state.counters["ptx_bytes"] = static_cast<double>(bytes);
 }
 
-void BM_Cpu(benchmark::State &state, std::size_t seed_index) {
+void BM_SourceToCpu(benchmark::State &state, std::size_t seed_index) {
   const Seed &seed = seeds().at(seed_index);
-  CpuCompiler compiler;
+  CpuCompiler compiler;  // one per process in the runtime; its setup is not timed
   int round = 0;
   for (auto _ : state) {
-    EntryRequest request{&seed.module, seed.name + "__bench" + std::to_string(round++), variants(false)};
-    std::vector<CpuEntry> entries = compiler.compile({request});
-    benchmark::DoNotOptimize(entries.data());
+    CpuEntry entry = source_to_cpu(seed, compiler, seed.name + "__bench" + std::to_string(round++));
+    benchmark::DoNotOptimize(entry);
+  }
+}
+
+void BM_Frontend(benchmark::State &state, std::size_t seed_index) {
+  const Seed &seed = seeds().at(seed_index);
+  for (auto _ : state) {
+    ir::Module module_ir = frontend(seed);
+    benchmark::DoNotOptimize(&module_ir);
   }
 }
 
 void BM_LibdeviceParse(benchmark::State &state, LibdeviceLoad load) {
-  // Parse cost alone (what each compile pays before linking), from the
-  // process-wide byte cache.
+  // Parsing and linking one function (__nv_sinf) from the in-memory bytes.
   const std::string &bytes = libdevice_bytes();
   for (auto _ : state) {
     llvm::LLVMContext context;
     llvm::Module module("probe", context);
     module.setTargetTriple(kNvptxTriple);
-    llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getFloatTy(context), {llvm::Type::getFloatTy(context)},
-                                                   false),
-                           llvm::GlobalValue::ExternalLinkage, "__nv_sinf", module);
+    llvm::Type *f32 = llvm::Type::getFloatTy(context);
+    llvm::Function::Create(llvm::FunctionType::get(f32, {f32}, false), llvm::GlobalValue::ExternalLinkage,
+                           "__nv_sinf", module);
     link_libdevice(module, load);
     benchmark::DoNotOptimize(&module);
   }
   state.counters["libdevice_bytes"] = static_cast<double>(bytes.size());
 }
 
+/// The three ways of loading libdevice must give the same PTX, or the
+/// comparison is void. Returns false (and says which) if one differs.
+bool libdevice_modes_agree() {
+  SharedLibdevice shared;
+  bool ok = true;
+  for (const Seed &seed : seeds()) {
+    const std::string lazy = source_to_ptx(seed, PtxMode::Lazy, nullptr);
+    const bool full_same = source_to_ptx(seed, PtxMode::Full, nullptr) == lazy;
+    const bool shared_same = source_to_ptx(seed, PtxMode::Shared, &shared) == lazy;
+    if (!full_same || !shared_same) {
+      std::fprintf(stderr, "%s: PTX differs between libdevice modes (full %s, shared %s)\n",
+                   seed.name.c_str(), full_same ? "same" : "differs", shared_same ? "same" : "differs");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 void register_benchmarks() {
+  const std::pair<const char *, PtxMode> modes[] = {
+      {"lazy", PtxMode::Lazy}, {"full", PtxMode::Full}, {"shared", PtxMode::Shared}};
   for (std::size_t k = 0; k < seeds().size(); ++k) {
     const std::string &name = seeds()[k].name;
-    benchmark::RegisterBenchmark(("ptx_lazy/" + name).c_str(), BM_Ptx, k, false, LibdeviceLoad::Lazy)
+    for (const auto &[label, mode] : modes) {
+      benchmark::RegisterBenchmark(("src_to_ptx/" + std::string(label) + "/" + name).c_str(), BM_SourceToPtx,
+                                   k, mode)
+          ->Unit(benchmark::kMillisecond);
+    }
+    benchmark::RegisterBenchmark(("src_to_cpu/" + name).c_str(), BM_SourceToCpu, k)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("ptx_full/" + name).c_str(), BM_Ptx, k, false, LibdeviceLoad::Full)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("ptx_lazy_4variants/" + name).c_str(), BM_Ptx, k, true, LibdeviceLoad::Lazy)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("cpu/" + name).c_str(), BM_Cpu, k)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("frontend/" + name).c_str(), BM_Frontend, k)->Unit(benchmark::kMicrosecond);
   }
-  benchmark::RegisterBenchmark("libdevice_link_sinf/lazy", BM_LibdeviceParse, LibdeviceLoad::Lazy)
+  benchmark::RegisterBenchmark("libdevice_parse/lazy", BM_LibdeviceParse, LibdeviceLoad::Lazy)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("libdevice_link_sinf/full", BM_LibdeviceParse, LibdeviceLoad::Full)
+  benchmark::RegisterBenchmark("libdevice_parse/full", BM_LibdeviceParse, LibdeviceLoad::Full)
       ->Unit(benchmark::kMillisecond);
+}
+
+// ------------------------------------------------------- cold, per process
+
+enum class ColdKind { PtxLazy, PtxFull, Cpu };
+
+/// Times, in this fresh process, the first compile of `seed`: everything a
+/// first call pays before launching (LLVM init, libdevice read and parse or
+/// the ORC JIT's setup, frontend, codegen).
+double first_compile_ms(const Seed &seed, ColdKind kind) {
+  auto start = std::chrono::steady_clock::now();
+  if (kind == ColdKind::Cpu) {
+    CpuCompiler compiler;
+    CpuEntry entry = source_to_cpu(seed, compiler, seed.name + "__cold");
+    benchmark::DoNotOptimize(entry);
+  } else {
+    std::string ptx = source_to_ptx(seed, kind == ColdKind::PtxFull ? PtxMode::Full : PtxMode::Lazy, nullptr);
+    benchmark::DoNotOptimize(ptx.data());
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Runs first_compile_ms in a forked child (a process where LLVM has never
+/// run); returns a negative value if the child failed.
+double cold_in_child(const Seed &seed, ColdKind kind) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    return -1;
+  }
+  std::fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    double ms = -1;
+    try {
+      ms = first_compile_ms(seed, kind);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "cold %s: %s\n", seed.name.c_str(), e.what());
+    }
+    ssize_t written = write(fds[1], &ms, sizeof ms);
+    _exit(written == sizeof ms ? 0 : 1);
+  }
+  close(fds[1]);
+  double ms = -1;
+  if (child < 0 || read(fds[0], &ms, sizeof ms) != sizeof ms) {
+    ms = -1;
+  }
+  close(fds[0]);
+  int status = 0;
+  if (child > 0) {
+    waitpid(child, &status, 0);
+  }
+  return ms;
+}
+
+void report_cold(int repetitions) {
+  if (repetitions <= 0) {
+    return;
+  }
+  const std::pair<const char *, ColdKind> kinds[] = {
+      {"ptx lazy", ColdKind::PtxLazy}, {"ptx full", ColdKind::PtxFull}, {"cpu", ColdKind::Cpu}};
+  std::printf(
+      "cold first compile in a fresh process (source -> code, incl. LLVM init and libdevice read/parse or "
+      "ORC setup), %d processes each: median [min, max] ms\n",
+      repetitions);
+  for (const Seed &seed : seeds()) {
+    for (const auto &[label, kind] : kinds) {
+      std::vector<double> times;
+      for (int r = 0; r < repetitions; ++r) {
+        times.push_back(cold_in_child(seed, kind));
+      }
+      std::sort(times.begin(), times.end());
+      std::printf("  cold %-9s %-15s %7.1f  [%6.1f, %6.1f]\n", label, seed.name.c_str(),
+                  times[times.size() / 2], times.front(), times.back());
+    }
+  }
+  std::fflush(stdout);
+}
+
+/// For --print_cpu_ir=SEED: the optimized host IR of SEED's first-call entry.
+int print_cpu_ir(const std::string &name) {
+  for (const Seed &seed : seeds()) {
+    if (seed.name == name) {
+      ir::Module module_ir = frontend(seed);
+      EntryRequest request{&module_ir, seed.name, first_call_variant()};
+      std::fputs(optimized_cpu_ir({request}).c_str(), stdout);
+      return 0;
+    }
+  }
+  std::fprintf(stderr, "unknown seed '%s'\n", name.c_str());
+  return 1;
+}
+
+/// For --time_passes=SEED: LLVM's pass timings over 20 warm compiles.
+int time_passes(const std::string &name) {
+  for (const Seed &seed : seeds()) {
+    if (seed.name != name) {
+      continue;
+    }
+    initialize_llvm_targets();
+    source_to_ptx(seed, PtxMode::Lazy, nullptr);  // warm up before timing
+    const char *args[] = {"bench_compile", "-time-passes"};
+    llvm::cl::ParseCommandLineOptions(2, args);
+    for (int k = 0; k < 20; ++k) {
+      source_to_ptx(seed, PtxMode::Lazy, nullptr);
+    }
+    llvm::TimerGroup::printAll(llvm::errs());
+    return 0;
+  }
+  std::fprintf(stderr, "unknown seed '%s'\n", name.c_str());
+  return 1;
+}
+
+/// Removes --cold_repetitions=N, --print_cpu_ir=SEED and --time_passes=SEED
+/// from argv (Google Benchmark rejects unknown flags); returns N and sets the
+/// seeds.
+int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, std::string &time_passes_seed) {
+  int repetitions = 5;
+  const char *flag = "--cold_repetitions=";
+  const char *ir_flag = "--print_cpu_ir=";
+  const char *passes_flag = "--time_passes=";
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0) {
+      repetitions = std::atoi(argv[i] + std::strlen(flag));
+      continue;
+    }
+    if (std::strncmp(argv[i], ir_flag, std::strlen(ir_flag)) == 0) {
+      print_ir_seed = argv[i] + std::strlen(ir_flag);
+      continue;
+    }
+    if (std::strncmp(argv[i], passes_flag, std::strlen(passes_flag)) == 0) {
+      time_passes_seed = argv[i] + std::strlen(passes_flag);
+      continue;
+    }
+    argv[kept++] = argv[i];
+  }
+  argc = kept;
+  return repetitions;
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-  // Cold: the first PTX compile of the process reads libdevice from disk and
-  // initialises LLVM's targets.
-  auto start = std::chrono::steady_clock::now();
-  compile_ptx(seeds().at(2), false, LibdeviceLoad::Lazy);
-  auto cold = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  for (const Seed &seed : seeds()) {
-    std::printf("seed %-15s from %s\n", seed.name.c_str(), seed.origin.c_str());
+  std::string print_ir_seed;
+  std::string time_passes_seed;
+  int cold_repetitions = take_cold_repetitions(argc, argv, print_ir_seed, time_passes_seed);
+  if (!print_ir_seed.empty()) {
+    return print_cpu_ir(print_ir_seed);
   }
-  std::printf("cold first PTX compile (gaussian_pdf, libdevice read + LLVM init): %.1f ms\n", cold);
+  if (!time_passes_seed.empty()) {
+    return time_passes(time_passes_seed);
+  }
   benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return 1;
+  }
+  seeds();                        // read the sources before forking
+  report_cold(cold_repetitions);  // before anything in this process initialises LLVM
+  initialize_llvm_targets();
+  libdevice_bytes();  // read the file now: the warm figures exclude it
+  if (!libdevice_modes_agree()) {
+    return 1;
+  }
+  std::printf("check: lazy, full and shared libdevice loading give identical PTX for every seed\n");
   register_benchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
