@@ -213,7 +213,7 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
 
 // ------------------------------------------------------------------- UfuncSet
 
-const Ufunc &UfuncSet::operator[](const std::string &name) const {
+Ufunc UfuncSet::operator[](const std::string &name) const {
   for (const Ufunc &u : ufuncs) {
     if (u.name() == name) {
       return u;

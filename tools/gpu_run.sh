@@ -47,6 +47,8 @@ step() {
 say "commit $(cat "$B/COMMIT" 2>/dev/null)  host $(hostname)  $(date -u +%FT%TZ)"
 step nvidia_smi 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm --format=csv
 step info 30 "$B/bin/ufjit" info
+step aot_example 30 sh -c "'$B/bin/ufjit' compile '$B/examples/src/gaussian_pdf.ufn' -o /tmp/gauss.ptx \
+  && '$B/bin/ufjit' compile '$B/examples/src/add_ufunc.ufn' -o /tmp/add.ptx && '$B/examples/aot_launch' /tmp/gauss.ptx /tmp/add.ptx"
 step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
 step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

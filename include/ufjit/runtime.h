@@ -124,7 +124,9 @@ class UFJIT_API Ufunc {
 /// Every @vectorize of one source, by name.
 class UFJIT_API UfuncSet {
  public:
-  const Ufunc &operator[](const std::string &name) const;
+  /// By value (a Ufunc shares its state), so `rt.load_file(f)["name"]` is safe
+  /// to keep although the set is a temporary.
+  Ufunc operator[](const std::string &name) const;
   std::vector<std::string> names() const;
   std::vector<Ufunc> ufuncs;
 };
