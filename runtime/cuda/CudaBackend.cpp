@@ -128,7 +128,7 @@ class CudaBackend final : public Backend {
     if (!any_host) {
       run_on_device(call, variant, cuda::stream_handle(stream));
       if (stream == nullptr) {
-        context_->wait_for(nullptr);
+        UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
       }
       return;
     }
@@ -261,7 +261,7 @@ class CudaBackend final : public Backend {
       staging_.copy_to_host(static_cast<char *>(call.output.data) + lo,
                             device_ptr(static_cast<char *>(output) + lo), static_cast<std::size_t>(hi - lo));
     } else {
-      context_->wait_for(nullptr);
+      UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
     }
   }
 

@@ -1,7 +1,6 @@
 // Primary context, device memory, and the public Stream/Event types.
 #include "runtime/cuda/CudaContext.h"
 
-#include <chrono>
 
 #include <cstdlib>
 #include <limits>
@@ -127,19 +126,6 @@ CUdeviceptr CudaContext::allocate(std::size_t bytes, CUstream stream) const {
   }
   check_result(result, "cuMemAllocAsync");
   return ptr;
-}
-
-void CudaContext::wait_for(CUstream stream) const {
-  constexpr auto kPollFor = std::chrono::microseconds(20);
-  const auto deadline = std::chrono::steady_clock::now() + kPollFor;
-  CUresult result = CUDA_ERROR_NOT_READY;
-  while ((result = drv_.cuStreamQuery(stream)) == CUDA_ERROR_NOT_READY) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      result = drv_.cuStreamSynchronize(stream);
-      break;
-    }
-  }
-  check_result(result, "cuStreamSynchronize");
 }
 
 void CudaContext::trim_pool() const {

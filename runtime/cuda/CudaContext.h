@@ -67,10 +67,6 @@ class CudaContext {
   CUdeviceptr allocate(std::size_t bytes, CUstream stream) const;
   /// Synchronises the context and returns the pool's unused memory to the device.
   void trim_pool() const;
-  /// Waits for `stream`'s work. Polls cuStreamQuery for a few microseconds
-  /// first: a small call is done sooner than cuStreamSynchronize wakes up.
-  /// Throws DeviceError when the work failed.
-  void wait_for(CUstream stream) const;
   /// cuMemFreeAsync on the legacy default stream, which orders the free
   /// after all earlier work on every blocking stream of the context (all of
   /// ufjit's streams are blocking), so memory still in use by an async call
