@@ -71,7 +71,7 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
       "Each entry is a kernel of the module. Launch with a 1-D grid and any block size (grid-stride "
       "loop). Parameters in order as listed: 'count' is the number of elements; 'array' a device "
       "pointer to element 0; 'shape'/'strides' 8 int64 values (strides in bytes, unused dims: shape 1, "
-      "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need n < 2^31.";
+      "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need every byte offset (n times the widest element size) under 2^31.";
   json list = json::array();
   for (const ManifestEntry &e : entries) {
     json item;
