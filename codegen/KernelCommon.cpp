@@ -1,80 +1,24 @@
 // Element types, loads/stores and the scalar call shared by GPU and CPU
 // entries (codegen/KernelEntry.h).
 #include "codegen/KernelEntry.h"
+#include "codegen/LowerInternal.h"
 #include "frontend/InternalAssert.h"
 
 namespace ufjit::codegen::kernel_detail {
 
-namespace {
+std::size_t element_size(DType t) { return dtype_size(t); }
 
-// The ABI sizes and kinds come from the one dtype list, so code generation
-// does not depend on another stage's definitions of dtype_size/dtype_kind.
-struct DTypeInfo {
-  std::size_t size;
-  char kind;
-};
-
-constexpr DTypeInfo kDTypeInfo[] = {
-#define UFJIT_DTYPE_INFO(name, str, size, kind) {size, kind},
-    UFJIT_FOR_EACH_DTYPE(UFJIT_DTYPE_INFO)
-#undef UFJIT_DTYPE_INFO
-};
-
-const DTypeInfo &info(DType t) {
-  auto index = static_cast<std::size_t>(t);
-  internal_assert(index < std::size(kDTypeInfo)) << "bad dtype " << index;
-  return kDTypeInfo[index];
-}
-
-}  // namespace
-
-std::size_t element_size(DType t) { return info(t).size; }
-
-bool is_complex_dtype(DType t) { return info(t).kind == 'c'; }
+bool is_complex_dtype(DType t) { return dtype_kind(t) == 'c'; }
 
 uint64_t element_align(DType t) { return is_complex_dtype(t) ? element_size(t) / 2 : element_size(t); }
 
 llvm::Type *component_type(llvm::LLVMContext &ctx, DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::Int8:
-    case DType::UInt8:
-      return llvm::Type::getInt8Ty(ctx);
-    case DType::Int16:
-    case DType::UInt16:
-      return llvm::Type::getInt16Ty(ctx);
-    case DType::Int32:
-    case DType::UInt32:
-      return llvm::Type::getInt32Ty(ctx);
-    case DType::Int64:
-    case DType::UInt64:
-      return llvm::Type::getInt64Ty(ctx);
-    case DType::Float16:
-      return llvm::Type::getHalfTy(ctx);
-    case DType::Float32:
-    case DType::Complex64:
-      return llvm::Type::getFloatTy(ctx);
-    case DType::Float64:
-    case DType::Complex128:
-      return llvm::Type::getDoubleTy(ctx);
-  }
-  internal_error << "unhandled dtype " << static_cast<int>(t);
+  return storage_type(ctx, lower::component_dtype(t));
 }
 
-llvm::Type *element_storage_type(llvm::LLVMContext &ctx, DType t) {
-  llvm::Type *component = component_type(ctx, t);
-  if (is_complex_dtype(t)) {
-    return llvm::StructType::get(ctx, {component, component});
-  }
-  return component;
-}
+llvm::Type *element_storage_type(llvm::LLVMContext &ctx, DType t) { return storage_type(ctx, t); }
 
-llvm::Type *element_value_type(llvm::LLVMContext &ctx, DType t) {
-  if (t == DType::Bool) {
-    return llvm::Type::getInt1Ty(ctx);
-  }
-  return element_storage_type(ctx, t);
-}
+llvm::Type *element_value_type(llvm::LLVMContext &ctx, DType t) { return value_type(ctx, t); }
 
 llvm::Value *storage_to_value(llvm::IRBuilder<> &b, DType t, llvm::Value *stored) {
   if (t == DType::Bool) {
