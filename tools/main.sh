@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 tools/setup.sh
 tools/build.sh -DUFJIT_BUILD_TESTS=OFF
 echo "== ufjit check examples/gaussian_pdf.ufn"
-build/ufjit check examples/gaussian_pdf.ufn
+build/ufjit check examples/gaussian_pdf.ufn && echo "no errors"
 echo "== ufjit compile examples/gaussian_pdf.ufn --emit ir"
 build/ufjit compile examples/gaussian_pdf.ufn --emit ir
-if [[ -x build/examples/main_job ]]; then
+if [[ -x build/examples/example_main_job ]]; then
   echo "== main job: gaussian_pdf on 1M float32 elements"
-  build/examples/main_job examples/gaussian_pdf.ufn
+  build/examples/example_main_job
 fi
