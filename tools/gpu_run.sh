@@ -49,6 +49,9 @@ step nvidia_smi 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clock
 step info 30 "$B/bin/ufjit" info
 step aot_example 30 sh -c "'$B/bin/ufjit' compile '$B/examples/src/gaussian_pdf.ufn' -o /tmp/gauss.ptx \
   && '$B/bin/ufjit' compile '$B/examples/src/add_ufunc.ufn' -o /tmp/add.ptx && '$B/examples/aot_launch' /tmp/gauss.ptx /tmp/add.ptx"
+step examples 60 sh -c "for e in main_job add_ufunc gaussian_pdf polar_distance sincos; do \
+  UFJIT_EXAMPLES_DIR='$B/examples/src' '$B/examples/example_'\$e || exit 1; done"
+step cli_cuda 60 python3 "$root/tools/gpu_cli_check.py" "$B/bin/ufjit" "$B/examples/src" /tmp/ufjit-cli-check
 step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
 step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
