@@ -29,6 +29,14 @@ std::string plural(std::size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+/// An integral double as a weak int; nullopt when it is outside the 128-bit
+/// range of weak ints (converting it would be undefined behaviour).
+std::optional<PyNum> integral_to_weak_int(double integral) {
+  const double limit = std::ldexp(1.0, 127);
+  if (!(integral >= -limit && integral < limit)) return std::nullopt;
+  return PyNum::of_int(static_cast<Int128>(integral));
+}
+
 bool is_real_scalar(const Value &v) {
   return v.is_weak() ? v.weak != Weak::Complex
                      : (!v.literal_tuple && v.type.is_scalar() && !v.type.is_complex());
@@ -197,7 +205,12 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
         error(call.args[0]->loc, "cannot round a non-finite constant to an integer");
         return Value::error();
       }
-      return Value::weak_num(PyNum::of_int(static_cast<Int128>(std::nearbyint(f))));
+      std::optional<PyNum> rounded = integral_to_weak_int(std::nearbyint(f));
+      if (!rounded) {
+        error(call.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
+        return Value::error();
+      }
+      return Value::weak_num(*rounded);
     }
     if (!x.type.is_float()) return convert(x, DType::Int64);
     Value r = intrinsic(IntrinsicOp::Rint, x.type, {x});
@@ -220,7 +233,10 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
       std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n.num.i), f);
       return Value::weak_num(PyNum::of_float(std::strtod(buf, nullptr)));
     }
-    double p = std::pow(10.0, static_cast<double>(-n.num.i));
+    // Negated as a double: -n.num.i overflows for the most negative weak int.
+    double p = std::pow(10.0, -static_cast<double>(n.num.i));
+    // Python: every finite value rounds to a signed zero past 10**308.
+    if (std::isinf(p)) return Value::weak_num(PyNum::of_float(std::copysign(0.0, f)));
     return Value::weak_num(PyNum::of_float(std::nearbyint(f / p) * p));
   }
   if (x.is_weak()) x = convert(x, DType::Float64);
@@ -228,7 +244,9 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
   Value xs = stabilize(x);
   if (n.is_weak()) {
     bool negative = n.num.i < 0;
-    Value p = Value::strong(Const::make_float(t, std::pow(10.0, static_cast<double>(negative ? -n.num.i : n.num.i))));
+    // The magnitude as a double: -n.num.i overflows for the most negative weak int.
+    double digits = std::fabs(static_cast<double>(n.num.i));
+    Value p = Value::strong(Const::make_float(t, std::pow(10.0, digits)));
     BinaryOpcode scale = negative ? BinaryOpcode::Div : BinaryOpcode::Mul;
     BinaryOpcode unscale = negative ? BinaryOpcode::Mul : BinaryOpcode::Div;
     Value scaled = strong_binary(scale, xs, p);
@@ -279,7 +297,14 @@ Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, 
     if (!want(1)) return Value::error();
     const Value &v = args[0];
     if (v.is_weak()) {
-      if (v.weak == Weak::Int) return Value::weak_num(PyNum::of_int(v.num.i < 0 ? -v.num.i : v.num.i));
+      if (v.weak == Weak::Int) {
+        Int128 magnitude = v.num.i;
+        if (v.num.i < 0 && __builtin_sub_overflow(static_cast<Int128>(0), v.num.i, &magnitude)) {
+          error(call.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
+          return Value::error();
+        }
+        return Value::weak_num(PyNum::of_int(magnitude));
+      }
       if (v.weak == Weak::Float) return Value::weak_num(PyNum::of_float(std::fabs(v.num.f)));
       return Value::weak_num(PyNum::of_float(std::abs(v.num.c)));
     }
@@ -328,7 +353,12 @@ Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, 
         error(call.args[0]->loc, "cannot convert a non-finite constant to an integer");
         return Value::error();
       }
-      return Value::weak_num(PyNum::of_int(static_cast<Int128>(std::trunc(v.num.f))));
+      std::optional<PyNum> truncated = integral_to_weak_int(std::trunc(v.num.f));
+      if (!truncated) {
+        error(call.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
+        return Value::error();
+      }
+      return Value::weak_num(*truncated);
     }
     return convert(v, to_int ? DType::Int64 : DType::Float64);
   }

@@ -14,6 +14,8 @@ namespace {
 constexpr Int128 kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr Int128 kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr Int128 kUInt64Max = std::numeric_limits<uint64_t>::max();
+// Spelled out: std::numeric_limits<__int128> is empty in strict ISO mode.
+constexpr Int128 kInt128Min = static_cast<Int128>(static_cast<unsigned __int128>(1) << 127);
 
 std::string int128_str(Int128 v) {
   if (v == 0) return "0";
@@ -100,6 +102,11 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
         error = "integer division or modulo by zero";
         return std::nullopt;
       }
+      if (a == kInt128Min && b == -1) {
+        // The one quotient that does not fit (a / b would be undefined).
+        if (op == ast::BinaryOp::Mod) return PyNum::of_int(0);
+        break;
+      }
       Int128 q = a / b;
       Int128 m = a % b;
       if (m != 0 && ((m < 0) != (b < 0))) {
@@ -130,9 +137,8 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
       }
       if (op == ast::BinaryOp::RShift) return PyNum::of_int(b >= 127 ? (a < 0 ? -1 : 0) : a >> static_cast<int>(b));
       if (a == 0) return PyNum::of_int(0);
-      if (b >= 126) break;
-      r = a * (static_cast<Int128>(1) << static_cast<int>(b));
-      if (r / (static_cast<Int128>(1) << static_cast<int>(b)) != a) break;
+      if (b >= 127) break;  // 1 << 127 itself does not fit
+      if (__builtin_mul_overflow(a, static_cast<Int128>(1) << static_cast<int>(b), &r)) break;
       return PyNum::of_int(r);
     case ast::BinaryOp::BitAnd:
       return PyNum::of_int(a & b);

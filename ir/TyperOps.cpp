@@ -370,7 +370,14 @@ Value BodyTyper::unary(ast::UnaryOpKind op, Value v, const SourceLocation &loc) 
       case ast::UnaryOpKind::UAdd:
         return v;
       case ast::UnaryOpKind::USub:
-        if (v.weak == Weak::Int) return Value::weak_num(PyNum::of_int(-v.num.i));
+        if (v.weak == Weak::Int) {
+          Int128 negated = 0;
+          if (__builtin_sub_overflow(static_cast<Int128>(0), v.num.i, &negated)) {
+            error(loc, "integer constant overflows 128 bits in a constant expression");
+            return Value::error();
+          }
+          return Value::weak_num(PyNum::of_int(negated));
+        }
         if (v.weak == Weak::Float) return Value::weak_num(PyNum::of_float(-v.num.f));
         return Value::weak_num(PyNum::of_complex(-v.num.c));
       case ast::UnaryOpKind::Invert:

@@ -76,7 +76,11 @@ std::optional<Value> BodyTyper::weak_read(const std::string &name) const {
   // Only the kind matters for typing; the value stands in for range checks.
   if (c.weak_complex) return Value::weak_num(PyNum::of_complex({1.0, 0.0}));
   if (c.weak_float) return Value::weak_num(PyNum::of_float(1.0));
-  Int128 v = -c.int_min > c.int_max ? c.int_min : c.int_max;
+  // The value of larger magnitude (compared unsigned: -int_min may not fit).
+  auto magnitude = [](Int128 x) {
+    return x < 0 ? -static_cast<unsigned __int128>(x) : static_cast<unsigned __int128>(x);
+  };
+  Int128 v = magnitude(c.int_min) > magnitude(c.int_max) ? c.int_min : c.int_max;
   return Value::weak_num(PyNum::of_int(v));
 }
 

@@ -3,11 +3,15 @@
 // through ir::compile_to_ir. Any crash, hang, sanitizer report or
 // InternalError is a bug: user errors must come back as diagnostics
 // (LANGUAGE.md section 7: nothing a source contains may crash the compiler).
+// An input whose first line is "#sigs: a;b" is also typed with those override
+// signatures (the vectorize(src, sigs) path); typed modules are printed too.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "frontend/Dump.h"
 #include "frontend/Parser.h"
@@ -16,6 +20,7 @@
 
 #ifdef UFJIT_FUZZ_TYPER
 #include "ir/Frontend.h"
+#include "ir/IRPrinter.h"
 #endif
 
 namespace {
@@ -41,6 +46,26 @@ void walk_to_source(const ufjit::ast::Body &body) {
     if (const auto *f = stmt->as<For>()) walk_to_source(f->body);
   }
 }
+
+#ifdef UFJIT_FUZZ_TYPER
+/// A first line "#sigs: a;b;..." gives override signatures (the C++ API's
+/// vectorize(src, sigs) path); it is a comment to the lexer either way.
+std::vector<std::string> override_signatures(const std::string &text) {
+  constexpr std::string_view kPrefix = "#sigs:";
+  std::vector<std::string> sigs;
+  if (text.compare(0, kPrefix.size(), kPrefix) != 0) return sigs;
+  std::size_t eol = text.find('\n');
+  std::string line = text.substr(kPrefix.size(), eol == std::string::npos ? std::string::npos : eol - kPrefix.size());
+  std::size_t start = 0;
+  while (start <= line.size()) {
+    std::size_t end = line.find(';', start);
+    if (end == std::string::npos) end = line.size();
+    sigs.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+  return sigs;
+}
+#endif
 
 }  // namespace
 
@@ -69,7 +94,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   {
     ufjit::DiagnosticEngine diags;
     try {
-      (void)ufjit::ir::compile_to_ir(file, diags);
+      auto program = ufjit::ir::compile_to_ir(file, diags, override_signatures(text));
+      if (program) {
+        for (const auto &ufunc : program->ufuncs) {
+          for (const auto &module : ufunc.modules) (void)ufjit::ir::print(module);
+        }
+      }
     } catch (const ufjit::InternalError &e) {
       // An internal error on any input is a bug: report it as a crash.
       std::fprintf(stderr, "InternalError: %s\n", e.what());
