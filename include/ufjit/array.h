@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ufjit/dtype.h"
+#include "ufjit/errors.h"
 #include "ufjit/export.h"
 
 namespace ufjit {
@@ -132,6 +133,28 @@ Out out(std::vector<T> &v) {
   return Out{view(v)};
 }
 
+/// A typed handle on an Array (host or device): the dtype is checked once,
+/// then data() is a T*. `rt.device_empty<float>({n})`, `TypedArray<float>(rt.to_device(v))`.
+template <typename T>
+class TypedArray {
+ public:
+  TypedArray() = default;
+  /// Takes `a`; throws InputError when its dtype is not T's.
+  explicit TypedArray(Array a);
+  T *data() const { return static_cast<T *>(array_.data()); }
+  const std::vector<int64_t> &shape() const { return array_.shape(); }
+  int64_t size() const { return array_.size(); }
+  Residence residence() const { return array_.residence(); }
+  const ArrayView &view() const { return array_.view(); }
+  operator const ArrayView &() const { return array_.view(); }  // NOLINT: implicit by design
+  const Array &array() const { return array_; }
+  /// Gives the untyped Array back (this handle is left empty).
+  Array release() { return std::move(array_); }
+
+ private:
+  Array array_;
+};
+
 /// A strongly typed scalar: `typed<float>(x)` takes part in dispatch as a
 /// float32 value, not as a weak Python-like scalar.
 template <typename T>
@@ -161,6 +184,14 @@ constexpr DType dtype_of() {
   else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::Complex64;
   else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::Complex128;
   else static_assert(sizeof(T) == 0, "no ufjit dtype for this C++ type");
+}
+
+template <typename T>
+TypedArray<T>::TypedArray(Array a) : array_(std::move(a)) {
+  if (array_.dtype() != dtype_of<T>()) {
+    throw InputError("TypedArray<" + std::string(dtype_name(dtype_of<T>())) + "> given an array of " +
+                                std::string(dtype_name(array_.dtype())));
+  }
 }
 
 }  // namespace ufjit

@@ -50,6 +50,8 @@ struct UFJIT_API Operand {
   Operand(const Array &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
   Operand(const Out &o) : kind(Kind::Out), array(o.view) {}  // NOLINT
   template <typename T>
+  Operand(const TypedArray<T> &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
+  template <typename T>
   Operand(const std::vector<T> &v) : Operand(ufjit::view(v)) {}  // NOLINT
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
   Operand(T v) {  // NOLINT: weak scalar
@@ -174,6 +176,10 @@ class UFJIT_API Runtime {
   Array to_host(const ArrayView &array);
   /// An uninitialised C-contiguous device array.
   Array device_empty(DType dtype, std::vector<int64_t> shape);
+  template <typename T>
+  TypedArray<T> device_empty(std::vector<int64_t> shape) {
+    return TypedArray<T>(device_empty(dtype_of<T>(), std::move(shape)));
+  }
 
   /// A new stream on the device (RAII). Needs a GPU.
   Stream stream();

@@ -411,3 +411,24 @@ TEST(Api, UfuncOutlivesItsRuntime) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CallTest, TypedArrayChecksItsDtypeOnceAndCallsLikeAnArray) {
+  ufjit::TypedArray<double> a(Array::host(DType::Float64, {3}));
+  for (int i = 0; i < 3; ++i) {
+    a.data()[i] = i;
+  }
+  Array r = combine_(a, a);
+  ASSERT_EQ(r.dtype(), DType::Float64);
+  EXPECT_EQ(r.host_data<double>()[2], 202.0);
+  try {
+    ufjit::TypedArray<float> wrong(Array::host(DType::Float64, {3}));
+    FAIL() << "a float64 array was accepted as TypedArray<float>";
+  } catch (const ufjit::InputError &e) {
+    EXPECT_NE(std::string(e.what()).find("TypedArray<float32> given an array of float64"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace

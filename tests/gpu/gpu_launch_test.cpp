@@ -196,6 +196,16 @@ TEST_F(GpuLaunch, LargeHostArraysAreStagedInChunksAndReturnedOnTheHost) {
   EXPECT_NEAR(zp[n - 1], gauss_ref(x[n - 1], mean[n - 1], sigma[n - 1]), 1e-5);
 }
 
+TEST_F(GpuLaunch, TypedDeviceArrayTakesTheResultThroughOut) {
+  Ufunc add = rt().vectorize(kAddI64Source);
+  const std::vector<int64_t> x = {5, -6, 7};
+  TypedArray<int64_t> dz = rt().device_empty<int64_t>({3});
+  ASSERT_EQ(dz.residence(), Residence::Device);
+  add(rt().to_device(x), 10, out(dz.view()));
+  EXPECT_EQ(download<int64_t>(rt(), dz), (std::vector<int64_t>{15, 4, 17}));
+  EXPECT_THROW(TypedArray<float>(rt().device_empty(DType::Int64, {3})), InputError);
+}
+
 TEST_F(GpuLaunch, HostResultsOfSuccessiveCallsNeverShareMemory) {
   // Large host results come from a pool of page-locked blocks: a block must
   // be reused only after the Array holding it is gone.
