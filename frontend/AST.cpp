@@ -105,30 +105,6 @@ std::string float_repr(double v) {
   return s;
 }
 
-std::string string_repr(const std::string &value) {
-  std::string out = "'";
-  for (char ch : value) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\'') {
-      out += "\\'";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "'";
-}
 
 void render(const Expr &e, int min_precedence, std::string &out);
 
@@ -268,6 +244,31 @@ void render(const Expr &e, int min_precedence, std::string &out) {
 }
 
 }  // namespace
+
+std::string string_repr(const std::string &value) {
+  std::string out = "'";
+  for (char ch : value) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\'') {
+      out += "\\'";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "'";
+}
 
 std::string to_source(const Expr &e) {
   std::string out;

@@ -375,5 +375,7 @@ struct Module {
 
 /// Python-like rendering of an expression, for messages ("cannot call 'x.y'").
 std::string to_source(const Expr &e);
+/// Python's repr of a string: single quotes, escapes for control characters.
+std::string string_repr(const std::string &value);
 
 }  // namespace ufjit::ast

@@ -10,27 +10,6 @@ namespace ufjit::frontend {
 
 namespace {
 
-std::string quoted(const std::string &s) {
-  std::string out = "'";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\'') {
-      out += "\\'";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "'";
-}
-
 std::string number(double v) {
   char buf[64];
   auto result = std::to_chars(buf, buf + sizeof buf, v);
@@ -91,7 +70,7 @@ void AstDumper::expr(const ast::Expr &e, int depth) {
       line(depth, "NoneLit " + where);
       return;
     case ExprKind::StrLit:
-      line(depth, "StrLit " + quoted(e.as<StrLit>()->value) + " " + where);
+      line(depth, "StrLit " + ast::string_repr(e.as<StrLit>()->value) + " " + where);
       return;
     case ExprKind::Name:
       line(depth, "Name " + e.as<Name>()->id + " " + where);
@@ -251,7 +230,7 @@ void AstDumper::stmt(const ast::Stmt &s, int depth) {
         line(depth + 1, "decorators:");
         for (const auto &d : f->decorators) expr(*d.expr, depth + 2);
       }
-      if (f->docstring) line(depth + 1, "docstring " + quoted(*f->docstring));
+      if (f->docstring) line(depth + 1, "docstring " + ast::string_repr(*f->docstring));
       body("body:", f->body, depth + 1);
       return;
     }
@@ -272,7 +251,7 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
   std::ostringstream out;
   for (const Token &t : tokenize(file, diags)) {
     out << t.loc.line << ":" << t.loc.col << " " << token_kind_name(t.kind);
-    if (!t.text.empty()) out << " " << quoted(t.text);
+    if (!t.text.empty()) out << " " << ast::string_repr(t.text);
     if (t.kind == TokenKind::Int) {
       out << " = " << t.int_value;
       if (t.overflow) out << " (overflow)";
@@ -281,7 +260,7 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
     } else if (t.kind == TokenKind::Imag) {
       out << " = " << number(t.float_value) << "j";
     } else if (t.kind == TokenKind::String) {
-      out << " = " << quoted(t.str_value);
+      out << " = " << ast::string_repr(t.str_value);
     }
     out << "\n";
   }
