@@ -144,6 +144,19 @@ class DiagForwarder {
 
 SourceLocation def_loc(const ast::FunctionDef &def) { return def.name_loc.valid() ? def.name_loc : def.loc; }
 
+std::string plural(std::size_t n, const char *word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+/// One signature type per parameter of the def.
+bool check_arity(const frontend::UfuncDecl &u, const frontend::Signature &sig, const std::string &quoted,
+                 DiagnosticEngine &diags) {
+  if (sig.args.size() == u.def->params.size()) return true;
+  diags.error(sig.loc, quoted + " has " + plural(sig.args.size(), "argument") + " but '" + u.name + "' takes " +
+                           plural(u.def->params.size(), "parameter"));
+  return false;
+}
+
 /// Checks a @vectorize signature against its def; reports and returns false on a mismatch.
 bool check_signature(const frontend::UfuncDecl &u, const frontend::Signature &sig, DiagnosticEngine &diags) {
   std::string quoted = "signature '" + sig.str() + "'";
@@ -157,14 +170,7 @@ bool check_signature(const frontend::UfuncDecl &u, const frontend::Signature &si
     diags.error(sig.loc, quoted + " has array types, which only @guvectorize signatures may have");
     return false;
   }
-  if (sig.args.size() != u.def->params.size()) {
-    diags.error(sig.loc, quoted + " has " + std::to_string(sig.args.size()) + " argument" +
-                             (sig.args.size() == 1 ? "" : "s") + " but '" + u.name + "' takes " +
-                             std::to_string(u.def->params.size()) + " parameter" +
-                             (u.def->params.size() == 1 ? "" : "s"));
-    return false;
-  }
-  return true;
+  return check_arity(u, sig, quoted, diags);
 }
 
 /// Applies the C++ API's signatures to the one function of the source.
@@ -224,14 +230,7 @@ bool check_gufunc_signature(const frontend::UfuncDecl &u, const frontend::Signat
     diags.error(sig.loc, quoted + " must return void: a @guvectorize function writes to its output arrays");
     return false;
   }
-  if (sig.args.size() != u.def->params.size()) {
-    diags.error(sig.loc, quoted + " has " + std::to_string(sig.args.size()) + " argument" +
-                             (sig.args.size() == 1 ? "" : "s") + " but '" + u.name + "' takes " +
-                             std::to_string(u.def->params.size()) + " parameter" +
-                             (u.def->params.size() == 1 ? "" : "s"));
-    return false;
-  }
-  return true;
+  return check_arity(u, sig, quoted, diags);
 }
 
 /// The parameters after '->' in the layout: the outputs a gufunc may write.
