@@ -15,7 +15,6 @@
 #include "ir/IRPrinter.h"
 #include "runtime/KernelCache.h"
 #include "runtime/driver/Pipeline.h"
-#include "runtime/cuda/CompilerWarmUp.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
@@ -94,8 +93,7 @@ std::pair<int64_t, int64_t> byte_extent(const ArrayView &v) {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendConfig &config)
-      : warm_up_(cuda::start_compiler_warm_up()),  // runs while the driver creates the context
-        context_(std::make_shared<cuda::CudaContext>(config.device)),
+      : context_(std::make_shared<cuda::CudaContext>(config.device)),
         cache_(config.cache),
         disk_(cache::DiskCacheConfig::from_environment()),
         staging_(context_),
@@ -347,8 +345,7 @@ class CudaBackend final : public Backend {
     return kernel;
   }
 
-  std::future<void> warm_up_;  // its destructor waits for the warm-up compile
-  // Destroyed after everything below that uses the context.
+  // Declared first: destroyed last, after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
   KernelCache *cache_;
   cache::DiskCache disk_;
