@@ -50,6 +50,11 @@ const std::string &libdevice_bytes();
 /// Does nothing if it calls none.
 void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::Lazy);
 
+/// Replaces each pair of libdevice sin and cos calls on one argument in one
+/// basic block with one __nv_sincos(f) call: one argument reduction instead
+/// of two. Runs before libdevice is linked.
+void merge_sin_cos_calls(llvm::Module &module);
+
 /// Options of one PTX compile of an LLVM module.
 struct NvptxCompileOptions {
   GpuOptions gpu;

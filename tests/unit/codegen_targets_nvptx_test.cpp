@@ -105,5 +105,39 @@ TEST(CodegenNvptx, PtxIsaResolution) {
   EXPECT_EQ(resolve_ptx_isa(gpu), "85");
 }
 
+/// Calls of the function named `name` in `m`.
+int calls_to(const llvm::Module &m, const char *name) {
+  const llvm::Function *f = m.getFunction(name);
+  return f == nullptr ? 0 : static_cast<int>(f->getNumUses());
+}
+
+TEST(CodegenNvptx, SinAndCosOfOneArgumentShareOneSincosCall) {
+  llvm::LLVMContext ctx;
+  llvm::Module m("sincos", ctx);
+  llvm::Type *f32 = llvm::Type::getFloatTy(ctx);
+  auto *unary = llvm::FunctionType::get(f32, {f32}, false);
+  llvm::FunctionCallee sinf = m.getOrInsertFunction("__nv_sinf", unary);
+  llvm::FunctionCallee cosf = m.getOrInsertFunction("__nv_cosf", unary);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f32, {f32, f32}, false),
+                                    llvm::Function::ExternalLinkage, "f", m);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  // x goes through a variable slot, as the lowering emits it.
+  llvm::AllocaInst *slot = b.CreateAlloca(f32);
+  b.CreateStore(fn->getArg(0), slot);
+  llvm::Value *c = b.CreateCall(cosf, {b.CreateLoad(f32, slot)});
+  llvm::Value *s = b.CreateCall(sinf, {b.CreateLoad(f32, slot)});
+  llvm::Value *other = b.CreateCall(sinf, {fn->getArg(1)});  // no cos of y: stays
+  b.CreateRet(b.CreateFAdd(b.CreateFAdd(b.CreateFMul(c, c), b.CreateFMul(s, s)), other));
+
+  merge_sin_cos_calls(m);
+
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  ASSERT_FALSE(llvm::verifyModule(m, &os)) << error;
+  EXPECT_EQ(calls_to(m, "__nv_sincosf"), 1);
+  EXPECT_EQ(calls_to(m, "__nv_cosf"), 0);
+  EXPECT_EQ(calls_to(m, "__nv_sinf"), 1);  // sin(y) alone
+}
+
 }  // namespace
 }  // namespace ufjit::codegen

@@ -1,0 +1,131 @@
+// sin(x) and cos(x) of one argument become one libdevice sincos call.
+//
+// Each of libdevice's __nv_sinf and __nv_cosf carries its own argument
+// reduction (with the Payne-Hanek path for large arguments); inlined side by
+// side they double the code LLVM and ptxas work through and the instructions
+// the GPU executes. __nv_sincosf reduces once. Numba's tutorial kernels do
+// exactly this (`math.cos(x) ** 2 + math.sin(x) ** 2`, polar_to_cartesian).
+#include "codegen/LLVMHeaders.h"
+#include "codegen/NVPTXTarget.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include <llvm/IR/Dominators.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ufjit::codegen {
+namespace {
+
+struct SinCosNames {
+  const char *sin;
+  const char *cos;
+  const char *sincos;
+};
+
+constexpr SinCosNames kSinCos[] = {
+    {"__nv_sinf", "__nv_cosf", "__nv_sincosf"},
+    {"__nv_sin", "__nv_cos", "__nv_sincos"},
+};
+
+/// Calls of `f` (direct calls only).
+std::vector<llvm::CallInst *> calls_of(llvm::Function *f) {
+  std::vector<llvm::CallInst *> calls;
+  if (f == nullptr) {
+    return calls;
+  }
+  for (llvm::User *user : f->users()) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(user);
+    if (call != nullptr && call->getCalledFunction() == f) {
+      calls.push_back(call);
+    }
+  }
+  return calls;
+}
+
+/// mem2reg on every function: the lowering keeps variables in allocas, so
+/// sin(x) and cos(x) read x through two loads until they are promoted.
+void promote_variables(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) {
+      continue;
+    }
+    std::vector<llvm::AllocaInst *> allocas;
+    for (llvm::Instruction &i : f.getEntryBlock()) {
+      if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i); a != nullptr && llvm::isAllocaPromotable(a)) {
+        allocas.push_back(a);
+      }
+    }
+    if (!allocas.empty()) {
+      llvm::DominatorTree dominators(f);
+      llvm::PromoteMemToReg(allocas, dominators);
+    }
+  }
+}
+
+void merge_pairs(llvm::Module &module, const SinCosNames &names) {
+  std::vector<llvm::CallInst *> sins = calls_of(module.getFunction(names.sin));
+  std::vector<llvm::CallInst *> coss = calls_of(module.getFunction(names.cos));
+  if (sins.empty() || coss.empty()) {
+    return;
+  }
+  // Pairs in one basic block on the same argument: the earlier call then
+  // dominates the later one, and the argument dominates both.
+  std::map<std::pair<llvm::BasicBlock *, llvm::Value *>, llvm::CallInst *> sin_at;
+  for (llvm::CallInst *s : sins) {
+    sin_at.emplace(std::make_pair(s->getParent(), s->getArgOperand(0)), s);
+  }
+  std::vector<std::pair<llvm::CallInst *, llvm::CallInst *>> pairs;
+  for (llvm::CallInst *c : coss) {
+    auto it = sin_at.find({c->getParent(), c->getArgOperand(0)});
+    if (it != sin_at.end()) {
+      pairs.emplace_back(it->second, c);
+      sin_at.erase(it);  // each sin pairs with one cos
+    }
+  }
+  if (pairs.empty()) {
+    return;
+  }
+  llvm::Type *type = pairs.front().first->getType();
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  llvm::FunctionCallee sincos = module.getOrInsertFunction(
+      names.sincos, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {type, ptr, ptr}, false));
+  for (auto [s, c] : pairs) {
+    llvm::Function &f = *s->getFunction();
+    llvm::IRBuilder<> entry(&f.getEntryBlock(), f.getEntryBlock().getFirstInsertionPt());
+    llvm::AllocaInst *sin_slot = entry.CreateAlloca(type, nullptr, "sin.slot");
+    llvm::AllocaInst *cos_slot = entry.CreateAlloca(type, nullptr, "cos.slot");
+    llvm::CallInst *first = s->comesBefore(c) ? s : c;
+    llvm::IRBuilder<> b(first);
+    b.CreateCall(sincos, {s->getArgOperand(0), sin_slot, cos_slot});
+    llvm::Value *sin_value = b.CreateLoad(type, sin_slot, "sin");
+    llvm::Value *cos_value = b.CreateLoad(type, cos_slot, "cos");
+    s->replaceAllUsesWith(sin_value);
+    c->replaceAllUsesWith(cos_value);
+    s->eraseFromParent();
+    c->eraseFromParent();
+  }
+}
+
+}  // namespace
+
+void merge_sin_cos_calls(llvm::Module &module) {
+  if (module.getFunction("__nv_sinf") == nullptr && module.getFunction("__nv_sin") == nullptr) {
+    return;
+  }
+  promote_variables(module);
+  for (const SinCosNames &names : kSinCos) {
+    merge_pairs(module, names);
+  }
+}
+
+}  // namespace ufjit::codegen
