@@ -93,18 +93,6 @@ int precedence(const Expr &e) {
   }
 }
 
-std::string format_double(double v) {
-  char buf[64];
-  auto result = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, result.ptr);
-}
-
-std::string float_repr(double v) {
-  std::string s = format_double(v);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
 
 void render(const Expr &e, int min_precedence, std::string &out);
 
@@ -124,7 +112,7 @@ void render_inner(const Expr &e, std::string &out) {
       out += float_repr(e.as<FloatLit>()->value);
       return;
     case ExprKind::ImagLit:
-      out += format_double(e.as<ImagLit>()->imag) + "j";
+      out += shortest_repr(e.as<ImagLit>()->imag) + "j";
       return;
     case ExprKind::BoolLit:
       out += e.as<BoolLit>()->value ? "True" : "False";
@@ -244,6 +232,18 @@ void render(const Expr &e, int min_precedence, std::string &out) {
 }
 
 }  // namespace
+
+std::string shortest_repr(double v) {
+  char buf[64];
+  auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
+std::string float_repr(double v) {
+  std::string s = shortest_repr(v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
 
 std::string string_repr(const std::string &value) {
   std::string out = "'";

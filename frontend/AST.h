@@ -375,6 +375,10 @@ struct Module {
 
 /// Python-like rendering of an expression, for messages ("cannot call 'x.y'").
 std::string to_source(const Expr &e);
+/// The shortest decimal text that reads back as `v` ("0.1", "1", "inf").
+std::string shortest_repr(double v);
+/// Python's repr of a float: shortest_repr with ".0" when it would read as an int.
+std::string float_repr(double v);
 /// Python's repr of a string: single quotes, escapes for control characters.
 std::string string_repr(const std::string &value);
 

@@ -1,6 +1,5 @@
 #include "frontend/Dump.h"
 
-#include <charconv>
 #include <cstdio>
 #include <sstream>
 
@@ -9,19 +8,6 @@
 namespace ufjit::frontend {
 
 namespace {
-
-std::string number(double v) {
-  char buf[64];
-  auto result = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, result.ptr);
-}
-
-/// A float that reads as one: `1.0`, not `1`.
-std::string float_number(double v) {
-  std::string s = number(v);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
 
 std::string at(const SourceLocation &loc) {
   return "@" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
@@ -58,10 +44,10 @@ void AstDumper::expr(const ast::Expr &e, int depth) {
       return;
     }
     case ExprKind::FloatLit:
-      line(depth, "FloatLit " + float_number(e.as<FloatLit>()->value) + " " + where);
+      line(depth, "FloatLit " + ast::float_repr(e.as<FloatLit>()->value) + " " + where);
       return;
     case ExprKind::ImagLit:
-      line(depth, "ImagLit " + number(e.as<ImagLit>()->imag) + "j " + where);
+      line(depth, "ImagLit " + ast::shortest_repr(e.as<ImagLit>()->imag) + "j " + where);
       return;
     case ExprKind::BoolLit:
       line(depth, std::string("BoolLit ") + (e.as<BoolLit>()->value ? "True " : "False ") + where);
@@ -256,9 +242,9 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
       out << " = " << t.int_value;
       if (t.overflow) out << " (overflow)";
     } else if (t.kind == TokenKind::Float) {
-      out << " = " << float_number(t.float_value);
+      out << " = " << ast::float_repr(t.float_value);
     } else if (t.kind == TokenKind::Imag) {
-      out << " = " << number(t.float_value) << "j";
+      out << " = " << ast::shortest_repr(t.float_value) << "j";
     } else if (t.kind == TokenKind::String) {
       out << " = " << ast::string_repr(t.str_value);
     }
