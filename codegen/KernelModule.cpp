@@ -24,6 +24,19 @@ EntrySignature entry_signature(const ir::Function &fn) {
   return sig;
 }
 
+namespace {
+
+/// Numba's CUDA fastmath for one GPU function: approximate division and
+/// square root, and float32 denormals flushed. Instruction selection reads
+/// these from each function's attributes (it resets the target options per
+/// function), so a fastmath ufunc gets them beside strict ones in one module.
+void mark_gpu_fastmath(llvm::Function &f) {
+  f.addFnAttr("unsafe-fp-math", "true");
+  f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+}
+
+}  // namespace
+
 EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
                                    const std::function<void(llvm::Module &)> &after_lowering) {
   struct Lowered {
@@ -58,7 +71,11 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
       internal_assert(item.sig.args.size() <= 32 || variant.scalar_mask == 0) << "scalar mask beyond 32 inputs";
       std::string name = entry_name(item.request->base_name, variant);
       if (kind == TargetKind::Cuda) {
-        build_gpu_entry(out, *item.scalar, item.sig, variant, name);
+        llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name);
+        if (item.request->module->options.fastmath) {
+          mark_gpu_fastmath(*entry);
+          mark_gpu_fastmath(*item.scalar);
+        }
       } else {
         build_cpu_entry(out, *item.scalar, item.sig, variant, name);
       }

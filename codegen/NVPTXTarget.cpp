@@ -183,17 +183,6 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
     return options.entries.count(gv.getName().str()) != 0;
   });
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
-  if (options.fastmath) {
-    // Instruction selection resets the target options from each function's
-    // attributes: without these, fdiv stays div.rn (correctly rounded) and
-    // float32 arithmetic keeps denormals. fastmath means Numba's CUDA
-    // fastmath: approximate division and square root, fma, flush to zero.
-    for (llvm::Function &f : module) {
-      if (f.isDeclaration()) continue;
-      f.addFnAttr("unsafe-fp-math", "true");
-      f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
-    }
-  }
   optimize(module, *tm);
   verify_or_throw(module, "after optimization");
   return emit_text(module, *tm);
