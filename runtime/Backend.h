@@ -202,4 +202,7 @@ Array convert_host(const ArrayView &src, DType to);
 /// aligned), owned by the Array.
 Array allocate_host(DType dtype, const std::vector<int64_t> &shape);
 
+/// The view of a C-contiguous host array of `dtype` and `shape`, data unset.
+ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape);
+
 }  // namespace ufjit::runtime

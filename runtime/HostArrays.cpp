@@ -241,12 +241,17 @@ void store(DType t, uint8_t *p, const Element &e) {
 
 }  // namespace
 
-Array allocate_host(DType dtype, const std::vector<int64_t> &shape) {
+ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape) {
   ArrayView v;
   v.dtype = dtype;
   v.shape = shape;
   v.strides = ArrayView::c_strides(shape, dtype_size(dtype));
   v.residence = Residence::Host;
+  return v;
+}
+
+Array allocate_host(DType dtype, const std::vector<int64_t> &shape) {
+  ArrayView v = c_contiguous_host_view(dtype, shape);
   const auto bytes = static_cast<std::size_t>(v.size()) * dtype_size(dtype);
   auto buffer = std::make_shared<HostBuffer>(bytes);
   v.data = buffer->data;

@@ -90,11 +90,7 @@ PinnedPool::PinnedPool(std::shared_ptr<const CudaContext> context)
 PinnedPool::~PinnedPool() = default;
 
 Array PinnedPool::allocate(DType dtype, const std::vector<int64_t> &shape) {
-  ArrayView view;
-  view.dtype = dtype;
-  view.shape = shape;
-  view.strides = ArrayView::c_strides(shape, dtype_size(dtype));
-  view.residence = Residence::Host;
+  ArrayView view = runtime::c_contiguous_host_view(dtype, shape);
   const auto bytes = static_cast<std::size_t>(view.size()) * dtype_size(dtype);
   if (bytes < kMinPinnedBytes || bytes > kMaxPinnedBytes) {
     return runtime::allocate_host(dtype, shape);
