@@ -32,7 +32,7 @@ inline std::string messages(const DiagnosticEngine &diags) {
 }
 
 inline std::filesystem::path repo_root() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  return std::filesystem::path(UFJIT_SOURCE_DIR);
 }
 
 inline std::string read_text(const std::filesystem::path &path) {
