@@ -68,6 +68,7 @@ struct CompiledSignature {
   DType ret = DType::Float64;       // return dtype
   int index = 0;                    // position in the ufunc's dispatch order
   std::string base_name;            // codegen::entry_base_name(...): "f__float32_float32"
+  uint64_t base_name_hash = 0;      // of base_name, for the per-call kernel lookup (HotKernels.h)
   /// Hash of the module's canonical IR text (with FloatOptions); the part of
   /// every kernel cache key that says "which code".
   uint64_t ir_hash = 0;
@@ -160,8 +161,10 @@ class Backend {
   /// on the device, aligned to at least 16 bytes. Call.cpp permutes the view
   /// itself when the output should follow the inputs' memory order (Fortran,
   /// NumPy's K order). Freed when the Array (and every copy of its holder)
-  /// dies, so nothing leaks if a later step throws.
-  virtual Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) = 0;
+  /// dies, so nothing leaks if a later step throws. `stream` is the call's
+  /// (null: a synchronous call).
+  virtual Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+                            StreamImpl *stream) = 0;
 
   /// Runs a prepared call. `stream` null: synchronous (returns when the output
   /// is written, host outputs included). Non-null: enqueue on that stream and

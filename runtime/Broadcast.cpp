@@ -140,6 +140,9 @@ ArrayView unpermute(const ArrayView &array, const std::vector<int> &order) {
 
 std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, const std::vector<ArrayView *> &views,
                                    int max_dims) {
+  if (shape.size() == 1 && shape[0] != 1) {
+    return shape;  // nothing to drop or merge
+  }
   // 1. Drop size-1 dims; keep the order given by the first view's strides.
   std::vector<int> dims = views.empty() ? std::vector<int>() : memory_order_of(shape, views.front()->strides);
   if (views.empty()) {

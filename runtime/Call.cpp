@@ -18,15 +18,17 @@ namespace {
 
 std::string operand_label(std::size_t index) { return "input " + std::to_string(index + 1); }
 
-/// Rejects malformed views before they reach any kernel.
-void validate_view(const ArrayView &v, const std::string &label) {
+/// Rejects malformed views before they reach any kernel. `label` is called
+/// only to word an error: a good call builds no strings.
+template <typename Label>
+void validate_view(const ArrayView &v, const Label &label) {
   if (v.strides.size() != v.shape.size()) {
-    throw ShapeError(label + " has " + std::to_string(v.shape.size()) + " dimensions but " +
+    throw ShapeError(label() + " has " + std::to_string(v.shape.size()) + " dimensions but " +
                      std::to_string(v.strides.size()) + " strides");
   }
   const int64_t n = checked_size(v.shape);
   if (n > 0 && v.data == nullptr) {
-    throw InputError(label + " (" + v.describe() + ") has a null data pointer");
+    throw InputError(label() + " (" + v.describe() + ") has a null data pointer");
   }
 }
 
@@ -74,6 +76,36 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
   }
 }
 
+/// The shape the array inputs broadcast to (NumPy's rules). Inputs of one
+/// shape, the usual call, need no broadcasting and no copies of their shapes.
+std::vector<int64_t> broadcast_inputs(const SplitOperands &split) {
+  const std::vector<int64_t> *first = nullptr;
+  bool same = true;
+  for (const Operand *op : split.inputs) {
+    if (op->kind != Operand::Kind::Array) {
+      continue;
+    }
+    if (first == nullptr) {
+      first = &op->array.shape;
+    } else {
+      same = same && op->array.shape == *first;
+    }
+  }
+  if (first == nullptr) {
+    return {};
+  }
+  if (same) {
+    return *first;  // validate_view has checked its size
+  }
+  std::vector<std::vector<int64_t>> shapes;
+  for (const Operand *op : split.inputs) {
+    if (op->kind == Operand::Kind::Array) {
+      shapes.push_back(op->array.shape);
+    }
+  }
+  return broadcast_shapes(shapes);
+}
+
 /// The value of a one-element host array, as a strong scalar.
 Scalar read_single_element(const ArrayView &v) { return scalar_from_bytes(v.data, v.dtype); }
 
@@ -86,11 +118,11 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   const SplitOperands split = split_operands(operands);
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     if (split.inputs[i]->kind == Operand::Kind::Array) {
-      validate_view(split.inputs[i]->array, operand_label(i) + " of '" + ufunc_name + "'");
+      validate_view(split.inputs[i]->array, [&] { return operand_label(i) + " of '" + ufunc_name + "'"; });
     }
   }
   if (split.out != nullptr) {
-    validate_view(split.out->array, "out of '" + ufunc_name + "'");
+    validate_view(split.out->array, [&] { return "out of '" + ufunc_name + "'"; });
   }
 
   // ---- 2. resolve the signature
@@ -110,13 +142,7 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   const Residence result_residence = any_device ? Residence::Device : Residence::Host;
 
   // ---- 4. broadcasting and `out` checks
-  std::vector<std::vector<int64_t>> shapes;
-  for (const Operand *op : split.inputs) {
-    if (op->kind == Operand::Kind::Array) {
-      shapes.push_back(op->array.shape);
-    }
-  }
-  const std::vector<int64_t> shape = broadcast_shapes(shapes);
+  const std::vector<int64_t> shape = broadcast_inputs(split);
   if (split.out != nullptr) {
     const ArrayView &o = split.out->array;
     if (o.shape != shape) {
@@ -151,7 +177,7 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   PreparedCall call;
   call.signature = &sig;
   call.inputs.resize(split.inputs.size());
-  std::vector<ArrayView> full_shape_inputs;  // vote for the output's memory order
+  std::vector<ArrayView> full_shape_inputs;  // vote for a new output's memory order
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     const Operand &op = *split.inputs[i];
     PreparedOperand &p = call.inputs[i];
@@ -175,10 +201,10 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
       view = temporaries.back().view();
     }
     view.dtype = p.dtype;
-    if (view.shape == shape) {
+    if (split.out == nullptr && shape.size() > 1 && view.shape == shape) {
       full_shape_inputs.push_back(view);
     }
-    p.array = broadcast_to(view, shape);
+    p.array = view.shape == shape ? std::move(view) : broadcast_to(view, shape);
   }
 
   // ---- 6. allocate the output, in the inputs' memory order (NumPy's K)
@@ -192,7 +218,7 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
     for (int d : order) {
       memory_shape.push_back(shape[static_cast<std::size_t>(d)]);
     }
-    Array allocated = backend.make_output(sig.ret, memory_shape, result_residence);
+    Array allocated = backend.make_output(sig.ret, memory_shape, result_residence, stream);
     out_view = unpermute(allocated.view(), order);
     result = Array(out_view, allocated.holder());
   }

@@ -10,6 +10,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
 #include "runtime/Backend.h"
+#include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
 
@@ -35,7 +36,8 @@ class CpuBackend final : public Backend {
   TargetKind kind() const override { return TargetKind::Cpu; }
   std::string key() const override { return key_; }
 
-  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) override {
+  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+                    StreamImpl * /*stream*/) override {
     if (residence != Residence::Host) {
       throw DeviceError("the CPU target cannot allocate device memory");
     }
@@ -45,14 +47,17 @@ class CpuBackend final : public Backend {
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
     const codegen::KernelVariant variant = choose_variant(call);
     const CompiledSignature &sig = *call.signature;
-    KernelKey key;
-    key.ir_hash = sig.ir_hash;
-    key.signature = sig.signature;
-    key.target_key = key_;
-    key.arch = "host";
-    key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
-    key.variant = variant;
-    auto kernel = cache_->get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> {
+    auto key = [&] {
+      KernelKey key;
+      key.ir_hash = sig.ir_hash;
+      key.signature = sig.signature;
+      key.target_key = key_;
+      key.arch = "host";
+      key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+      key.variant = variant;
+      return key;
+    };
+    const CpuKernel &kernel = kernels_.get(sig, variant, *cache_, key, [&]() -> std::shared_ptr<const CompiledKernel> {
       codegen::EntryRequest request;
       request.module = sig.module.get();
       request.base_name = sig.base_name;
@@ -61,7 +66,7 @@ class CpuBackend final : public Backend {
       internal_assert(entries.size() == 1 && entries[0] != nullptr) << "CpuCompiler returned no entry for " << variant.suffix();
       return std::make_shared<CpuKernel>(entries[0]);
     });
-    const codegen::CpuEntry entry = static_cast<const CpuKernel &>(*kernel).entry;
+    const codegen::CpuEntry entry = kernel.entry;
 
     std::vector<const void *> inputs(call.inputs.size(), nullptr);
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -92,6 +97,7 @@ class CpuBackend final : public Backend {
 
  private:
   KernelCache *cache_;
+  HotKernels<CpuKernel> kernels_;
   codegen::CpuCompiler compiler_;
   ThreadPool pool_;
   std::string key_;

@@ -51,6 +51,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::get_or_compile(const KernelKe
 KernelCacheStats KernelCache::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   KernelCacheStats s = stats_;
+  s.hits += front_hits_.load(std::memory_order_relaxed);
   s.entries = entries_.size();
   return s;
 }

@@ -8,6 +8,7 @@
 // the same error). Owned by the RuntimeImpl, shared by its backends.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -51,6 +52,10 @@ class KernelCache {
   /// exception to every waiter and forgets the key.
   std::shared_ptr<const CompiledKernel> get_or_compile(const KernelKey &key, const Compile &compile);
 
+  /// Counts a hit served in front of the cache (HotKernels), so that the
+  /// statistics count every lookup.
+  void record_hit() { front_hits_.fetch_add(1, std::memory_order_relaxed); }
+
   KernelCacheStats stats() const;
   /// Drops every entry (kernels in use stay alive through their shared_ptr).
   void clear();
@@ -60,6 +65,7 @@ class KernelCache {
   mutable std::mutex mutex_;
   std::map<std::string, Future> entries_;
   KernelCacheStats stats_;
+  std::atomic<uint64_t> front_hits_{0};
 };
 
 }  // namespace ufjit::runtime

@@ -140,6 +140,7 @@ void finish_signature(CompiledSignature &sig) {
   }
   sig.ret = entry.ret.is_void() ? DType::Bool : entry.ret.dtype();
   sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
+  sig.base_name_hash = XXH3_64bits(sig.base_name.data(), sig.base_name.size());
   const std::string text = ir::print(*sig.module);
   sig.ir_hash = XXH3_64bits(text.data(), text.size());
 }

@@ -5,14 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <iostream>
-#include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
 
 #include "codegen/Codegen.h"
 #include "ir/IRPrinter.h"
+#include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/CudaContext.h"
@@ -36,40 +33,6 @@ namespace {
 std::string ptx_arch_for(const cuda::DeviceProperties &props) {
   const int cc = props.cc_major * 10 + props.cc_minor;
   return "sm_" + std::to_string(std::min(cc, 90));
-}
-
-uint64_t variant_bits(const codegen::KernelVariant &v) {
-  const uint64_t strided = v.layout == codegen::Layout::Strided ? 2 : 0;
-  const uint64_t index32 = v.index32 ? 1 : 0;
-  return (uint64_t{v.scalar_mask} << 2) | strided | index32;
-}
-
-/// The hot-path lookup key: everything that selects one loaded kernel.
-struct FastKey {
-  uint64_t ir_hash = 0;
-  uint64_t name_hash = 0;
-  uint64_t variant = 0;
-  bool operator==(const FastKey &o) const {
-    return ir_hash == o.ir_hash && name_hash == o.name_hash && variant == o.variant;
-  }
-};
-
-struct FastKeyHash {
-  std::size_t operator()(const FastKey &k) const {
-    uint64_t h = k.ir_hash;
-    h ^= k.name_hash + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h ^= k.variant + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-  }
-};
-
-std::string hex64(uint64_t v) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(16, '0');
-  for (int i = 0; i < 16; ++i) {
-    out[static_cast<std::size_t>(i)] = kDigits[(v >> (60 - 4 * i)) & 0xf];
-  }
-  return out;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -111,10 +74,16 @@ class CudaBackend final : public Backend {
   TargetKind kind() const override { return TargetKind::Cuda; }
   std::string key() const override { return key_; }
 
-  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence) override {
+  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+                    StreamImpl *stream) override {
     if (residence == Residence::Host) {
       return pinned_.allocate(dtype, shape);  // the copy engines write it directly
     }
+    if (stream == nullptr) {
+      return cuda::allocate_sync_result(context_, dtype, shape);  // idle blocks, no driver call
+    }
+    // On the legacy stream, which every blocking stream waits for: the result
+    // of an async call is usable on any stream afterwards.
     return cuda::allocate_device_array(context_, dtype, shape, false, nullptr);
   }
 
@@ -265,30 +234,21 @@ class CudaBackend final : public Backend {
     }
   }
 
-  /// The loaded kernel for a signature and variant: a shared-lock map hit on
-  /// the hot path, else the KernelCache (one compile per key).
+  /// The loaded kernel for a signature and variant: a HotKernels hit on the
+  /// hot path, else the KernelCache (one compile per key).
   const cuda::CudaKernel &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
-    const FastKey fast{sig.ir_hash, std::hash<std::string>{}(sig.base_name), variant_bits(variant)};
-    {
-      std::shared_lock<std::shared_mutex> lock(fast_mutex_);
-      auto it = fast_.find(fast);
-      if (it != fast_.end()) {
-        return *it->second;
-      }
-    }
-    KernelKey key;
-    key.ir_hash = sig.ir_hash;
-    key.signature = sig.signature + " " + sig.base_name;
-    key.target_key = key_;
-    key.arch = gpu_.arch;
-    key.float_options = float_options(sig);
-    key.variant = variant;
-    std::shared_ptr<const CompiledKernel> compiled =
-        cache_->get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
-    auto kernel = std::static_pointer_cast<const cuda::CudaKernel>(compiled);
-    std::unique_lock<std::shared_mutex> lock(fast_mutex_);
-    auto [it, inserted] = fast_.emplace(fast, std::move(kernel));
-    return *it->second;
+    auto key = [&] {
+      KernelKey key;
+      key.ir_hash = sig.ir_hash;
+      key.signature = sig.signature + " " + sig.base_name;
+      key.target_key = key_;
+      key.arch = gpu_.arch;
+      key.float_options = float_options(sig);
+      key.variant = variant;
+      return key;
+    };
+    return kernels_.get(sig, variant, *cache_, key,
+                        [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
   }
 
   static std::string float_options(const CompiledSignature &sig) {
@@ -353,8 +313,7 @@ class CudaBackend final : public Backend {
   cuda::PinnedPool pinned_;
   codegen::GpuOptions gpu_;
   std::string key_;
-  std::shared_mutex fast_mutex_;
-  std::unordered_map<FastKey, std::shared_ptr<const cuda::CudaKernel>, FastKeyHash> fast_;
+  HotKernels<cuda::CudaKernel> kernels_;
 };
 
 }  // namespace
