@@ -75,12 +75,9 @@ class CudaBackend final : public Backend {
   std::string key() const override { return key_; }
 
   Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
-                    StreamImpl *stream) override {
+                    StreamImpl * /*stream*/) override {
     if (residence == Residence::Host) {
       return pinned_.allocate(dtype, shape);  // the copy engines write it directly
-    }
-    if (stream == nullptr) {
-      return cuda::allocate_sync_result(context_, dtype, shape);  // idle blocks, no driver call
     }
     // On the legacy stream, which every blocking stream waits for: the result
     // of an async call is usable on any stream afterwards.

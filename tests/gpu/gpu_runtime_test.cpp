@@ -115,66 +115,6 @@ TEST_F(GpuRuntime, AsyncCallOnAStreamCompletesAfterStreamSynchronize) {
   }
 }
 
-/// Slow on purpose (a long dependent chain per element), so that work queued
-/// behind it on another stream would overtake it without proper ordering.
-const char *kSlowSource = R"UFN(
-@vectorize(["float64(float64)"])
-def approach_one(x):
-    s = x
-    for i in range(20000):
-        s = s * 0.999 + 0.001
-    return s
-)UFN";
-
-TEST_F(GpuRuntime, StagedCopiesAndCallsWaitForAnAsyncCallStillRunning) {
-  const int64_t n = int64_t{1} << 21;
-  const int64_t head = 1000;  // under 1 MiB: copied through the staging slots
-  Ufunc slow = rt().vectorize(kSlowSource);
-  Ufunc add = rt().vectorize(kAddSource);
-  Array dx = rt().to_device(std::vector<double>(static_cast<std::size_t>(n), 0.0));
-  Stream stream = rt().stream();
-  for (int round = 0; round < 3; ++round) {
-    Array dout = rt().to_device(std::vector<double>(static_cast<std::size_t>(n), 0.0));
-    ArrayView head_view = dout.view();
-    head_view.shape = {head};
-    const Array dhead(head_view, dout.holder());
-    slow.async(stream, dx, out(dout));
-    // No stream.synchronize(): the copy and the call below must wait for it.
-    std::vector<double> copied = download<double>(rt(), dhead);
-    const std::vector<double> ones(static_cast<std::size_t>(head), 1.0);
-    Array sum = add(dhead, view(ones));
-    const std::vector<double> summed = rt().to_host(sum).to_vector<double>();
-    for (int64_t i = 0; i < head; ++i) {
-      ASSERT_GT(copied[static_cast<std::size_t>(i)], 0.99) << "round " << round << ", i=" << i;
-      ASSERT_GT(summed[static_cast<std::size_t>(i)], 1.99) << "round " << round << ", i=" << i;
-    }
-    stream.synchronize();
-  }
-}
-
-TEST_F(GpuRuntime, AResultBlockReusedWhileAnAsyncCallStillReadsItIsNotOverwrittenEarly) {
-  // Small sync results come from idle blocks with no stream operation; the
-  // legacy stream's wait for every blocking stream is what keeps this right.
-  const int64_t n = int64_t{1} << 21;
-  Ufunc slow = rt().vectorize(kSlowSource);
-  Ufunc add = rt().vectorize(kAddSource);
-  Stream stream = rt().stream();
-  Array dbig = rt().to_device(std::vector<double>(static_cast<std::size_t>(n), 0.0));
-  Array dzeros = rt().to_device(std::vector<double>(1000, 0.0));
-  for (int round = 0; round < 3; ++round) {
-    Array block = add(dzeros, dzeros);  // a block from the cache, zeros
-    Array sink = rt().device_empty(DType::Float64, {1000});
-    slow.async(stream, dbig, out(dbig));          // keeps the stream busy...
-    add.async(stream, block, 0.0, out(sink));     // ...so this reads `block` late
-    block = Array();                              // back to the cache at once
-    Array reused = add(dzeros, 5.0);              // may get the same block
-    EXPECT_EQ(download<double>(rt(), reused), std::vector<double>(1000, 5.0));
-    stream.synchronize();
-    EXPECT_EQ(download<double>(rt(), sink), std::vector<double>(1000, 0.0))
-        << "the async call read a block that a later call had reused, round " << round;
-  }
-}
-
 TEST_F(GpuRuntime, AsyncCallRejectsHostOperands) {
   Ufunc add = rt().vectorize(kAddSource);
   std::vector<float> x(10, 1.0f);
