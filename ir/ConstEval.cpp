@@ -116,7 +116,14 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
       return PyNum::of_int(op == ast::BinaryOp::FloorDiv ? q : m);
     }
     case ast::BinaryOp::Pow: {
-      if (b < 0) return PyNum::of_float(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      if (b < 0) {
+        // Python: a float result, and zero to a negative power raises.
+        if (a == 0) {
+          error = "0.0 cannot be raised to a negative power";
+          return std::nullopt;
+        }
+        return PyNum::of_float(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      }
       Int128 result = 1;
       Int128 base = a;
       Int128 e = b;

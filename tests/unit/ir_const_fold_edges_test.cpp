@@ -61,6 +61,17 @@ TEST(TyperConstFold, LeftShiftThatFitsFoldsExactly) {
   EXPECT_TRUE(contains(ir, "return True")) << ir;
 }
 
+TEST(TyperConstFold, ZeroToANegativeIntPowerIsAnErrorAsInPython) {
+  // Python raises ZeroDivisionError; this once folded to a float64 inf that
+  // silently turned an int64 kernel's arithmetic into float64.
+  std::unique_ptr<Typed> t = type_source(ufunc("int64(int64)", "x", "    return x + 0 ** -1\n"));
+  EXPECT_FALSE(t->program.has_value());
+  EXPECT_ERROR(t->messages, "3:18: 0.0 cannot be raised to a negative power in a constant expression");
+  // Other negative powers of ints fold as Python does, to a float.
+  const std::string ir = clean_ir(ufunc("bool(int64)", "x", "    return 2 ** -1 == 0.5\n"));
+  EXPECT_TRUE(contains(ir, "return True")) << ir;
+}
+
 TEST(TyperConstFold, NegatingMostNegativeIntOverflows) {
   std::unique_ptr<Typed> t = type_source(ufunc("int64(int64)", "x", "    return x + -" + kInt128Min + "\n"));
   EXPECT_FALSE(t->program.has_value());
