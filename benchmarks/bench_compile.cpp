@@ -48,10 +48,6 @@
 #include "frontend/Diagnostics.h"
 #include "ir/Frontend.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#endif
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Linker/Linker.h>
@@ -60,9 +56,6 @@
 #include <llvm/Support/Timer.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #ifndef UFJIT_SOURCE_DIR
 #define UFJIT_SOURCE_DIR "."

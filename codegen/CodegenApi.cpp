@@ -9,14 +9,7 @@
 #include "codegen/NVPTXTarget.h"
 #include "ufjit/errors.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#endif
 #include <llvm/Target/TargetMachine.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 namespace ufjit::codegen {
 

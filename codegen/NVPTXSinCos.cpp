@@ -8,15 +8,8 @@
 #include "codegen/LLVMHeaders.h"
 #include "codegen/NVPTXTarget.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#endif
 #include <llvm/IR/Dominators.h>
 #include <llvm/Transforms/Utils/PromoteMemToReg.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 #include <map>
 #include <utility>
