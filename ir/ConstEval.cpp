@@ -44,20 +44,6 @@ uint64_t double_to_bits(DType t, double v) {
   return static_cast<uint64_t>(static_cast<int64_t>(r));
 }
 
-const char *kind_name(Weak k) {
-  switch (k) {
-    case Weak::Int:
-      return "int";
-    case Weak::Float:
-      return "float";
-    case Weak::Complex:
-      return "complex";
-    case Weak::None:
-      break;
-  }
-  return "?";
-}
-
 /// Python's float floor division and modulo (Objects/floatobject.c).
 void float_divmod(double a, double b, double &floordiv, double &mod) {
   mod = std::fmod(a, b);
@@ -162,6 +148,20 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
 }
 
 }  // namespace
+
+const char *weak_name(Weak k) {
+  switch (k) {
+    case Weak::Int:
+      return "int";
+    case Weak::Float:
+      return "float";
+    case Weak::Complex:
+      return "complex";
+    case Weak::None:
+      break;
+  }
+  return "?";
+}
 
 // ----------------------------------------------------------------- PyNum
 
@@ -327,7 +327,7 @@ std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &
   if (kind == Weak::Int) return fold_int(op, a.i, b.i, error);
   if (bitwise) {
     error = std::string("unsupported operand type(s) for ") + ast::binary_op_spelling(op) + ": '" +
-            kind_name(a.kind) + "' and '" + kind_name(b.kind) + "'";
+            weak_name(a.kind) + "' and '" + weak_name(b.kind) + "'";
     return std::nullopt;
   }
   if (kind == Weak::Float) {

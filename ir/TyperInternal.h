@@ -27,6 +27,10 @@ namespace ufjit::ir::typer {
 /// The kind of a weak (NEP 50 "Python scalar") value; None for strong ones.
 enum class Weak : uint8_t { None, Int, Float, Complex };
 
+/// Python's name for a weak kind ("int", "float", "complex"), as its error
+/// messages spell it; "?" for None.
+const char *weak_name(Weak k);
+
 using Int128 = __int128;
 
 /// A Python number (the value of a weak literal or constant), folded with

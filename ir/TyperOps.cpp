@@ -10,19 +10,6 @@ namespace ufjit::ir::typer {
 
 namespace {
 
-const char *weak_name(Weak k) {
-  switch (k) {
-    case Weak::Int:
-      return "int";
-    case Weak::Float:
-      return "float";
-    case Weak::Complex:
-      return "complex";
-    default:
-      return "?";
-  }
-}
-
 std::string type_name(const Value &v) { return v.is_weak() ? weak_name(v.weak) : v.type.str(); }
 
 /// "cannot add 'a' and 'b'" verbs; other operators say "cannot apply 'op' to".
