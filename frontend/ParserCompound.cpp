@@ -268,18 +268,22 @@ bool Parser::parse_dotted_name(std::string &out, SourceLocation &loc) {
   return true;
 }
 
+bool Parser::parse_import_asname(std::string &asname) {
+  if (!accept_kw("as")) return true;
+  if (!check(TokenKind::Name)) {
+    error_expected("a name", "after 'as'");
+    return false;
+  }
+  asname = advance().text;
+  return true;
+}
+
 StmtPtr Parser::parse_import() {
   auto node = std::make_unique<Import>(advance().loc);  // import
   do {
     ImportAlias alias;
     if (!parse_dotted_name(alias.name, alias.loc)) return nullptr;
-    if (accept_kw("as")) {
-      if (!check(TokenKind::Name)) {
-        error_expected("a name", "after 'as'");
-        return nullptr;
-      }
-      alias.asname = advance().text;
-    }
+    if (!parse_import_asname(alias.asname)) return nullptr;
     node->names.push_back(std::move(alias));
   } while (accept_op(","));
   if (function_depth_ > 0) {
@@ -315,13 +319,7 @@ StmtPtr Parser::parse_import_from() {
     ImportAlias alias;
     alias.loc = peek().loc;
     alias.name = advance().text;
-    if (accept_kw("as")) {
-      if (!check(TokenKind::Name)) {
-        error_expected("a name", "after 'as'");
-        return nullptr;
-      }
-      alias.asname = advance().text;
-    }
+    if (!parse_import_asname(alias.asname)) return nullptr;
     node->names.push_back(std::move(alias));
     if (!accept_op(",")) break;
     if (parenthesized && check_op(")")) break;

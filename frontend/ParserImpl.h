@@ -84,6 +84,8 @@ class Parser {
   ast::StmtPtr parse_import();
   ast::StmtPtr parse_import_from();
   bool parse_dotted_name(std::string &out, SourceLocation &loc);
+  /// An optional `as NAME` of an import; false (after an error) on `as` without a name.
+  bool parse_import_asname(std::string &asname);
   ast::StmtPtr parse_if();
   ast::StmtPtr parse_while();
   ast::StmtPtr parse_for();
