@@ -21,35 +21,29 @@ int64_t ArrayView::size() const {
   return n;
 }
 
-bool ArrayView::is_c_contiguous() const {
-  const auto itemsize = static_cast<int64_t>(dtype_size(dtype));
-  int64_t expected = itemsize;
-  for (int i = ndim() - 1; i >= 0; --i) {
-    if (shape[i] == 0) {
+namespace {
+
+/// Whether the elements are packed with no gaps, walking the dims from the
+/// innermost (fastest), `innermost`, one `step` (+1 or -1) at a time.
+bool packed(const ArrayView &v, int innermost, int step) {
+  int64_t expected = static_cast<int64_t>(dtype_size(v.dtype));
+  for (int k = 0, i = innermost; k < v.ndim(); ++k, i += step) {
+    if (v.shape[i] == 0) {
       return true;
     }
-    if (shape[i] != 1 && strides[i] != expected) {
+    if (v.shape[i] != 1 && v.strides[i] != expected) {
       return false;
     }
-    expected *= shape[i];
+    expected *= v.shape[i];
   }
   return true;
 }
 
-bool ArrayView::is_f_contiguous() const {
-  const auto itemsize = static_cast<int64_t>(dtype_size(dtype));
-  int64_t expected = itemsize;
-  for (int i = 0; i < ndim(); ++i) {
-    if (shape[i] == 0) {
-      return true;
-    }
-    if (shape[i] != 1 && strides[i] != expected) {
-      return false;
-    }
-    expected *= shape[i];
-  }
-  return true;
-}
+}  // namespace
+
+bool ArrayView::is_c_contiguous() const { return packed(*this, ndim() - 1, -1); }
+
+bool ArrayView::is_f_contiguous() const { return packed(*this, 0, 1); }
 
 std::string ArrayView::describe() const {
   std::ostringstream os;
