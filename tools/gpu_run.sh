@@ -2,7 +2,7 @@
 # Runs ufjit's GPU checks and benchmarks ON a GPU host, from the repository
 # root, out of the bundle that tools/make_bundle.sh made (.bundle/ufjit-bundle.tar.xz):
 #   ufjit info; the GPU suite; the API (semantic) suite with UFJIT_TARGET=cuda;
-#   compute-sanitizer memcheck over the GPU suite; bench_gpu; the Numba/CuPy
+#   compute-sanitizer memcheck and racecheck over the GPU suite; bench_gpu; the Numba/CuPy
 #   comparison. Logs and JSON results go to $OUT (default /tmp/ufjit-gpu-out):
 #   run.log, summary.json, gpu_tests.json, api_tests.json, sanitizer.log,
 #   bench_ufjit.json, compare.json. Each step has a time limit (seconds, env
@@ -58,6 +58,8 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*'
 step memcheck "${UFJIT_T_SAN:-200}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 --log-file '$OUT/sanitizer.log' \
   '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
+step racecheck "${UFJIT_T_RACE:-200}" sh -c "'$sanitizer' --tool racecheck --error-exitcode 9 --log-file '$OUT/racecheck.log' \
+  '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
 step bench "${UFJIT_T_BENCH:-75}" "$B/bench/bench_gpu" --json "$OUT/bench_ufjit.json"
 if [[ -f "$OUT/bench_ufjit.json" ]]; then
   step compare "${UFJIT_T_CMP:-120}" python3 "$B/bench/compare.py" --ufjit "$OUT/bench_ufjit.json" --out "$OUT/compare.json" ${UFJIT_CMP_ARGS:-}
@@ -82,10 +84,11 @@ for suite in ("gpu_tests", "api_tests"):
             if t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
                 skipped += 1
     summary[suite] = {"tests": d.get("tests"), "failed": failed, "skipped": skipped, "failed_names": names[:40]}
-san = os.path.join(out, "sanitizer.log")
-if os.path.exists(san):
-    text = open(san, errors="replace").read()
-    summary["memcheck"] = [l for l in text.splitlines() if "ERROR SUMMARY" in l][-1:] or ["no summary"]
+for tool, logname in (("memcheck", "sanitizer.log"), ("racecheck", "racecheck.log")):
+    path = os.path.join(out, logname)
+    if os.path.exists(path):
+        text = open(path, errors="replace").read()
+        summary[tool] = [l for l in text.splitlines() if "ERROR SUMMARY" in l or "RACECHECK SUMMARY" in l][-1:] or ["no summary"]
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(json.dumps(summary, indent=1))
 PY
