@@ -17,11 +17,14 @@
 
 #include <ufjit/ufjit.h>
 
+#include "call_test_util.h"
+
 namespace {
 
 using ufjit::ArrayView;
 using ufjit::DType;
 using Shape = std::vector<int64_t>;
+using ufjit::testing::for_each_index;
 
 constexpr int64_t kBufferElements = 2048;
 
@@ -129,20 +132,6 @@ int64_t element_offset(const RandomOperand &op, const Shape &index) {
   return offset;
 }
 
-template <typename Fn>
-void for_each_index(const Shape &shape, Fn fn) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  Shape index(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t rest = k;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      index[d] = rest % shape[d];
-      rest /= shape[d];
-    }
-    fn(index);
-  }
-}
 
 Shape broadcast(const std::vector<RandomOperand> &inputs) {
   std::size_t ndim = 0;

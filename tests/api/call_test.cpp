@@ -11,12 +11,15 @@
 
 #include <ufjit/ufjit.h>
 
+#include "call_test_util.h"
+
 namespace {
 
 using ufjit::Array;
 using ufjit::ArrayView;
 using ufjit::DType;
 using Shape = std::vector<int64_t>;
+using ufjit::testing::for_each_index;
 
 class CallTest : public ::testing::Test {
  protected:
@@ -56,21 +59,6 @@ double at(const ArrayView &v, const Shape &index) {
   return x;
 }
 
-/// Calls `fn(index)` for every multi-index of `shape`, C order.
-template <typename Fn>
-void for_each_index(const Shape &shape, Fn fn) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  Shape index(shape.size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t rest = k;
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      index[d] = rest % shape[d];
-      rest /= shape[d];
-    }
-    fn(index);
-  }
-}
 
 /// The broadcast index of an operand of shape `s` for an output index.
 Shape operand_index(const Shape &s, const Shape &out_index) {
