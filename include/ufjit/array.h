@@ -163,7 +163,7 @@ template <typename T>
 class TypedArray {
  public:
   TypedArray() = default;
-  /// Takes `a`; throws InputError when its dtype is not T's.
+  /// Takes `a`; throws InputError when it is empty or its dtype is not T's.
   explicit TypedArray(Array a);
   T *data() const { return static_cast<T *>(array_.data()); }
   const std::vector<int64_t> &shape() const { return array_.shape(); }
@@ -212,6 +212,10 @@ constexpr DType dtype_of() {
 
 template <typename T>
 TypedArray<T>::TypedArray(Array a) : array_(std::move(a)) {
+  if (array_.empty_handle()) {
+    throw InputError("TypedArray<" + std::string(dtype_name(dtype_of<T>())) +
+                     "> given an empty Array (default-constructed or moved from)");
+  }
   if (array_.dtype() != dtype_of<T>()) {
     throw InputError("TypedArray<" + std::string(dtype_name(dtype_of<T>())) + "> given an array of " +
                                 std::string(dtype_name(array_.dtype())));
