@@ -3,9 +3,11 @@
 //   resolve signature -> broadcast (stride-0 views, never copies) -> place
 //   arguments -> allocate output -> size the launch -> launch
 //
-// Every check (operands, dispatch, residence, broadcasting, `out`) happens
-// before anything is allocated, written or launched; the backend's
-// execute() sizes and launches. The residence rule is written at the top of
+// Every check (views, dispatch, residence, broadcasting, `out`, sizes)
+// happens before anything is allocated, written or launched; the backend's
+// execute() sizes and launches. Inputs that overlap `out` are read through a
+// copy made before the launch (NumPy's rule: all inputs are read before the
+// output is written). The residence rule is written at the top of
 // runtime/Backend.h.
 #include "runtime/Call.h"
 
@@ -121,9 +123,10 @@ bool must_stage(const ArrayView &in, const ArrayView &out, const std::vector<int
   return !same_elements(in.shape == shape ? in : broadcast_to(in, shape), out);
 }
 
-/// A new C-ordered copy of `view` with elements converted to `to` (the
-/// same dtype: a plain copy), in the view's memory. Device copies run the
-/// generated cast ufunc on `stream` (null: synchronously).
+/// A new packed copy of `view` with elements converted to `to` (the same
+/// dtype: a plain copy), in the view's memory: host copies in C order,
+/// device copies by the generated cast ufunc (in the view's memory order)
+/// on `stream` (null: synchronously).
 Array convert(RuntimeCore &core, Backend &backend, const ArrayView &view, DType to, StreamImpl *stream) {
   if (view.residence == Residence::Host) {
     return convert_host(view, to);
