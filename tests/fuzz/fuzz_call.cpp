@@ -28,7 +28,7 @@
 extern "C" const char *__asan_default_options() {  // NOLINT: the sanitizer's hook
   // Huge allocations come back as null (an InputError from ufjit) instead
   // of an ASan report.
-  return "allocator_may_return_null=1:max_allocation_size_mb=4096:detect_leaks=0";
+  return "allocator_may_return_null=1:max_allocation_size_mb=4096:detect_leaks=1";
 }
 
 namespace {
