@@ -7,12 +7,13 @@
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
+#include "runtime/ViewChecks.h"
 
 namespace ufjit {
 
 namespace {
 
-[[noreturn]] void empty_ufunc() { throw Error("this Ufunc is empty (default-constructed)"); }
+[[noreturn]] void empty_ufunc() { throw InputError("this Ufunc is empty (default-constructed or moved from)"); }
 
 /// Types a source and wraps each ufunc's modules for the runtime.
 std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
@@ -98,6 +99,7 @@ UfuncSet Runtime::load(const std::string &source, const std::string &source_name
 UfuncSet Runtime::load_file(const std::string &path) { return load(read_file(path), path); }
 
 Array Runtime::to_device(const ArrayView &host) {
+  runtime::validate_view(host, [] { return std::string("to_device: the array"); });
   if (host.residence != Residence::Host) {
     throw InputError("to_device: the array (" + host.describe() + ") is already on the device");
   }
@@ -105,6 +107,7 @@ Array Runtime::to_device(const ArrayView &host) {
 }
 
 Array Runtime::to_host(const ArrayView &array) {
+  runtime::validate_view(array, [] { return std::string("to_host: the array"); });
   if (array.residence == Residence::Device) {
     return impl_->core->backend(TargetKind::Cuda).to_host(array);
   }
@@ -114,6 +117,7 @@ Array Runtime::to_host(const ArrayView &array) {
 }
 
 Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape) {
+  (void)runtime::checked_bytes(dtype, shape);
   return impl_->core->backend(TargetKind::Cuda).device_empty(dtype, shape);
 }
 
@@ -231,7 +235,7 @@ Ufunc UfuncSet::operator[](const std::string &name) const {
     }
     message += " (the source defines: " + (list.empty() ? std::string("none") : list) + ")";
   }
-  throw Error(message);
+  throw InputError(message);
 }
 
 std::vector<std::string> UfuncSet::names() const {

@@ -68,6 +68,19 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>> &s
   return result;
 }
 
+bool broadcasts_to(const std::vector<int64_t> &from, const std::vector<int64_t> &to) {
+  if (from.size() > to.size()) {
+    return false;
+  }
+  const std::size_t offset = to.size() - from.size();
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    if (from[i] != 1 && from[i] != to[offset + i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
 ArrayView broadcast_to(const ArrayView &v, const std::vector<int64_t> &shape) {
   ArrayView b = v;
   const std::size_t offset = shape.size() - v.shape.size();

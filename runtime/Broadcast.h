@@ -22,6 +22,10 @@ std::string format_shape(const std::vector<int64_t> &shape);
 /// not be broadcast together with shapes (3,4) (5,)".
 std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>> &shapes);
 
+/// Whether `from` broadcasts to `to` without changing `to` (NumPy's rule
+/// for inputs given an `out`): no more dims, and each dim equal or 1.
+bool broadcasts_to(const std::vector<int64_t> &from, const std::vector<int64_t> &to);
+
 /// `v` as a view of `shape` (which must be a broadcast of v's shape): leading
 /// new dims and size-1 dims that grow get stride 0.
 ArrayView broadcast_to(const ArrayView &v, const std::vector<int64_t> &shape);

@@ -3,34 +3,23 @@
 //   resolve signature -> broadcast (stride-0 views, never copies) -> place
 //   arguments -> allocate output -> size the launch -> launch
 //
-// Every check (operands, dispatch, residence, broadcasting, `out`) happens
-// before anything is allocated, written or launched; the backend's
-// execute() sizes and launches. The residence rule is written at the top of
+// Every check (views, dispatch, residence, broadcasting, `out`, sizes)
+// happens before anything is allocated, written or launched; the backend's
+// execute() sizes and launches. Inputs that overlap `out` are read through a
+// copy made before the launch (NumPy's rule: all inputs are read before the
+// output is written). The residence rule is written at the top of
 // runtime/Backend.h.
 #include "runtime/Call.h"
 
 #include "runtime/Broadcast.h"
 #include "runtime/Dispatch.h"
+#include "runtime/ViewChecks.h"
 
 namespace ufjit::runtime {
 
 namespace {
 
 std::string operand_label(std::size_t index) { return "input " + std::to_string(index + 1); }
-
-/// Rejects malformed views before they reach any kernel. `label` is called
-/// only to word an error: a good call builds no strings.
-template <typename Label>
-void validate_view(const ArrayView &v, const Label &label) {
-  if (v.strides.size() != v.shape.size()) {
-    throw ShapeError(label() + " has " + std::to_string(v.shape.size()) + " dimensions but " +
-                     std::to_string(v.strides.size()) + " strides");
-  }
-  const int64_t n = checked_size(v.shape);
-  if (n > 0 && v.data == nullptr) {
-    throw InputError(label() + " (" + v.describe() + ") has a null data pointer");
-  }
-}
 
 struct SplitOperands {
   std::vector<const Operand *> inputs;
@@ -63,7 +52,7 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
     }
     const std::string label = is_out ? std::string("out") : operand_label(i);
     if (backend.kind() == TargetKind::Cpu && op->array.residence == Residence::Device) {
-      throw DeviceError("the CPU target cannot use device memory: " + label + " (" + op->array.describe() +
+      throw InputError("the CPU target cannot use device memory: " + label + " (" + op->array.describe() +
                         ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
     }
     if (stream != nullptr && op->array.residence == Residence::Host) {
@@ -106,6 +95,46 @@ std::vector<int64_t> broadcast_inputs(const SplitOperands &split) {
   return broadcast_shapes(shapes);
 }
 
+/// The shape of the call: the inputs' broadcast shape, or `out`'s shape when
+/// one is given, to which the inputs then broadcast (NumPy: `f(row, 1.0,
+/// out=matrix)` works; `out` itself is never broadcast).
+std::vector<int64_t> call_shape(const SplitOperands &split, const std::string &ufunc_name) {
+  std::vector<int64_t> shape = broadcast_inputs(split);
+  if (split.out == nullptr) {
+    return shape;
+  }
+  const std::vector<int64_t> &target = split.out->array.shape;
+  if (!broadcasts_to(shape, target)) {
+    throw ShapeError("out(...) of '" + ufunc_name + "' has shape " + format_shape(target) +
+                     " but the inputs broadcast to " + format_shape(shape) + ", which does not broadcast to it");
+  }
+  return target;
+}
+
+/// Whether input `in` must be read through a copy because `out` may write
+/// bytes it reads before it has read them (NumPy: the result is as if every
+/// input were read before any output is written). An input that is exactly
+/// the output, element for element, is read and written by the same thread
+/// in the same step and needs no copy.
+bool must_stage(const ArrayView &in, const ArrayView &out, const std::vector<int64_t> &shape) {
+  if (in.residence != out.residence || !may_overlap(in, out)) {
+    return false;
+  }
+  return !same_elements(in.shape == shape ? in : broadcast_to(in, shape), out);
+}
+
+/// A new packed copy of `view` with elements converted to `to` (the same
+/// dtype: a plain copy), in the view's memory: host copies in C order,
+/// device copies by the generated cast ufunc (in the view's memory order)
+/// on `stream` (null: synchronously).
+Array convert(RuntimeCore &core, Backend &backend, const ArrayView &view, DType to, StreamImpl *stream) {
+  if (view.residence == Residence::Host) {
+    return convert_host(view, to);
+  }
+  const CompiledSignature &cast = core.cast_signature(view.dtype, to);
+  return run_call(core, backend, cast.ufunc_name, {cast}, {Operand(view)}, stream);
+}
+
 /// The value of a one-element host array, as a strong scalar.
 Scalar read_single_element(const ArrayView &v) { return scalar_from_bytes(v.data, v.dtype); }
 
@@ -142,13 +171,9 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   const Residence result_residence = any_device ? Residence::Device : Residence::Host;
 
   // ---- 4. broadcasting and `out` checks
-  const std::vector<int64_t> shape = broadcast_inputs(split);
+  const std::vector<int64_t> shape = call_shape(split, ufunc_name);
   if (split.out != nullptr) {
     const ArrayView &o = split.out->array;
-    if (o.shape != shape) {
-      throw ShapeError("out(...) of '" + ufunc_name + "' has shape " + format_shape(o.shape) +
-                       " but the inputs broadcast to " + format_shape(shape));
-    }
     if (o.dtype != sig.ret) {
       throw DispatchError("out(...) of '" + ufunc_name + "' has dtype " + std::string(dtype_name(o.dtype)) +
                           " but the chosen signature " + sig.signature + " returns " +
@@ -156,6 +181,9 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
     }
   }
   const int64_t size = checked_size(shape);
+  if (split.out == nullptr) {
+    (void)checked_bytes(sig.ret, shape);  // the new output's size fits
+  }
   const bool has_device_cast = [&] {
     for (std::size_t i = 0; i < split.inputs.size(); ++i) {
       const Operand *op = split.inputs[i];
@@ -192,12 +220,11 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
     }
     ArrayView view = op.array;
     if (view.dtype != p.dtype && size > 0) {
-      if (view.residence == Residence::Host) {
-        temporaries.push_back(convert_host(view, p.dtype));
-      } else {
-        const CompiledSignature &cast = core.cast_signature(view.dtype, p.dtype);
-        temporaries.push_back(run_call(core, backend, cast.ufunc_name, {cast}, {Operand(view)}, nullptr));
-      }
+      // A converted copy: also the end of any overlap with `out`.
+      temporaries.push_back(convert(core, backend, view, p.dtype, nullptr));
+      view = temporaries.back().view();
+    } else if (size > 0 && split.out != nullptr && must_stage(view, split.out->array, shape)) {
+      temporaries.push_back(convert(core, backend, view, view.dtype, stream));
       view = temporaries.back().view();
     }
     view.dtype = p.dtype;

@@ -7,19 +7,15 @@
 #include <sstream>
 
 #include "runtime/Backend.h"
+#include "runtime/Broadcast.h"
+#include "runtime/ViewChecks.h"
 #include "runtime/Half.h"
 
 namespace ufjit {
 
 // ------------------------------------------------------------------ ArrayView
 
-int64_t ArrayView::size() const {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    n *= d;
-  }
-  return n;
-}
+int64_t ArrayView::size() const { return runtime::checked_size(shape); }
 
 namespace {
 
@@ -82,9 +78,31 @@ Array &Array::operator=(Array &&o) noexcept {
 }
 
 Array Array::host(DType dtype, std::vector<int64_t> shape) {
+  const int64_t bytes = runtime::checked_bytes(dtype, shape);
   Array a = runtime::allocate_host(dtype, shape);
-  std::memset(a.data(), 0, static_cast<std::size_t>(a.size()) * dtype_size(dtype));
+  std::memset(a.data(), 0, static_cast<std::size_t>(bytes));
   return a;
+}
+
+void Array::check_host_access(DType expected, const char *what) const {
+  if (holder_ == nullptr) {
+    throw InputError(std::string(what) + ": the Array is empty (default-constructed or moved from)");
+  }
+  if (view_.residence != Residence::Host) {
+    throw InputError(std::string(what) + ": " + view_.describe() +
+                     " is on the device; copy it with Runtime::to_host first");
+  }
+  if (view_.dtype != expected) {
+    throw InputError(std::string(what) + ": the array is " + view_.describe() + ", not of " +
+                     std::string(dtype_name(expected)));
+  }
+}
+
+void Array::copy_c_order(void *dst) const {
+  ArrayView packed = view_;
+  packed.data = dst;
+  packed.strides = ArrayView::c_strides(view_.shape, dtype_size(view_.dtype));
+  runtime::copy_host_strided(view_, packed);
 }
 
 namespace runtime {
@@ -92,12 +110,13 @@ namespace runtime {
 namespace {
 
 struct HostBuffer : Array::Holder {
+  /// `bytes` fits in int64 (checked_bytes), so rounding up cannot wrap.
   explicit HostBuffer(std::size_t bytes) {
     // At least one byte so that empty arrays still have a valid pointer.
     const std::size_t rounded = ((bytes == 0 ? 1 : bytes) + 63) / 64 * 64;
     data = std::aligned_alloc(64, rounded);
     if (data == nullptr) {
-      throw std::bad_alloc();
+      throw InputError("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
     }
   }
   ~HostBuffer() override { std::free(data); }
@@ -245,8 +264,8 @@ ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape)
 }
 
 Array allocate_host(DType dtype, const std::vector<int64_t> &shape) {
+  const auto bytes = static_cast<std::size_t>(checked_bytes(dtype, shape));
   ArrayView v = c_contiguous_host_view(dtype, shape);
-  const auto bytes = static_cast<std::size_t>(v.size()) * dtype_size(dtype);
   auto buffer = std::make_shared<HostBuffer>(bytes);
   v.data = buffer->data;
   return Array(std::move(v), std::move(buffer));
@@ -266,6 +285,10 @@ void copy_host_strided(const ArrayView &src, const ArrayView &dst) {
 
 Array convert_host(const ArrayView &src, DType to) {
   Array result = allocate_host(to, src.shape);
+  if (to == src.dtype) {
+    copy_host_strided(src, result.view());  // a plain copy keeps every bit
+    return result;
+  }
   const auto *s = static_cast<const uint8_t *>(src.data);
   auto *d = static_cast<uint8_t *>(result.data());
   const DType from = src.dtype;

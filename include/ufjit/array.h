@@ -42,7 +42,9 @@ struct UFJIT_API ArrayView {
   int device = 0;  // the CUDA device ordinal, for device views
 
   int ndim() const { return static_cast<int>(shape.size()); }
-  int64_t size() const;  // number of elements (1 for 0-d)
+  /// Number of elements (1 for 0-d). Throws ShapeError for a negative dim or
+  /// a count that does not fit in int64.
+  int64_t size() const;
   bool is_c_contiguous() const;
   bool is_f_contiguous() const;
   /// "float32[3, 4]" for messages.
@@ -63,7 +65,9 @@ class UFJIT_API Array {
   Array(const Array &) = delete;
   Array &operator=(const Array &) = delete;
 
-  /// A C-contiguous host array, zero-filled.
+  /// A C-contiguous host array, zero-filled. Throws ShapeError for a
+  /// negative dim or a byte size that does not fit in int64, InputError when
+  /// the memory cannot be allocated.
   static Array host(DType dtype, std::vector<int64_t> shape);
 
   const ArrayView &view() const { return view_; }
@@ -75,14 +79,29 @@ class UFJIT_API Array {
   void *data() const { return view_.data; }
   bool empty_handle() const { return holder_ == nullptr; }
 
-  /// Host arrays only: typed element access in C order of a contiguous array.
+  /// The data pointer of a host array as a T*; elements lie in the order
+  /// of the array's strides (C order for Array::host, to_host and results
+  /// of C-ordered inputs). Throws InputError for an empty Array, a device
+  /// array, or a T that is not the array's dtype.
   template <typename T>
-  T *host_data() const { return static_cast<T *>(view_.data); }
-  /// Host arrays only: a copy of the elements as a vector.
+  T *host_data() const {
+    check_host_access(dtype_of<T>(), "host_data");
+    return static_cast<T *>(view_.data);
+  }
+  /// A copy of a host array's elements in C order (gathered from any
+  /// strides). Throws InputError as host_data does.
   template <typename T>
   std::vector<T> to_vector() const {
-    const T *p = host_data<T>();
-    return std::vector<T>(p, p + size());
+    check_host_access(dtype_of<T>(), "to_vector");
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes(static_cast<std::size_t>(size()));
+      copy_c_order(bytes.data());
+      return std::vector<bool>(bytes.begin(), bytes.end());
+    } else {
+      std::vector<T> v(static_cast<std::size_t>(size()));
+      copy_c_order(v.data());
+      return v;
+    }
   }
 
   /// Owns the memory (host buffer, device allocation); the Array frees it by
@@ -95,6 +114,11 @@ class UFJIT_API Array {
   const std::shared_ptr<Holder> &holder() const { return holder_; }
 
  private:
+  /// Throws InputError unless this is a non-empty host array of `expected`.
+  void check_host_access(DType expected, const char *what) const;
+  /// Copies the elements, C order, to `dst` (size() * itemsize bytes).
+  void copy_c_order(void *dst) const;
+
   ArrayView view_;
   std::shared_ptr<Holder> holder_;
 };
@@ -139,7 +163,7 @@ template <typename T>
 class TypedArray {
  public:
   TypedArray() = default;
-  /// Takes `a`; throws InputError when its dtype is not T's.
+  /// Takes `a`; throws InputError when it is empty or its dtype is not T's.
   explicit TypedArray(Array a);
   T *data() const { return static_cast<T *>(array_.data()); }
   const std::vector<int64_t> &shape() const { return array_.shape(); }
@@ -188,6 +212,10 @@ constexpr DType dtype_of() {
 
 template <typename T>
 TypedArray<T>::TypedArray(Array a) : array_(std::move(a)) {
+  if (array_.empty_handle()) {
+    throw InputError("TypedArray<" + std::string(dtype_name(dtype_of<T>())) +
+                     "> given an empty Array (default-constructed or moved from)");
+  }
   if (array_.dtype() != dtype_of<T>()) {
     throw InputError("TypedArray<" + std::string(dtype_name(dtype_of<T>())) + "> given an array of " +
                                 std::string(dtype_name(array_.dtype())));

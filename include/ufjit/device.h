@@ -13,8 +13,8 @@ struct EventImpl;
 /// A CUDA stream of the Runtime's device context (`Runtime::stream()`).
 /// Destroying it waits for nothing and frees the stream after its work
 /// completes (driver semantics); it never throws. A default-constructed
-/// Stream is empty: synchronize() does nothing, and a call given an empty
-/// stream runs synchronously.
+/// (or moved-from) Stream is empty: synchronize() does nothing, and
+/// Ufunc::async and Event::record given an empty stream throw InputError.
 class UFJIT_API Stream {
  public:
   Stream();
@@ -48,12 +48,13 @@ class UFJIT_API Event {
   Event(const Event &) = delete;
   Event &operator=(const Event &) = delete;
 
-  /// Captures the work enqueued so far on `stream` (throws DeviceError for
+  /// Captures the work enqueued so far on `stream` (throws InputError for
   /// an empty stream).
   void record(Stream &stream);
   /// Waits for the recorded work; does nothing if never recorded.
   void synchronize();
-  /// Milliseconds between two recorded events.
+  /// Milliseconds between two recorded events (InputError when either was
+  /// never recorded).
   static float elapsed_ms(const Event &start, const Event &end);
   EventImpl *impl() const { return impl_.get(); }
   explicit Event(std::unique_ptr<EventImpl> impl);

@@ -2,6 +2,22 @@
 //
 // Every error derives from ufjit::Error. None leaves a cache entry, a device
 // allocation or a stream behind (DESIGN.md "The C++ API").
+//
+// One type per kind of mistake, whatever the API entry point:
+//   - ShapeError: shapes and strides. Operands that do not broadcast, an
+//     `out` whose shape the inputs do not broadcast to, a negative dim, an
+//     element count, byte size or byte extent (strides x shape) that does not
+//     fit in int64 or wraps the address space.
+//   - InputError: a handle or array the caller cannot use that way. An empty
+//     (default-constructed or moved-from) Ufunc, Array, Stream or Event
+//     argument; an array in the wrong memory (a device array on the CPU
+//     target, to_vector of a device array, a host array in an async call);
+//     a null data pointer with elements; a data pointer or stride that is
+//     not a multiple of the element's alignment; a dtype that is not T's
+//     (TypedArray<T>, host_data<T>, to_vector<T>); a name a UfuncSet lacks;
+//     a malformed file; host memory that cannot be allocated.
+//   - DispatchError: operand dtypes or counts no signature takes.
+//   - DeviceError: the GPU or its driver failed (device out of memory too).
 #pragma once
 
 #include <stdexcept>
@@ -43,7 +59,8 @@ class DispatchError : public Error {
   using Error::Error;
 };
 
-/// Operand shapes do not broadcast, or `out` has the wrong shape or dtype.
+/// Operand shapes do not broadcast, `out` has a shape the inputs do not
+/// broadcast to, or a shape/strides overflow (see the top of this file).
 class ShapeError : public Error {
  public:
   using Error::Error;
@@ -61,7 +78,9 @@ class NoDeviceError : public DeviceError {
   using DeviceError::DeviceError;
 };
 
-/// A bad input file or argument outside the language (a malformed .npy file).
+/// A handle, array or file the caller cannot use that way (see the top of
+/// this file): an empty handle, an array in the wrong memory, a null or
+/// misaligned data pointer, a wrong T, an unknown name, a malformed .npy file.
 class InputError : public Error {
  public:
   using Error::Error;

@@ -89,6 +89,8 @@ class Stream;
 struct UfuncState;
 
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
+/// Every member of an empty (default-constructed or moved-from) Ufunc
+/// throws InputError.
 class UFJIT_API Ufunc {
  public:
   Ufunc() = default;
@@ -98,6 +100,10 @@ class UFJIT_API Ufunc {
 
   /// Applies the ufunc. Returns the result (host if every array operand is on
   /// the host, else device), or an empty Array when `out(...)` was given.
+  /// The inputs broadcast to `out`'s shape when it is given (NumPy). The
+  /// result is as if every input were read before `out` is written: an
+  /// input that overlaps `out` other than element for element is read
+  /// through a temporary copy. Every view is checked first (errors.h).
   template <typename... Args>
   Array operator()(Args &&...args) const {
     return call(std::vector<Operand>{Operand(std::forward<Args>(args))...});
@@ -107,7 +113,8 @@ class UFJIT_API Ufunc {
   Array call_on(TargetKind target, const std::vector<Operand> &operands) const;
 
   /// Enqueues on `stream` and returns without synchronising. Device operands
-  /// (and `out`) only.
+  /// (and `out`) only. Later work of this Runtime (calls, copies) is ordered
+  /// after it: program order is the only order to think about.
   template <typename... Args>
   void async(Stream &stream, Args &&...args) const {
     call_async(stream, std::vector<Operand>{Operand(std::forward<Args>(args))...});
@@ -127,7 +134,7 @@ class UFJIT_API Ufunc {
 class UFJIT_API UfuncSet {
  public:
   /// By value (a Ufunc shares its state), so `rt.load_file(f)["name"]` is safe
-  /// to keep although the set is a temporary.
+  /// to keep although the set is a temporary. InputError for an unknown name.
   Ufunc operator[](const std::string &name) const;
   std::vector<std::string> names() const;
   std::vector<Ufunc> ufuncs;
@@ -167,6 +174,7 @@ class UFJIT_API Runtime {
   UfuncSet load_file(const std::string &path);
 
   /// Copies a host view to a new device array (C-contiguous). Needs a GPU.
+  /// The view is checked as a call's operands are (errors.h).
   Array to_device(const ArrayView &host);
   template <typename T>
   Array to_device(const std::vector<T> &v) {
@@ -174,7 +182,8 @@ class UFJIT_API Runtime {
   }
   /// Copies any view to a new C-contiguous host array.
   Array to_host(const ArrayView &array);
-  /// An uninitialised C-contiguous device array.
+  /// An uninitialised C-contiguous device array; ShapeError for a negative
+  /// dim or a byte size that does not fit in int64.
   Array device_empty(DType dtype, std::vector<int64_t> shape);
   template <typename T>
   TypedArray<T> device_empty(std::vector<int64_t> shape) {

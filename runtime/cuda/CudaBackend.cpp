@@ -8,9 +8,11 @@
 #include <iostream>
 
 #include "codegen/Codegen.h"
+#include "frontend/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
+#include "runtime/ViewChecks.h"
 #include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaModule.h"
@@ -39,18 +41,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-/// Lowest and one-past-highest byte offsets a strided view touches,
-/// relative to its element 0.
-std::pair<int64_t, int64_t> byte_extent(const ArrayView &v) {
-  int64_t lo = 0;
-  int64_t hi = 0;
-  for (std::size_t d = 0; d < v.shape.size(); ++d) {
-    const int64_t span = v.strides[d] * (v.shape[d] - 1);
-    (span < 0 ? lo : hi) += span;
-  }
-  return {lo, hi + static_cast<int64_t>(dtype_size(v.dtype))};
 }
 
 class CudaBackend final : public Backend {
@@ -109,9 +99,7 @@ class CudaBackend final : public Backend {
   }
 
   Array to_device(const ArrayView &host) override {
-    if (host.residence == Residence::Device) {
-      throw DeviceError("to_device: " + host.describe() + " is already on the device");
-    }
+    internal_assert(host.residence == Residence::Host) << "to_device of a device view (Runtime::to_device checks)";
     Array contiguous;
     const ArrayView *source = &host;
     if (!host.is_c_contiguous()) {

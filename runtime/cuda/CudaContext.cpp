@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 
+#include "runtime/ViewChecks.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cuda {
@@ -18,11 +19,7 @@ int attribute(const CudaDriver &drv, CUdevice dev, CUdevice_attribute attr) {
 }
 
 std::size_t array_bytes(DType dtype, const std::vector<int64_t> &shape) {
-  std::size_t count = 1;
-  for (int64_t extent : shape) {
-    count *= static_cast<std::size_t>(extent);
-  }
-  return count * dtype_size(dtype);
+  return static_cast<std::size_t>(runtime::checked_bytes(dtype, shape));
 }
 
 std::vector<int64_t> f_strides(const std::vector<int64_t> &shape, std::size_t itemsize) {
@@ -227,7 +224,7 @@ Event::Event(std::unique_ptr<EventImpl> impl) : impl_(std::move(impl)) {}
 void Event::record(Stream &stream) {
   StreamImpl *s = stream.impl();
   if (s == nullptr || s->context == nullptr) {
-    throw DeviceError("Event::record: the stream is empty (make streams with Runtime::stream())");
+    throw InputError("Event::record: the stream is empty (make streams with Runtime::stream())");
   }
   if (impl_ == nullptr) {
     impl_ = std::make_unique<EventImpl>();
@@ -256,7 +253,7 @@ void Event::synchronize() {
 float Event::elapsed_ms(const Event &start, const Event &end) {
   if (start.impl_ == nullptr || end.impl_ == nullptr || start.impl_->event == nullptr ||
       end.impl_->event == nullptr) {
-    throw DeviceError("Event::elapsed_ms: both events must have been recorded");
+    throw InputError("Event::elapsed_ms: both events must have been recorded");
   }
   float ms = 0.0f;
   start.impl_->context->make_current();

@@ -69,6 +69,7 @@ HostStaging::HostStaging(std::shared_ptr<const CudaContext> context)
     UFJIT_CU_CHECK(drv, cuStreamCreate, &slot.stream, CU_STREAM_DEFAULT);
     UFJIT_CU_CHECK(drv, cuEventCreate, &slot.done, CU_EVENT_DISABLE_TIMING);
   }
+  UFJIT_CU_CHECK(drv, cuEventCreate, &legacy_mark_, CU_EVENT_DISABLE_TIMING);
 }
 
 HostStaging::~HostStaging() {
@@ -83,8 +84,19 @@ HostStaging::~HostStaging() {
       drv.cuStreamDestroy_v2(slot.stream);
     }
   }
+  if (legacy_mark_ != nullptr) {
+    drv.cuEventDestroy_v2(legacy_mark_);
+  }
   if (pinned_ != nullptr) {
     drv.cuMemFreeHost(pinned_);
+  }
+}
+
+void HostStaging::order_after_legacy_stream() {
+  const CudaDriver &drv = context_->drv();
+  UFJIT_CU_CHECK(drv, cuEventRecord, legacy_mark_, nullptr);
+  for (Slot &slot : slots_) {
+    UFJIT_CU_CHECK(drv, cuStreamWaitEvent, slot.stream, legacy_mark_, 0);
   }
 }
 
@@ -194,6 +206,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   }
   char *pinned = ensure_pinned(slot_bytes);
   DeviceScratch scratch(*context_, slot_bytes * kSlots);
+  order_after_legacy_stream();
   const int64_t chunks = (n + chunk - 1) / chunk;
 
   std::vector<CopyTask> tasks;
@@ -289,6 +302,7 @@ void HostStaging::copy_to_device(CUdeviceptr dst, const void *src, std::size_t b
   }
   const std::size_t chunk = std::min(kChunkBytes, bytes);
   char *pinned = ensure_pinned(chunk);
+  order_after_legacy_stream();
   const auto *from = static_cast<const char *>(src);
   std::vector<CopyTask> tasks;
   try {
@@ -328,6 +342,7 @@ void HostStaging::copy_to_host(void *dst, CUdeviceptr src, std::size_t bytes) {
   }
   const std::size_t chunk = std::min(kChunkBytes, bytes);
   char *pinned = ensure_pinned(chunk);
+  order_after_legacy_stream();
   auto *to = static_cast<char *>(dst);
   const int64_t chunks = static_cast<int64_t>((bytes + chunk - 1) / chunk);
   std::vector<CopyTask> tasks;

@@ -44,8 +44,9 @@ class HostStaging {
   void run_contiguous(const runtime::PreparedCall &call, const ChunkLaunch &launch_chunk);
 
   /// Host -> device and device -> host copies of contiguous bytes through
-  /// the pinned buffers; return when the copy is complete. They order after
-  /// all earlier work of the legacy stream (and so of every blocking stream).
+  /// the pinned buffers; return when the copy is complete. Like
+  /// run_contiguous, they order after all earlier work of the legacy stream
+  /// and of every blocking stream (an async call's kernel included).
   void copy_to_device(CUdeviceptr dst, const void *src, std::size_t bytes);
   void copy_to_host(void *dst, CUdeviceptr src, std::size_t bytes);
 
@@ -70,10 +71,17 @@ class HostStaging {
   void wait(Slot &slot);
   /// After a failure: waits for every slot without throwing.
   void drain_noexcept() noexcept;
+  /// Makes every slot's stream wait for an event recorded on the legacy
+  /// stream, which itself waits for all earlier work of every blocking
+  /// stream. Blocking streams do not wait for each other: without this, a
+  /// staged call could read a device operand that an async call on a user
+  /// stream is still writing.
+  void order_after_legacy_stream();
 
   std::shared_ptr<const CudaContext> context_;
   std::mutex mutex_;
   std::array<Slot, kSlots> slots_{};
+  CUevent legacy_mark_ = nullptr;
   char *pinned_ = nullptr;
   std::size_t pinned_bytes_ = 0;
   runtime::ThreadPool copy_pool_;

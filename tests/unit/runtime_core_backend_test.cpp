@@ -33,8 +33,13 @@ TEST_F(CpuBackendTest, StridedInputAndOutShapeCheck) {
   ArrayView column{x.data(), DType::Int16, {2, 1}, {2, 2}};
   std::vector<float> out(6, -1);
   ArrayView out_view{out.data(), DType::Float32, {2, 3}, {12, 4}};
-  // `out` must have the inputs' broadcast shape exactly: (2,1) is not (2,3).
-  EXPECT_THROW(cast(DType::Int16, DType::Float32, {Operand(column), Operand(Out{out_view})}), ShapeError);
+  // The inputs broadcast to `out`'s shape (NumPy): (2,1) fills (2,3).
+  cast(DType::Int16, DType::Float32, {Operand(column), Operand(Out{out_view})});
+  EXPECT_EQ(out, (std::vector<float>{1, 1, 1, 2, 2, 2}));
+  // `out` itself is never broadcast: (2,1) inputs do not fit a (3,) out.
+  std::vector<float> small(3, -1);
+  EXPECT_THROW(cast(DType::Int16, DType::Float32, {Operand(column), Operand(Out{view(small)})}), ShapeError);
+  EXPECT_EQ(small, std::vector<float>(3, -1));
 }
 
 TEST_F(CpuBackendTest, LargeCallUsesThePoolAndMatches) {

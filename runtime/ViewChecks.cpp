@@ -1,0 +1,122 @@
+// Checks of caller-supplied views (see ViewChecks.h).
+#include "runtime/ViewChecks.h"
+
+#include "runtime/Broadcast.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::runtime {
+
+namespace {
+
+[[noreturn]] void extent_overflow(const ArrayView &v) {
+  std::string strides;
+  for (std::size_t d = 0; d < v.strides.size(); ++d) {
+    if (d > 0) {
+      strides += ',';
+    }
+    strides += std::to_string(v.strides[d]);
+  }
+  throw ShapeError("a view of shape " + format_shape(v.shape) + " and byte strides (" + strides +
+                   ") spans more bytes than fit in int64");
+}
+
+}  // namespace
+
+ByteExtent byte_extent(const ArrayView &v) {
+  ByteExtent e;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0) {
+      return {};
+    }
+  }
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(v.strides[d], v.shape[d] - 1, &span)) {
+      extent_overflow(v);
+    }
+    int64_t &side = span < 0 ? e.lo : e.hi;
+    if (__builtin_add_overflow(side, span, &side)) {
+      extent_overflow(v);
+    }
+  }
+  if (__builtin_add_overflow(e.hi, static_cast<int64_t>(dtype_size(v.dtype)), &e.hi)) {
+    extent_overflow(v);
+  }
+  return e;
+}
+
+int64_t checked_bytes(DType dtype, const std::vector<int64_t> &shape) {
+  const int64_t n = checked_size(shape);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &bytes)) {
+    throw ShapeError("an array of " + std::string(dtype_name(dtype)) + " and shape " + format_shape(shape) +
+                     " needs more bytes than fit in int64");
+  }
+  return bytes;
+}
+
+std::size_t element_alignment(DType dtype) {
+  const std::size_t size = dtype_size(dtype);
+  return dtype == DType::Complex64 || dtype == DType::Complex128 ? size / 2 : size;
+}
+
+void validate_view(const ArrayView &v, const std::function<std::string()> &label) {
+  if (v.strides.size() != v.shape.size()) {
+    throw ShapeError(label() + " has " + std::to_string(v.shape.size()) + " dimensions but " +
+                     std::to_string(v.strides.size()) + " strides");
+  }
+  const int64_t n = checked_size(v.shape);
+  if (n == 0) {
+    return;  // nothing is read or written: any pointer and strides will do
+  }
+  if (v.data == nullptr) {
+    throw InputError(label() + " (" + v.describe() + ") has a null data pointer");
+  }
+  const ByteExtent extent = byte_extent(v);
+  const auto address = reinterpret_cast<uintptr_t>(v.data);
+  uintptr_t end = 0;
+  if (address < static_cast<uintptr_t>(-extent.lo) ||
+      __builtin_add_overflow(address, static_cast<uintptr_t>(extent.hi), &end)) {
+    throw ShapeError(label() + " (" + v.describe() + ") reaches outside the address space with its strides");
+  }
+  const auto align = static_cast<int64_t>(element_alignment(v.dtype));
+  bool aligned = address % static_cast<uintptr_t>(align) == 0;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    aligned = aligned && (v.shape[d] == 1 || v.strides[d] % align == 0);
+  }
+  if (!aligned) {
+    throw InputError(label() + " (" + v.describe() + ") is not aligned to " + std::to_string(align) +
+                     " bytes (its data pointer or a stride); copy it into an aligned array first");
+  }
+}
+
+bool may_overlap(const ArrayView &a, const ArrayView &b) {
+  const ByteExtent ea = byte_extent(a);
+  const ByteExtent eb = byte_extent(b);
+  if (ea.hi == ea.lo || eb.hi == eb.lo) {
+    return false;
+  }
+  // Both ranges are known not to wrap (validate_view), so plain comparisons
+  // of the addresses as integers are exact.
+  const auto a0 = reinterpret_cast<uintptr_t>(a.data);
+  const auto b0 = reinterpret_cast<uintptr_t>(b.data);
+  const uintptr_t a_lo = a0 - static_cast<uintptr_t>(-ea.lo);
+  const uintptr_t a_hi = a0 + static_cast<uintptr_t>(ea.hi);
+  const uintptr_t b_lo = b0 - static_cast<uintptr_t>(-eb.lo);
+  const uintptr_t b_hi = b0 + static_cast<uintptr_t>(eb.hi);
+  return a_lo < b_hi && b_lo < a_hi;
+}
+
+bool same_elements(const ArrayView &a, const ArrayView &b) {
+  if (a.data != b.data || a.shape != b.shape || a.dtype != b.dtype) {
+    return false;
+  }
+  for (std::size_t d = 0; d < a.shape.size(); ++d) {
+    if (a.shape[d] != 1 && a.strides[d] != b.strides[d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace ufjit::runtime

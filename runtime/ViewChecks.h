@@ -1,0 +1,55 @@
+// Checks of caller-supplied array views at the call boundary, and the
+// byte-level questions the call path asks about them (extent, overlap).
+//
+// A view reaches a kernel only after validate_view: its dims are
+// non-negative, its element count, byte size and byte extent fit in int64
+// without wrapping the address space, its data pointer is non-null when it
+// has elements, and its data pointer and strides are multiples of the
+// element's alignment (kernels load elements with natural alignment).
+// Arithmetic here never overflows: every product and sum is checked.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ufjit/array.h"
+
+namespace ufjit::runtime {
+
+/// The byte range [lo, hi) that a view's elements touch, relative to its
+/// data pointer (lo <= 0 < hi for a non-empty view; {0, 0} for an empty one).
+struct ByteExtent {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+
+/// The byte extent of a view whose shape and strides have one entry per
+/// dim. Throws ShapeError when it does not fit in int64.
+ByteExtent byte_extent(const ArrayView &v);
+
+/// The bytes of `shape` elements of `dtype` (allocation size). Throws
+/// ShapeError for a negative dim or when the size does not fit in int64.
+int64_t checked_bytes(DType dtype, const std::vector<int64_t> &shape);
+
+/// The alignment (bytes) a kernel assumes for an element: its size, or the
+/// size of one component for complex dtypes.
+std::size_t element_alignment(DType dtype);
+
+/// Rejects a malformed view (see the top of this file): ShapeError for
+/// shapes, strides and extents, InputError for a null or misaligned data
+/// pointer or misaligned strides. `label` words the error ("input 1 of
+/// 'f'") and is called only when there is one.
+void validate_view(const ArrayView &v, const std::function<std::string()> &label);
+
+/// Whether two validated views in the same memory space may share a byte
+/// (their byte ranges intersect). Conservative: interleaved views with
+/// disjoint elements also count as overlapping.
+bool may_overlap(const ArrayView &a, const ArrayView &b);
+
+/// Whether two views denote exactly the same elements in the same order:
+/// same data pointer, shape and strides (strides of size-1 dims ignored).
+bool same_elements(const ArrayView &a, const ArrayView &b);
+
+}  // namespace ufjit::runtime
