@@ -3,22 +3,11 @@
 import ast
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
 import npyfile
-
-TOOL = os.environ.get("UFJIT_TOOL", "ufjit")
-EXAMPLES = os.environ.get("UFJIT_EXAMPLES", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
-
-
-def ufjit(*args, cwd=None):
-    return subprocess.run([TOOL, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-
-
-def example(name):
-    return os.path.join(EXAMPLES, name)
+from clitest import TempDir, example, ufjit
 
 
 class Verbs(unittest.TestCase):
@@ -109,17 +98,7 @@ class Compile(unittest.TestCase):
         self.assertEqual(ufjit("compile", example("add_ufunc.ufn"), "--emit", "cubin").returncode, 2)
 
 
-class Run(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.d = self.dir.name
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.d, name)
-
+class Run(TempDir):
     def test_add_writes_the_sum(self):
         npyfile.write(self.path("a.npy"), "<i8", (5,), [1, 2, 3, -4, 5])
         npyfile.write(self.path("b.npy"), "<i8", (5,), [10, 20, 30, 40, 2**62])

@@ -1,11 +1,13 @@
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <complex>
 #include <cstring>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
+#include "OutputFile.h"
 #include "Verbs.h"
 #include "ufjit/npy.h"
 #include "ufjit/runtime.h"
@@ -142,11 +144,20 @@ void print_array(std::ostream &out, const ArrayView &a, int dim, const uint8_t *
 }
 
 ExitCode run_run(const RunOptions &options) {
+  // Every file the command reads, so that the output is checked against
+  // them (and its directory and permissions) before anything is computed.
+  std::vector<std::string> files = {options.file};
+  for (const std::string &input : options.inputs) {
+    if (!parse_scalar(input)) files.push_back(input);
+  }
+  std::optional<OutputFile> output;
+  if (!options.output.empty()) output.emplace(options.output, files);
+
   RuntimeOptions runtime_options;
   if (options.target == "cpu") runtime_options.target = TargetKind::Cpu;
   if (options.target == "cuda") runtime_options.target = TargetKind::Cuda;
   Runtime runtime(runtime_options);
-  UfuncSet ufuncs = runtime.load_file(options.file);
+  UfuncSet ufuncs = runtime.load(read_source(options.file), options.file);
   const Ufunc &ufunc = ufuncs[options.function];
 
   std::vector<Array> arrays;  // keep loaded inputs alive during the call
@@ -161,12 +172,13 @@ ExitCode run_run(const RunOptions &options) {
     operands.emplace_back(arrays.back().view());
   }
   Array result = ufunc.call(operands);
-  if (options.output.empty()) {
+  if (!output) {
     print_array(std::cout, result.view(), 0, static_cast<const uint8_t *>(result.data()));
     std::cout << "\n";
-  } else {
-    save_npy(options.output, result.view());
+    return ExitCode::Ok;
   }
+  write_npy(result.view(), [&output](const void *data, std::size_t bytes) { output->write(data, bytes); });
+  output->commit();
   return ExitCode::Ok;
 }
 

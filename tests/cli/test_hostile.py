@@ -1,0 +1,191 @@
+"""Hostile and careless input to the `ufjit` tool (issue 8): output paths that
+are links, devices, read-only files or the inputs themselves; inputs that
+are FIFOs, directories, devices or lie about their size; a cache directory
+holding FIFOs or being a file; command-line scalars. Each test checks the
+exit code, a message naming the problem, and that nothing was lost."""
+import os
+import stat
+import threading
+import unittest
+
+import npyfile
+from clitest import TempDir, example, slurp, ufjit
+
+ADD = example("add_ufunc.ufn")
+QUICK = 30  # seconds: a command that hangs on a FIFO fails by timeout
+
+
+class Hostile(TempDir):
+    def source(self):
+        """A private copy of add_ufunc.ufn (tests may try to overwrite it)."""
+        path = self.path("g.ufn")
+        with open(ADD) as src, open(path, "w") as dst:
+            dst.write(src.read())
+        return path
+
+    def assert_no_temps(self):
+        self.assertEqual([f for f in os.listdir(self.d) if ".tmp-" in f], [], "temporary file left")
+
+
+class OutputFiles(Hostile):
+    def test_output_that_is_the_source_is_a_usage_error(self):
+        src = self.source()
+        before = slurp(src)
+        r = ufjit("compile", src, "-o", src)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("same file as the input", r.stderr)
+        self.assertEqual(slurp(src), before)
+
+    def test_output_hard_link_to_the_source_is_refused(self):
+        src = self.source()
+        os.link(src, self.path("alias.ptx"))
+        r = ufjit("compile", src, "-o", self.path("alias.ptx"))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertNotIn(".entry", slurp(src))
+
+    def test_run_output_that_is_an_input_is_refused(self):
+        npyfile.write(self.path("a.npy"), "<i8", (2,), [1, 2])
+        os.symlink(self.path("a.npy"), self.path("link.npy"))
+        r = ufjit("run", ADD, "add_ufunc", "--in", self.path("a.npy"), "--in", "1", "--out",
+                  self.path("link.npy"), "--target", "cpu")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(npyfile.read(self.path("a.npy"))[3], [1, 2])
+
+    def test_symlink_is_written_through(self):
+        os.symlink("real.ptx", self.path("link.ptx"))
+        r = ufjit("compile", self.source(), "-o", self.path("link.ptx"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(self.path("link.ptx")))
+        self.assertIn(".entry", slurp(self.path("real.ptx")))
+        self.assert_no_temps()
+
+    def test_existing_file_keeps_its_mode(self):
+        out = self.path("k.ptx")
+        with open(out, "w") as f:
+            f.write("old")
+        os.chmod(out, 0o640)
+        r = ufjit("compile", self.source(), "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o640)
+        self.assertIn(".entry", slurp(out))
+
+    def test_read_only_file_is_refused_and_kept(self):
+        out = self.path("ro.ptx")
+        with open(out, "w") as f:
+            f.write("keep me")
+        os.chmod(out, 0o444)
+        r = ufjit("compile", self.source(), "-o", out)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("read-only", r.stderr)
+        self.assertEqual(slurp(out), "keep me")
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o444)
+        self.assertFalse(os.path.exists(self.path("ro.json")))
+        self.assert_no_temps()
+
+    def test_dev_full_is_a_write_error_and_stays_a_device(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        r = ufjit("compile", self.source(), "-o", "/dev/full")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("No space left", r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/full").st_mode))
+        self.assertFalse(os.path.exists("/dev/full.json"))
+        npyfile.write(self.path("a.npy"), "<i8", (2,), [1, 2])
+        r = ufjit("run", ADD, "add_ufunc", "--in", self.path("a.npy"), "--in", "1", "--out", "/dev/full",
+                  "--target", "cpu")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.stat("/dev/full").st_mode))
+
+    def test_fifo_output_is_written_through(self):
+        fifo = self.path("out.fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(slurp(fifo, "rb")))
+        reader.start()
+        r = ufjit("compile", self.source(), "-o", fifo, timeout=QUICK)
+        reader.join(QUICK)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+        self.assertIn(b".entry", got[0])
+        self.assertFalse(os.path.exists(self.path("out.json")), "a manifest beside a FIFO")
+
+    def test_missing_directory_is_a_clear_error(self):
+        r = ufjit("compile", self.source(), "-o", self.path("nope/x.ptx"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("does not exist", r.stderr)
+
+    def test_directory_as_output_is_refused(self):
+        r = ufjit("compile", self.source(), "-o", self.d)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("directory", r.stderr)
+
+    def test_failing_manifest_leaves_no_module(self):
+        # The manifest's path is a directory: nothing may be written at all.
+        os.mkdir(self.path("m.json"))
+        r = ufjit("compile", self.source(), "-o", self.path("m.ptx"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertFalse(os.path.exists(self.path("m.ptx")))
+        self.assert_no_temps()
+
+
+class InputFiles(Hostile):
+    def run_add(self, *inputs):
+        args = []
+        for i in inputs:
+            args += ["--in", i]
+        return ufjit("run", ADD, "add_ufunc", *args, "--out", self.path("out.npy"), "--target", "cpu",
+                     timeout=QUICK)
+
+    def assert_refused(self, r, needle):
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(needle, r.stderr)
+        self.assertFalse(os.path.exists(self.path("out.npy")))
+
+    def test_fifo_input_is_refused_at_once(self):
+        os.mkfifo(self.path("in.npy"))
+        self.assert_refused(self.run_add(self.path("in.npy"), "1"), "FIFO")
+
+    def test_directory_input_is_refused(self):
+        self.assert_refused(self.run_add(self.d, "1"), "directory")
+
+    def test_dev_zero_input_is_refused(self):
+        self.assert_refused(self.run_add("/dev/zero", "1"), "character device")
+
+    def test_missing_input_says_no_such_file(self):
+        self.assert_refused(self.run_add(self.path("missing.npy"), "1"), "No such file")
+
+    def test_huge_declared_shape_in_a_small_file_is_truncated(self):
+        header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000,), }"
+        with open(self.path("big.npy"), "wb") as f:
+            pad = 64 - (10 + len(header) + 1) % 64
+            h = (header + " " * pad + "\n").encode()
+            f.write(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h + b"\0" * 16)
+        self.assert_refused(self.run_add(self.path("big.npy"), "1"), "truncated")
+
+    def test_trailing_bytes_are_refused(self):
+        npyfile.write(self.path("a.npy"), "<i8", (2,), [1, 2])
+        with open(self.path("a.npy"), "ab") as f:
+            f.write(b"junk")
+        self.assert_refused(self.run_add(self.path("a.npy"), "1"), "follow the data")
+
+    def test_fifo_source_is_refused_at_once(self):
+        os.mkfifo(self.path("g.ufn"))
+        r = ufjit("check", self.path("g.ufn"), timeout=QUICK)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("FIFO", r.stderr)
+
+    def test_dev_zero_source_is_refused(self):
+        r = ufjit("check", "/dev/zero", timeout=QUICK)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("character device", r.stderr)
+
+    def test_oversized_source_is_refused(self):
+        with open(self.path("huge.ufn"), "wb") as f:
+            f.truncate((64 << 20) + 1)  # sparse: no disk used
+        r = ufjit("check", self.path("huge.ufn"), timeout=QUICK)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("MiB", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,211 @@
+#include "OutputFile.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "Tool.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::tool {
+namespace {
+
+constexpr int kMaxLinks = 40;  // as the kernel's ELOOP limit
+
+std::string dir_of(const std::string &path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) {
+    return ".";
+  }
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_of(const std::string &path) {
+  const std::size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+[[noreturn]] void cannot_write(const std::string &path, const std::string &why) {
+  throw InputError("cannot write '" + path + "': " + why);
+}
+
+/// The file a chain of symlinks ends at (which need not exist yet). Sets
+/// `magic` when the chain passes through /proc (such as /dev/stdout ->
+/// /proc/self/fd/1): such a link names an open file, not a place to rename to.
+std::string resolve_links(const std::string &path, bool &magic) {
+  std::string current = path;
+  for (int i = 0; i < kMaxLinks; ++i) {
+    struct stat st;
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+      return current;
+    }
+    std::string target(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 4096) + 1, '\0');
+    const ssize_t n = ::readlink(current.c_str(), target.data(), target.size());
+    if (n < 0) {
+      cannot_write(path, std::string("cannot read the symlink '") + current + "': " + std::strerror(errno));
+    }
+    target.resize(static_cast<std::size_t>(n));
+    current = target.rfind('/', 0) == 0 ? target : dir_of(current) + "/" + target;
+    if (current.rfind("/proc/", 0) == 0) {
+      magic = true;
+    }
+  }
+  cannot_write(path, "too many levels of symbolic links");
+}
+
+/// Refuses an output that is one of the inputs (also through links).
+void check_not_an_input(const std::string &path, const struct stat &out,
+                        const std::vector<std::string> &inputs) {
+  for (const std::string &input : inputs) {
+    struct stat in;
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      throw UsageError("the output '" + path + "' is the same file as the input '" + input +
+                       "': writing it would destroy the input; choose another output path");
+    }
+  }
+}
+
+unsigned creation_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666u & ~static_cast<unsigned>(mask);
+}
+
+}  // namespace
+
+OutputFile::OutputFile(std::string path, const std::vector<std::string> &inputs) : path_(std::move(path)) {
+  if (path_.empty()) {
+    throw UsageError("an empty output path: give a file name");
+  }
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0) {
+    check_not_an_input(path_, st, inputs);
+    if (S_ISDIR(st.st_mode)) {
+      cannot_write(path_, "it is a directory; give a file name");
+    }
+    bool magic = path_.rfind("/dev/", 0) == 0;
+    target_ = resolve_links(path_, magic);
+    if (!S_ISREG(st.st_mode) || magic) {
+      stream_ = true;  // a device, FIFO or an open file: write through it
+      return;
+    }
+    if ((st.st_mode & 0222) == 0 || ::access(target_.c_str(), W_OK) != 0) {
+      char mode[8];
+      std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+      cannot_write(path_,
+                   std::string("the file is read-only (mode ") + mode +
+                       "); ufjit does not replace a file it may not write: make it writable (chmod u+w) or "
+                       "choose another output path");
+    }
+    exists_ = true;
+    mode_ = st.st_mode & 07777;
+    uid_ = st.st_uid;
+    gid_ = st.st_gid;
+  } else if (errno == ENOENT) {
+    bool magic = false;
+    target_ = resolve_links(path_, magic);  // a dangling symlink creates its target
+    mode_ = creation_mode();
+  } else {
+    cannot_write(path_, std::strerror(errno));
+  }
+  const std::string dir = dir_of(target_);
+  struct stat dst;
+  if (::stat(dir.c_str(), &dst) != 0) {
+    cannot_write(path_, "the directory '" + dir + "' " +
+                            (errno == ENOENT ? std::string("does not exist; create it first")
+                                             : std::string("cannot be reached: ") + std::strerror(errno)));
+  }
+  if (!S_ISDIR(dst.st_mode)) {
+    cannot_write(path_, "'" + dir + "' is not a directory");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    cannot_write(path_, "cannot create files in the directory '" + dir + "': " + std::strerror(errno));
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+  }
+  if (!temp_.empty()) {
+    ::unlink(temp_.c_str());
+  }
+}
+
+void OutputFile::open() {
+  if (stream_) {
+    // O_APPEND: /dev/stdout redirected to a file opens a new description at
+    // offset 0; appending keeps what the shell and we wrote before.
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) {
+      cannot_write(path_, std::strerror(errno));
+    }
+    return;
+  }
+  std::string temp = dir_of(target_) + "/." + base_of(target_) + ".tmp-XXXXXX";
+  fd_ = ::mkostemp(temp.data(), O_CLOEXEC);
+  if (fd_ < 0) {
+    cannot_write(path_,
+                 "cannot create a temporary file in '" + dir_of(target_) + "': " + std::strerror(errno));
+  }
+  temp_ = temp;
+}
+
+void OutputFile::write(const void *data, std::size_t bytes) {
+  if (fd_ < 0) {
+    open();
+  }
+  const char *p = static_cast<const char *>(data);
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd_, p, bytes);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      cannot_write(path_, n < 0 ? std::strerror(errno) : "the device accepted no more bytes");
+    }
+    p += n;
+    bytes -= static_cast<std::size_t>(n);
+  }
+}
+
+void OutputFile::finish() {
+  if (finished_) {
+    return;
+  }
+  if (fd_ < 0) {
+    open();  // an empty output is still an output
+  }
+  if (!stream_) {
+    if (::fsync(fd_) != 0) {
+      cannot_write(path_, std::string("fsync failed: ") + std::strerror(errno));
+    }
+    ::fchmod(fd_, mode_);
+    if (exists_ && ::fchown(fd_, uid_, gid_) != 0) {
+      ::fchmod(fd_, mode_ & 0777);  // not ours to give away: drop set-id bits, keep the rest
+    }
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && errno != EINTR) {
+    cannot_write(path_, std::strerror(errno));
+  }
+  finished_ = true;
+}
+
+void OutputFile::commit() {
+  finish();
+  if (temp_.empty()) {
+    return;
+  }
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) {
+    cannot_write(path_, std::string("cannot rename the temporary file into place: ") + std::strerror(errno));
+  }
+  temp_.clear();
+}
+
+}  // namespace ufjit::tool
