@@ -187,5 +187,57 @@ class InputFiles(Hostile):
         self.assertIn("MiB", r.stderr)
 
 
+
+class Cache(Hostile):
+    ENTRY = "0123456789abcdef0123456789abcdef.cubin"
+
+    def cache(self, *args):
+        return ufjit(*args, env={"UFJIT_CACHE_DIR": self.path("cache"), "UFJIT_CACHE": "on"}, timeout=QUICK)
+
+    def test_fifo_entry_blocks_no_verb(self):
+        os.mkdir(self.path("cache"), 0o700)
+        os.mkfifo(os.path.join(self.path("cache"), self.ENTRY), 0o600)
+        for args in (["cache", "list"], ["cache", "stats"], ["cache", "verify"], ["cache", "prune"], ["info"]):
+            r = self.cache(*args)  # a hang fails by timeout
+            self.assertIn(r.returncode, (0, 1), " ".join(args) + ": " + r.stderr)
+        r = self.cache("cache", "verify")
+        self.assertIn("not a regular file", r.stdout)
+        r = self.cache("run", ADD, "add_ufunc", "--in", "2", "--in", "3", "--target", "cpu")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "5"), r.stderr)
+
+    def test_cache_dir_that_is_a_file_is_reported(self):
+        with open(self.path("cache"), "w") as f:
+            f.write("keep")
+        r = self.cache("info")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("not a directory", r.stdout)
+        self.assertNotIn("not created yet", r.stdout)
+        for verb in ("list", "stats", "prune", "clear"):
+            r = self.cache("cache", verb)
+            self.assertEqual(r.returncode, 1, verb + ": " + r.stderr)
+            self.assertIn("is not a directory", r.stderr)
+        self.assertEqual(slurp(self.path("cache")), "keep")
+
+    def test_clear_reports_entries_it_cannot_remove(self):
+        os.makedirs(os.path.join(self.path("cache"), self.ENTRY))  # a directory named like an entry
+        r = self.cache("cache", "clear")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("1 entries could not be removed", r.stderr)
+        self.assertIn("Is a directory", r.stderr)
+
+    @unittest.skipIf(os.geteuid() == 0, "root removes entries from a read-only directory anyway")
+    def test_clear_on_a_read_only_directory_fails(self):
+        os.mkdir(self.path("cache"), 0o700)
+        with open(os.path.join(self.path("cache"), self.ENTRY), "wb") as f:
+            f.write(b"x" * 100)
+        os.chmod(self.path("cache"), 0o500)
+        try:
+            r = self.cache("cache", "clear")
+        finally:
+            os.chmod(self.path("cache"), 0o700)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("could not be removed", r.stderr)
+        self.assertIn("Permission denied", r.stderr)
+
 if __name__ == "__main__":
     unittest.main()
