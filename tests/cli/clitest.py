@@ -20,6 +20,26 @@ def example(name):
     return os.path.join(EXAMPLES, name)
 
 
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64", "complex64", "complex128")
+
+
+def parse_repr(text):
+    """The value of `ufjit run`'s printed result (NumPy's repr layout), as
+    nested lists, with the dtype and shape NumPy would print:
+    (values, dtype or None, shape or None)."""
+    seen = {}
+
+    def array(values, dtype=None, shape=None):
+        seen.update(dtype=dtype, shape=shape)
+        return values
+
+    names = {"array": array, "nan": float("nan"), "inf": float("inf"), "nanj": complex(0, float("nan"))}
+    names.update({d: d for d in DTYPES})
+    values = eval(text, {"__builtins__": {}}, names)  # noqa: S307 (our own tool's output)
+    return values, seen.get("dtype"), seen.get("shape")
+
+
 def slurp(path, mode="r"):
     with open(path, mode) as f:
         return f.read()

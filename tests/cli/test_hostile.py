@@ -239,5 +239,82 @@ class Cache(Hostile):
         self.assertIn("could not be removed", r.stderr)
         self.assertIn("Permission denied", r.stderr)
 
+
+IDENT = """from numba import vectorize
+
+@vectorize(['float32(float32)', 'float64(float64)', 'int32(int32)', 'int64(int64)', 'complex128(complex128)',
+            'float16(float16)', 'bool(bool)'])
+def ident(x):
+    return x
+"""
+
+
+class Arguments(Hostile):
+    """One --in is one operand; Python's number literals are numbers; the
+    result prints in NumPy's repr layout."""
+
+    def ident(self, *inputs, cwd=None):
+        src = self.path("ident.ufn")
+        with open(src, "w") as f:
+            f.write(IDENT)
+        args = []
+        for i in inputs:
+            args += ["--in", i]
+        return ufjit("run", src, "ident", *args, "--target", "cpu", cwd=cwd)
+
+    def test_list_literal_is_one_input_and_a_usage_error_with_a_hint(self):
+        r = self.ident("[1,2]")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("np.save", r.stderr)
+        self.assertNotIn("operands", r.stderr)  # not split into two
+
+    def test_python_float_words_are_scalars(self):
+        for text, expected in (("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("+inf", "inf"),
+                               ("Infinity", "inf"), ("-0.0", "-0.0"), ("1e300", "1e+300"), (".5", "0.5"),
+                               ("nanj", "nanj"), ("1+2j", "(1+2j)"), ("(1-2j)", "(1-2j)"), ("j", "1j"),
+                               ("+7", "7"), ("True", "True")):
+            r = self.ident(text)
+            self.assertEqual((r.returncode, r.stdout.strip()), (0, expected), text + ": " + r.stderr)
+
+    def test_integer_beyond_int64_is_an_error(self):
+        r = self.ident("99999999999999999999")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("int64", r.stderr)
+
+    def test_numbers_win_over_files_unless_written_with_a_slash(self):
+        npyfile.write(self.path("2"), "<i4", (1,), [40])
+        r = self.ident("2", cwd=self.d)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "2"), r.stderr)
+        self.assertIn("./2", r.stderr)  # the note says how to read the file
+        r = self.ident("./2", cwd=self.d)
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "array([40], dtype=int32)"), r.stderr)
+
+    def test_a_missing_path_is_no_such_file(self):
+        r = self.ident(self.path("x.npy"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("No such file", r.stderr)
+
+    def test_empty_results_keep_shape_and_dtype(self):
+        npyfile.write(self.path("e.npy"), "<f4", (0, 3), [])
+        r = self.ident(self.path("e.npy"))
+        self.assertEqual(r.stdout.strip(), "array([], shape=(0, 3), dtype=float32)", r.stderr)
+        npyfile.write(self.path("e1.npy"), "<i8", (0,), [])
+        self.assertEqual(self.ident(self.path("e1.npy")).stdout.strip(), "array([], dtype=int64)")
+
+    def test_nd_results_print_as_numpy_does(self):
+        npyfile.write(self.path("a.npy"), "<i4", (2, 2, 2), list(range(8)))
+        self.assertEqual(self.ident(self.path("a.npy")).stdout,
+                         "array([[[0, 1],\n        [2, 3]],\n\n       [[4, 5],\n        [6, 7]]], dtype=int32)\n")
+        npyfile.write(self.path("f.npy"), "<f4", (2, 2), [0.1, 1.0, 1e20, float("nan")])
+        self.assertEqual(self.ident(self.path("f.npy")).stdout,
+                         "array([[0.1, 1.0],\n       [1e+20, nan]], dtype=float32)\n")
+        npyfile.write(self.path("h.npy"), "<f2", (3,), [0.1, 65504, -2.5])
+        self.assertEqual(self.ident(self.path("h.npy")).stdout.strip(),
+                         "array([0.1, 65500.0, -2.5], dtype=float16)")
+        npyfile.write(self.path("d.npy"), "<f8", (3,), [0.1, 1e16, 1e-5])
+        self.assertEqual(self.ident(self.path("d.npy")).stdout.strip(), "array([0.1, 1e+16, 1e-05])")
+        npyfile.write(self.path("s.npy"), "<f4", (), [3.5])
+        self.assertEqual(self.ident(self.path("s.npy")).stdout.strip(), "3.5")  # 0-d: the value
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,13 +1,12 @@
 """End-to-end tests of the `ufjit` tool: exit codes, compile outputs, and
 `run` on .npy files, including every error path (no partial output file)."""
-import ast
 import json
 import os
 import tempfile
 import unittest
 
 import npyfile
-from clitest import TempDir, example, ufjit
+from clitest import TempDir, example, parse_repr, ufjit
 
 
 class Verbs(unittest.TestCase):
@@ -114,7 +113,7 @@ class Run(TempDir):
         r = ufjit("run", example("add_ufunc.ufn"), "add_ufunc", "--in", self.path("a.npy"), "--in", "100",
                   "--target", "cpu")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(ast.literal_eval(r.stdout.strip()), [[101, 102, 103], [104, 105, 106]])
+        self.assertEqual(parse_repr(r.stdout), ([[101, 102, 103], [104, 105, 106]], None, None))
 
     def test_fortran_order_input(self):
         # A 2x3 Fortran-order array holding [[1, 2, 3], [4, 5, 6]] stores 1 4 2 5 3 6.
@@ -122,7 +121,7 @@ class Run(TempDir):
         r = ufjit("run", example("add_ufunc.ufn"), "add_ufunc", "--in", self.path("a.npy"), "--in", "0",
                   "--target", "cpu")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(ast.literal_eval(r.stdout.strip()), [[1, 2, 3], [4, 5, 6]])
+        self.assertEqual(parse_repr(r.stdout), ([[1, 2, 3], [4, 5, 6]], None, None))
 
     def test_float32_gaussian(self):
         npyfile.write(self.path("x.npy"), "<f4", (3,), [0.0, 1.0, -2.0])
