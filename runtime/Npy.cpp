@@ -5,10 +5,7 @@
 // (strings, True/False, tuples of integers) and reject everything else.
 #include "ufjit/npy.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,7 +18,9 @@
 
 #include "runtime/Backend.h"
 #include "runtime/Broadcast.h"
+#include "runtime/Files.h"
 #include "ufjit/errors.h"
+#include "ufjit/files.h"
 
 namespace ufjit {
 
@@ -361,59 +360,6 @@ struct MappedFile : Array::Holder {
   std::size_t bytes;
 };
 
-/// What a file that is not a regular file is, for messages.
-const char *file_kind(mode_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFDIR:
-      return "a directory";
-    case S_IFIFO:
-      return "a FIFO (named pipe)";
-    case S_IFCHR:
-      return "a character device";
-    case S_IFBLK:
-      return "a block device";
-    case S_IFSOCK:
-      return "a socket";
-    default:
-      return "not a regular file";
-  }
-}
-
-/// An open regular file. Anything else (a directory, FIFO, device) is an
-/// InputError at once: O_NONBLOCK keeps the open of a FIFO without a writer
-/// from blocking before fstat can refuse it. `what` names what the file
-/// should hold, for the message: ".npy arrays".
-class RegularFile {
- public:
-  RegularFile(const std::string &path, const std::string &what) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd_ < 0) {
-      fail(path, std::string("cannot open: ") + std::strerror(errno));
-    }
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) {
-      const int err = errno;
-      ::close(fd_);
-      fail(path, std::string("cannot stat: ") + std::strerror(err));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      ::close(fd_);
-      fail(path, std::string("is ") + file_kind(st.st_mode) + ", not a regular file: ufjit reads " + what +
-                     " from regular files only");
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-  }
-  ~RegularFile() { ::close(fd_); }
-  RegularFile(const RegularFile &) = delete;
-  RegularFile &operator=(const RegularFile &) = delete;
-  int fd() const { return fd_; }
-  std::size_t size() const { return size_; }
-
- private:
-  int fd_ = -1;
-  std::size_t size_ = 0;
-};
-
 }  // namespace
 
 Array parse_npy(const std::string &bytes, const std::string &name) {
@@ -422,7 +368,7 @@ Array parse_npy(const std::string &bytes, const std::string &name) {
 }
 
 Array load_npy(const std::string &path) {
-  const RegularFile file(path, ".npy arrays (np.save one first)");
+  const runtime::RegularFile file(path, ".npy arrays (np.save one first)");
   const std::size_t size = file.size();
   if (size == 0) {
     fail(path, "empty file, not a .npy file (no magic string)");
@@ -440,35 +386,6 @@ Array load_npy(const std::string &path) {
     return copy_layout(layout, bytes);
   }
   return view_layout(layout, static_cast<char *>(address) + layout.data_start, std::move(mapping));
-}
-
-std::string read_regular_file(const std::string &path, std::size_t max_bytes, const std::string &what) {
-  const RegularFile file(path, what);
-  if (file.size() > max_bytes) {
-    fail(path, "has " + std::to_string(file.size()) + " bytes, more than the " + std::to_string(max_bytes) +
-                   " ufjit reads for " + what + ": is it the right file?");
-  }
-  // One byte more than the size: a file that grows meanwhile stays bounded.
-  std::string bytes(file.size() + 1, '\0');
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::read(file.fd(), bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0) {
-      fail(path, std::string("read error: ") + std::strerror(errno));
-    }
-    if (n == 0) {
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (done > max_bytes) {
-    fail(path, "grew past " + std::to_string(max_bytes) + " bytes while it was read");
-  }
-  bytes.resize(done);
-  return bytes;
 }
 
 void write_npy(const ArrayView &array, const std::function<void(const void *, std::size_t)> &sink) {
@@ -523,40 +440,9 @@ std::string serialize_npy(const ArrayView &array) {
 }
 
 void save_npy(const std::string &path, const ArrayView &array) {
-  const std::string bytes = serialize_npy(array);
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::string tmp = dir + "/." + base + ".tmpXXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    fail(path, std::string("cannot create a temporary file in '") + dir + "': " + std::strerror(errno));
-  }
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, "write failed: " + reason);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "write failed: " + reason);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file into place: " + reason);
-  }
+  OutputFile out(path);
+  write_npy(array, [&out](const void *data, std::size_t bytes) { out.write(data, bytes); });
+  out.commit();
 }
 
 }  // namespace ufjit

@@ -30,12 +30,6 @@ UFJIT_API Array load_npy(const std::string &path);
 /// Parses the bytes of a .npy file; `name` appears in error messages.
 UFJIT_API Array parse_npy(const std::string &bytes, const std::string &name = "<memory>");
 
-/// Reads a whole regular file of at most `max_bytes` (a .ufn source, for
-/// the tool). A directory, FIFO or device is refused at once, never read or
-/// waited on; so is a larger file. `what` names what the file should hold in
-/// messages (".ufn sources"). Throws InputError naming the path.
-UFJIT_API std::string read_regular_file(const std::string &path, std::size_t max_bytes, const std::string &what);
-
 /// Streams the bytes of a .npy file for `array` to `sink` in pieces (the
 /// header, then the data straight from the array when it is C- or
 /// Fortran-contiguous): writing a file needs no second copy of the data.
@@ -46,9 +40,11 @@ UFJIT_API void write_npy(const ArrayView &array, const std::function<void(const 
 /// Fortran-contiguous; other strides are copied into C order.
 UFJIT_API std::string serialize_npy(const ArrayView &array);
 
-/// Writes a host view to `path` atomically: a temporary file in the same
-/// directory, then rename, so a failure leaves no partial file. Throws
-/// InputError (device arrays, I/O errors).
+/// Writes a host view to `path` through an OutputFile (ufjit/files.h): a
+/// regular file is replaced atomically (temporary file, fsync, rename,
+/// mode kept), a symlink's target is written, a device or FIFO is written
+/// through; a failure leaves no partial file. Throws InputError (device
+/// arrays, read-only files, I/O errors).
 UFJIT_API void save_npy(const std::string &path, const ArrayView &array);
 
 }  // namespace ufjit

@@ -348,6 +348,42 @@ TEST_F(NpyFile, SizeMustMatchTheHeaderExactly) {
   EXPECT_NE(load_error(write("empty.npy", "")).find("empty file"), std::string::npos);
 }
 
+TEST_F(NpyFile, SaveWritesThroughSymlinksAndDevicesAndKeepsModes) {
+  const std::vector<int16_t> v = {1, -2, 3};
+  const std::string real = (dir_ / "real.npy").string();
+  const std::string link = (dir_ / "link.npy").string();
+  ASSERT_EQ(::symlink("real.npy", link.c_str()), 0);
+  ufjit::save_npy(link, ufjit::view(v));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(ufjit::load_npy(real).to_vector<int16_t>(), v);
+
+  ASSERT_EQ(::chmod(real.c_str(), 0640), 0);
+  ufjit::save_npy(real, ufjit::view(v));
+  struct stat st;
+  ASSERT_EQ(::stat(real.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+
+  ASSERT_EQ(::chmod(real.c_str(), 0444), 0);  // refused by its mode, even for root
+  EXPECT_THROW(ufjit::save_npy(real, ufjit::view(std::vector<int16_t>{9})), ufjit::InputError);
+  EXPECT_EQ(ufjit::load_npy(real).to_vector<int16_t>(), v);
+
+  if (::stat("/dev/full", &st) == 0) {
+    try {
+      ufjit::save_npy("/dev/full", ufjit::view(v));
+      ADD_FAILURE() << "writing /dev/full succeeded";
+    } catch (const ufjit::InputError &e) {
+      EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(::stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced";
+  }
+  int files = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(dir_)) {
+    files += entry.path().filename().string().find(".tmp-") == std::string::npos ? 1 : 100;
+  }
+  EXPECT_EQ(files, 2) << "a temporary file was left";
+}
+
 TEST_F(NpyFile, NonRegularFilesAreRefusedWithoutReading) {
   EXPECT_NE(load_error(dir_.string()).find("is a directory"), std::string::npos);
   const std::string fifo = (dir_ / "p.npy").string();

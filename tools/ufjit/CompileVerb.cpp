@@ -3,9 +3,9 @@
 #include <map>
 #include <optional>
 
-#include "OutputFile.h"
 #include "Verbs.h"
 #include "ufjit/compiler.h"
+#include "ufjit/files.h"
 
 namespace ufjit::tool {
 namespace {
@@ -40,13 +40,15 @@ ExitCode run_compile(const CompileOptions &options) {
   std::optional<OutputFile> module;
   std::optional<OutputFile> manifest;
   if (!options.output.empty()) {
-    module.emplace(options.output, std::vector<std::string>{options.file});
+    check_not_an_input(options.output, {options.file});
+    module.emplace(options.output);
     // A module written through a device or pipe (-o /dev/stdout) has no
     // "beside" to put a manifest in: /dev/stdout.json would land in /dev.
     if ((request.emit == EmitKind::Ptx || request.emit == EmitKind::Cubin) && !module->writes_through()) {
       std::string manifest_name = manifest_path(options.output);
       if (manifest_name == options.output) manifest_name += ".json";
-      manifest.emplace(manifest_name, std::vector<std::string>{options.file, options.output});
+      check_not_an_input(manifest_name, {options.file, options.output});
+      manifest.emplace(manifest_name);
     }
   }
   request.source = read_source(options.file);

@@ -4,9 +4,9 @@
 #include <optional>
 
 #include "Operands.h"
-#include "OutputFile.h"
 #include "Repr.h"
 #include "Verbs.h"
+#include "ufjit/files.h"
 #include "ufjit/npy.h"
 #include "ufjit/runtime.h"
 
@@ -43,7 +43,10 @@ ExitCode run_run(const RunOptions &options) {
     }
   }
   std::optional<OutputFile> output;
-  if (!options.output.empty()) output.emplace(options.output, files);
+  if (!options.output.empty()) {
+    check_not_an_input(options.output, files);
+    output.emplace(options.output);
+  }
 
   RuntimeOptions runtime_options;
   if (options.target == "cpu") runtime_options.target = TargetKind::Cpu;

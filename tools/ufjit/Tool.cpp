@@ -1,10 +1,12 @@
 #include "Tool.h"
 
+#include <sys/stat.h>
+
 #include <iostream>
 #include <new>
 
 #include "ufjit/errors.h"
-#include "ufjit/npy.h"
+#include "ufjit/files.h"
 
 namespace ufjit::tool {
 
@@ -12,6 +14,20 @@ void print_error(const std::string &message) { std::cerr << "ufjit: error: " << 
 
 std::string read_source(const std::string &path) {
   return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
+}
+
+void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs) {
+  struct stat out;
+  if (::stat(output.c_str(), &out) != 0) {
+    return;
+  }
+  for (const std::string &input : inputs) {
+    struct stat in;
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      throw UsageError("the output '" + output + "' is the same file as the input '" + input +
+                       "': writing it would destroy the input; choose another output path");
+    }
+  }
 }
 
 ExitCode report_current_exception() {

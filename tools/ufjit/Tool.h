@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ufjit::tool {
 
@@ -24,6 +25,12 @@ class UsageError : public std::runtime_error {
 /// The largest .ufn source read (64 MiB): far beyond any real source, and a
 /// bound on what a wrong path (a huge file) can make us allocate.
 constexpr std::size_t kMaxSourceBytes = std::size_t{64} << 20;
+
+/// Refuses, before anything runs, an output path that is the same file as
+/// one of `inputs` (device + inode, so through symlinks and hard links too):
+/// `ufjit compile g.ufn -o g.ufn` would destroy its own source. Throws
+/// UsageError. Paths that do not exist are skipped.
+void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs);
 
 /// Reads a .ufn source: a regular file of at most kMaxSourceBytes. A FIFO,
 /// device or directory is refused at once (never waited on); throws

@@ -1,4 +1,5 @@
-#include "OutputFile.h"
+// Reading and writing files without losing anything (ufjit/files.h).
+#include "ufjit/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,11 +9,34 @@
 #include <cstdio>
 #include <cstring>
 
-#include "Tool.h"
+#include "runtime/Files.h"
 #include "ufjit/errors.h"
 
-namespace ufjit::tool {
+namespace ufjit {
+namespace runtime {
 namespace {
+
+[[noreturn]] void fail(const std::string &name, const std::string &what) {
+  throw InputError(name + ": " + what);
+}
+
+/// What a file that is not a regular file is, for messages.
+const char *file_kind(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO (named pipe)";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
 
 constexpr int kMaxLinks = 40;  // as the kernel's ELOOP limit
 
@@ -57,18 +81,6 @@ std::string resolve_links(const std::string &path, bool &magic) {
   cannot_write(path, "too many levels of symbolic links");
 }
 
-/// Refuses an output that is one of the inputs (also through links).
-void check_not_an_input(const std::string &path, const struct stat &out,
-                        const std::vector<std::string> &inputs) {
-  for (const std::string &input : inputs) {
-    struct stat in;
-    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-      throw UsageError("the output '" + path + "' is the same file as the input '" + input +
-                       "': writing it would destroy the input; choose another output path");
-    }
-  }
-}
-
 unsigned creation_mode() {
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -77,13 +89,41 @@ unsigned creation_mode() {
 
 }  // namespace
 
-OutputFile::OutputFile(std::string path, const std::vector<std::string> &inputs) : path_(std::move(path)) {
+RegularFile::RegularFile(const std::string &path, const std::string &what) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd_ < 0) {
+    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(fd_, &st) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fail(path, std::string("cannot stat: ") + std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fail(path, std::string("is ") + file_kind(st.st_mode) + ", not a regular file: ufjit reads " + what +
+                   " from regular files only");
+  }
+  size_ = static_cast<std::size_t>(st.st_size);
+}
+
+RegularFile::~RegularFile() { ::close(fd_); }
+
+}  // namespace runtime
+
+using runtime::base_of;
+using runtime::cannot_write;
+using runtime::creation_mode;
+using runtime::dir_of;
+using runtime::resolve_links;
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) {
-    throw UsageError("an empty output path: give a file name");
+    throw InputError("an empty output path: give a file name");
   }
   struct stat st;
   if (::stat(path_.c_str(), &st) == 0) {
-    check_not_an_input(path_, st, inputs);
     if (S_ISDIR(st.st_mode)) {
       cannot_write(path_, "it is a directory; give a file name");
     }
@@ -208,4 +248,34 @@ void OutputFile::commit() {
   temp_.clear();
 }
 
-}  // namespace ufjit::tool
+
+std::string read_regular_file(const std::string &path, std::size_t max_bytes, const std::string &what) {
+  const runtime::RegularFile file(path, what);
+  if (file.size() > max_bytes) {
+    runtime::fail(path, "has " + std::to_string(file.size()) + " bytes, more than the " + std::to_string(max_bytes) +
+                   " ufjit reads for " + what + ": is it the right file?");
+  }
+  // One byte more than the size: a file that grows meanwhile stays bounded.
+  std::string bytes(file.size() + 1, '\0');
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(file.fd(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      runtime::fail(path, std::string("read error: ") + std::strerror(errno));
+    }
+    if (n == 0) {
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (done > max_bytes) {
+    runtime::fail(path, "grew past " + std::to_string(max_bytes) + " bytes while it was read");
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+}  // namespace ufjit
