@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <random>
 
 #include "runtime/Files.h"
 #include "ufjit/errors.h"
@@ -81,10 +83,22 @@ std::string resolve_links(const std::string &path, bool &magic) {
   cannot_write(path, "too many levels of symbolic links");
 }
 
-unsigned creation_mode() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return 0666u & ~static_cast<unsigned>(mask);
+/// Creates a new file `<dir>/.<base>.tmp-NNNNNN` with mode 0666 less the
+/// umask, as open(2) applies it (reading the umask with umask(2) would race
+/// with other threads of the process). Returns the descriptor, or -1.
+int create_temp(const std::string &dir, const std::string &base, std::string &temp) {
+  static std::atomic<unsigned> counter{0};
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char suffix[32];
+    std::snprintf(suffix, sizeof suffix, "%06x%04x", random() & 0xffffffu, counter++ & 0xffffu);
+    temp = dir + "/." + base + ".tmp-" + suffix;
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd >= 0 || errno != EEXIST) {
+      return fd;
+    }
+  }
+  return -1;
 }
 
 }  // namespace
@@ -114,7 +128,7 @@ RegularFile::~RegularFile() { ::close(fd_); }
 
 using runtime::base_of;
 using runtime::cannot_write;
-using runtime::creation_mode;
+using runtime::create_temp;
 using runtime::dir_of;
 using runtime::resolve_links;
 
@@ -148,7 +162,6 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   } else if (errno == ENOENT) {
     bool magic = false;
     target_ = resolve_links(path_, magic);  // a dangling symlink creates its target
-    mode_ = creation_mode();
   } else {
     cannot_write(path_, std::strerror(errno));
   }
@@ -186,8 +199,8 @@ void OutputFile::open() {
     }
     return;
   }
-  std::string temp = dir_of(target_) + "/." + base_of(target_) + ".tmp-XXXXXX";
-  fd_ = ::mkostemp(temp.data(), O_CLOEXEC);
+  std::string temp;
+  fd_ = create_temp(dir_of(target_), base_of(target_), temp);
   if (fd_ < 0) {
     cannot_write(path_,
                  "cannot create a temporary file in '" + dir_of(target_) + "': " + std::strerror(errno));
@@ -224,9 +237,12 @@ void OutputFile::finish() {
     if (::fsync(fd_) != 0) {
       cannot_write(path_, std::string("fsync failed: ") + std::strerror(errno));
     }
-    ::fchmod(fd_, mode_);
-    if (exists_ && ::fchown(fd_, uid_, gid_) != 0) {
-      ::fchmod(fd_, mode_ & 0777);  // not ours to give away: drop set-id bits, keep the rest
+    if (exists_) {
+      // The replacement keeps the file's owner (where we may give it away)
+      // and mode; set-id bits only with the owner. A new file has 0666 less
+      // the umask from its creation.
+      const bool owned = ::fchown(fd_, uid_, gid_) == 0;
+      ::fchmod(fd_, owned ? mode_ : mode_ & 0777);
     }
   }
   const int fd = fd_;

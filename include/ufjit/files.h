@@ -63,7 +63,7 @@ class UFJIT_API OutputFile {
   std::string target_;   // the file to replace (symlinks resolved)
   bool stream_ = false;  // write through: not a regular file
   bool exists_ = false;  // target_ is an existing regular file
-  unsigned mode_ = 0;    // the mode the result gets
+  unsigned mode_ = 0;    // an existing file's mode, which the result keeps
   unsigned uid_ = 0;
   unsigned gid_ = 0;
   std::string temp_;  // the temporary file, while there is one

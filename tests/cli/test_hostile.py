@@ -5,11 +5,12 @@ holding FIFOs or being a file; command-line scalars. Each test checks the
 exit code, a message naming the problem, and that nothing was lost."""
 import os
 import stat
+import subprocess
 import threading
 import unittest
 
 import npyfile
-from clitest import TempDir, example, slurp, ufjit
+from clitest import TOOL, TempDir, example, slurp, ufjit
 
 ADD = example("add_ufunc.ufn")
 QUICK = 30  # seconds: a command that hangs on a FIFO fails by timeout
@@ -95,6 +96,23 @@ class OutputFiles(Hostile):
                   "--target", "cpu")
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertTrue(stat.S_ISCHR(os.stat("/dev/full").st_mode))
+
+    def test_stdout_write_errors_are_errors(self):
+        if not os.path.exists("/dev/full"):
+            self.skipTest("no /dev/full")
+        for args in (["compile", self.source()], ["run", ADD, "add_ufunc", "--in", "2", "--in", "3", "--target", "cpu"]):
+            with open("/dev/full", "w") as full:
+                r = subprocess.run([TOOL, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=QUICK)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("standard output", r.stderr)
+
+    def test_new_file_gets_the_umask_mode(self):
+        out = self.path("new.ptx")
+        r = subprocess.run([TOOL, "compile", self.source(), "-o", out], capture_output=True, text=True,
+                           timeout=QUICK, preexec_fn=lambda: os.umask(0o027))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stat.S_IMODE(os.stat(out).st_mode), 0o640)
+        self.assertEqual(stat.S_IMODE(os.stat(self.path("new.json")).st_mode), 0o640)
 
     def test_fifo_output_is_written_through(self):
         fifo = self.path("out.fifo")

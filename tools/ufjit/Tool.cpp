@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 
@@ -28,6 +31,17 @@ void check_not_an_input(const std::string &output, const std::vector<std::string
                        "': writing it would destroy the input; choose another output path");
     }
   }
+}
+
+ExitCode flush_stdout(ExitCode code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0) {
+    return code;
+  }
+  print_error(std::string("cannot write to standard output: ") + (errno != 0 ? std::strerror(errno) : "write error") +
+              ": redirect it to a file with space left, or use -o/--out");
+  return code == ExitCode::Ok ? ExitCode::SourceError : code;
 }
 
 ExitCode report_current_exception() {

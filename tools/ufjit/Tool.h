@@ -37,6 +37,10 @@ void check_not_an_input(const std::string &output, const std::vector<std::string
 /// ufjit::InputError naming the path, the problem and the fix.
 std::string read_source(const std::string &path);
 
+/// Flushes standard output before exit: a write error there (`> /dev/full`,
+/// a closed pipe) is an error (exit 1), not a silently lost result.
+ExitCode flush_stdout(ExitCode code);
+
 /// Maps the exception in flight to an exit code and prints it. Call inside a
 /// catch(...) block.
 ExitCode report_current_exception();
