@@ -141,7 +141,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     if (S_ISDIR(st.st_mode)) {
       cannot_write(path_, "it is a directory; give a file name");
     }
-    bool magic = path_.rfind("/dev/", 0) == 0;
+    bool magic = path_.rfind("/dev/", 0) == 0 || path_.rfind("/proc/", 0) == 0;
     target_ = resolve_links(path_, magic);
     if (!S_ISREG(st.st_mode) || magic) {
       stream_ = true;  // a device, FIFO or an open file: write through it

@@ -106,6 +106,19 @@ class OutputFiles(Hostile):
             self.assertEqual(r.returncode, 1, r.stderr)
             self.assertIn("standard output", r.stderr)
 
+    def test_dev_stdout_is_written_through_not_replaced(self):
+        for name in ("/dev/stdout", "/proc/self/fd/1"):
+            captured = self.path("captured.ptx")
+            with open(captured, "w") as f:
+                inode = os.fstat(f.fileno()).st_ino
+                r = subprocess.run([TOOL, "compile", self.source(), "-o", name], stdout=f, stderr=subprocess.PIPE,
+                                   text=True, timeout=QUICK)
+            self.assertEqual(r.returncode, 0, name + ": " + r.stderr)
+            self.assertEqual(os.stat(captured).st_ino, inode, name + " replaced the file behind it")
+            self.assertIn(".entry", slurp(captured))
+            self.assertTrue(os.path.islink("/dev/stdout"))
+            self.assertFalse(os.path.exists("/dev/stdout.json"))
+
     def test_new_file_gets_the_umask_mode(self):
         out = self.path("new.ptx")
         r = subprocess.run([TOOL, "compile", self.source(), "-o", out], capture_output=True, text=True,

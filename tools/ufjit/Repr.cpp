@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
+#include <ostream>
 #include <string_view>
 
 #include "ufjit/dtype.h"
@@ -157,7 +157,7 @@ std::string format_element(DType t, const uint8_t *p) {
 
 /// Prints dimension `dim` and below; rows of an outer dimension are split by
 /// a newline per inner dimension, indented under the first '[' as NumPy does.
-void print_nested(std::ostringstream &out, const ArrayView &a, int dim, const uint8_t *base) {
+void print_nested(std::ostream &out, const ArrayView &a, int dim, const uint8_t *base) {
   if (dim == a.ndim()) {
     out << format_element(a.dtype, base);
     return;
@@ -185,12 +185,12 @@ bool default_dtype(DType t) {
 
 }  // namespace
 
-std::string numpy_repr(const ArrayView &array) {
+void print_numpy_repr(std::ostream &out, const ArrayView &array) {
   const auto *base = static_cast<const uint8_t *>(array.data);
   if (array.ndim() == 0) {
-    return format_element(array.dtype, base);
+    out << format_element(array.dtype, base);
+    return;
   }
-  std::ostringstream out;
   out << "array(";
   if (array.size() == 0) {
     out << "[]";
@@ -208,7 +208,6 @@ std::string numpy_repr(const ArrayView &array) {
     out << ", dtype=" << dtype_name(array.dtype);
   }
   out << ")";
-  return out.str();
 }
 
 }  // namespace ufjit::tool

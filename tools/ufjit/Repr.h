@@ -15,13 +15,14 @@
 // Nothing is elided: every element is printed, with no line wrapping.
 #pragma once
 
-#include <string>
+#include <ostream>
 
 #include "ufjit/array.h"
 
 namespace ufjit::tool {
 
-/// The repr of a host array as described above.
-std::string numpy_repr(const ArrayView &array);
+/// Writes the repr of a host array as described above, element by element
+/// (a large result is never built as one string).
+void print_numpy_repr(std::ostream &out, const ArrayView &array);
 
 }  // namespace ufjit::tool

@@ -68,7 +68,8 @@ ExitCode run_run(const RunOptions &options) {
   }
   Array result = ufunc.call(operands);
   if (!output) {
-    std::cout << numpy_repr(result.view()) << "\n";
+    print_numpy_repr(std::cout, result.view());
+    std::cout << "\n";
     return ExitCode::Ok;
   }
   write_npy(result.view(), [&output](const void *data, std::size_t bytes) { output->write(data, bytes); });
