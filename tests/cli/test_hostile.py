@@ -274,7 +274,7 @@ class Cache(Hostile):
 IDENT = """from numba import vectorize
 
 @vectorize(['float32(float32)', 'float64(float64)', 'int32(int32)', 'int64(int64)', 'complex128(complex128)',
-            'float16(float16)', 'bool(bool)'])
+            'float16(float16)', 'bool(bool)', 'uint8(uint8)'])
 def ident(x):
     return x
 """
@@ -336,16 +336,27 @@ class Arguments(Hostile):
         npyfile.write(self.path("a.npy"), "<i4", (2, 2, 2), list(range(8)))
         self.assertEqual(self.ident(self.path("a.npy")).stdout,
                          "array([[[0, 1],\n        [2, 3]],\n\n       [[4, 5],\n        [6, 7]]], dtype=int32)\n")
-        npyfile.write(self.path("f.npy"), "<f4", (2, 2), [0.1, 1.0, 1e20, float("nan")])
-        self.assertEqual(self.ident(self.path("f.npy")).stdout,
-                         "array([[0.1, 1.0],\n       [1e+20, nan]], dtype=float32)\n")
-        npyfile.write(self.path("h.npy"), "<f2", (3,), [0.1, 65504, -2.5])
-        self.assertEqual(self.ident(self.path("h.npy")).stdout.strip(),
-                         "array([0.1, 65500.0, -2.5], dtype=float16)")
-        npyfile.write(self.path("d.npy"), "<f8", (3,), [0.1, 1e16, 1e-5])
-        self.assertEqual(self.ident(self.path("d.npy")).stdout.strip(), "array([0.1, 1e+16, 1e-05])")
-        npyfile.write(self.path("s.npy"), "<f4", (), [3.5])
-        self.assertEqual(self.ident(self.path("s.npy")).stdout.strip(), "3.5")  # 0-d: the value
+        cases = [
+            ("<f8", (4,), [1.0, 2.5, -3.25, float("nan")], "array([ 1.  ,  2.5 , -3.25,   nan])"),
+            ("<f8", (2,), [1 / 3, 2.0], "array([0.33333333, 2.        ])"),
+            ("<f4", (2, 2), [0.1, 1.0, 1e20, float("nan")],
+             "array([[1.e-01, 1.e+00],\n       [1.e+20,    nan]], dtype=float32)"),
+            ("<f2", (3,), [0.1, 65504, -2.5], "array([ 1.00e-01,  6.55e+04, -2.50e+00], dtype=float16)"),
+            ("<f8", (3,), [0.1, 1e16, 1e-5], "array([1.e-01, 1.e+16, 1.e-05])"),
+            ("<f8", (3,), [1.0, float("-inf"), 2.0], "array([  1., -inf,   2.])"),
+            ("<i8", (5,), [1, 100, -5, 7, 12345], "array([    1,   100,    -5,     7, 12345])"),
+            ("<i8", (2000,), list(range(2000)), "array([   0,    1,    2, ..., 1997, 1998, 1999])"),
+            ("<i8", (30,), list(range(0, 3000, 100)),
+             "array([   0,  100,  200,  300,  400,  500,  600,  700,  800,  900, 1000,\n"
+             "       1100, 1200, 1300, 1400, 1500, 1600, 1700, 1800, 1900, 2000, 2100,\n"
+             "       2200, 2300, 2400, 2500, 2600, 2700, 2800, 2900])"),
+            ("|b1", (2,), [True, False], "array([ True, False])"),
+            ("<f4", (), [3.5], "3.5"),  # 0-d: the value
+        ]
+        for descr, shape, values, expected in cases:
+            npyfile.write(self.path("x.npy"), descr, shape, values)
+            r = self.ident(self.path("x.npy"))
+            self.assertEqual((r.returncode, r.stdout.rstrip("\n")), (0, expected), r.stderr)
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ostream>
 #include <string_view>
 
 #include "ufjit/dtype.h"
@@ -46,21 +45,26 @@ std::string place_digits(const std::string &digits, int exp, bool point) {
   return digits.substr(0, whole) + "." + digits.substr(whole);
 }
 
-/// Splits std::to_chars' shortest scientific text ("-1.25e+03") into sign,
-/// digits and exponent, and places them.
-std::string from_scientific(const char *text, bool point) {
-  const bool negative = text[0] == '-';
-  const std::string_view s(text + (negative ? 1 : 0));
+/// Splits scientific text ("-1.25e+03", from std::to_chars or printf) into
+/// sign, digits and exponent.
+Decimal parse_scientific(const char *text) {
+  Decimal d;
+  d.negative = text[0] == '-';
+  const std::string_view s(text + (d.negative ? 1 : 0));
   const std::size_t e = s.find('e');
-  const int exp = std::atoi(s.data() + e + 1);
-  std::string digits;
+  d.exp = std::atoi(s.data() + e + 1);
   for (std::size_t i = 0; i < e; ++i) {
     if (s[i] != '.') {
-      digits += s[i];
+      d.digits += s[i];
     }
   }
-  std::string out = negative ? "-" : "";
-  out += place_digits(digits, exp, point);
+  return d;
+}
+
+std::string from_scientific(const char *text, bool point) {
+  const Decimal d = parse_scientific(text);
+  std::string out = d.negative ? "-" : "";
+  out += place_digits(d.digits, d.exp, point);
   return out;
 }
 
@@ -98,30 +102,59 @@ float half_to_float(uint16_t h) {
   return f;
 }
 
-/// The shortest decimal that rounds back to the same float16: fewest
-/// significant digits whose value is nearer `h` than either neighbour.
-std::string shortest_half(uint16_t h) {
-  const double v = half_to_float(h);
-  const uint16_t magnitude = h & 0x7fffu;
-  if (std::isnan(v) || std::isinf(v) || magnitude == 0) {
-    return shortest(v, true);
+/// The bits of a float16 from its exact value.
+uint16_t half_bits(double v) {
+  const uint16_t sign = std::signbit(v) ? 0x8000u : 0u;
+  const double a = std::fabs(v);
+  if (a == 0.0) {
+    return sign;
   }
+  int e = 0;
+  const double m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  if (e - 1 >= -14) {
+    const auto mant = static_cast<uint16_t>(std::lround((2 * m - 1) * 1024));
+    return static_cast<uint16_t>(sign | ((e - 1 + 15) << 10) | mant);
+  }
+  return static_cast<uint16_t>(sign | std::lround(a * 16777216.0));  // subnormal: a / 2^-24
+}
+
+/// Shortest round-trip scientific text of a finite value of dtype `t`
+/// (float16, float32 or float64): the fewest digits that read back the same.
+std::string shortest_text(DType t, double v) {
+  char text[64];
+  if (t == DType::Float32) {
+    auto [end, ec] = std::to_chars(text, text + sizeof text - 1, static_cast<float>(v), std::chars_format::scientific);
+    *end = '\0';
+    return text;
+  }
+  if (t == DType::Float64 || v == 0.0) {
+    auto [end, ec] = std::to_chars(text, text + sizeof text - 1, v, std::chars_format::scientific);
+    *end = '\0';
+    return text;
+  }
+  // float16: the fewest significant digits whose value is nearer than
+  // either neighbour (above 65504 the step below stands in for infinity).
+  const uint16_t magnitude = half_bits(v) & 0x7fffu;
   const double a = std::fabs(v);
   const double down = half_to_float(static_cast<uint16_t>(magnitude - 1));
-  // Above the largest finite half (65504) the next step would be infinity:
-  // take the spacing below instead.
   const double up = magnitude < 0x7bffu ? half_to_float(static_cast<uint16_t>(magnitude + 1)) : a + (a - down);
   for (int digits = 1; digits <= 5; ++digits) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.*e", digits - 1, a);
-    const double d = std::strtod(text, nullptr);
+    std::snprintf(text, sizeof text, "%.*e", digits - 1, v);
+    const double d = std::fabs(std::strtod(text, nullptr));
     if (std::fabs(d - a) * 2 < up - a && std::fabs(d - a) * 2 < a - down) {
-      std::string out = std::signbit(v) ? "-" : "";
-      out += from_scientific(text, true);
-      return out;
+      return text;
     }
   }
-  return shortest(v, true);
+  std::snprintf(text, sizeof text, "%.4e", v);
+  return text;
+}
+
+std::string shortest_half(uint16_t h) {
+  const double v = half_to_float(h);
+  if (!std::isfinite(v)) {
+    return shortest(v, true);
+  }
+  return from_scientific(shortest_text(DType::Float16, v).c_str(), true);
 }
 
 /// Python's complex repr: (1.5+2j), 2j, (-0-2j), (nan+nanj).
@@ -155,59 +188,12 @@ std::string format_element(DType t, const uint8_t *p) {
   return "?";
 }
 
-/// Prints dimension `dim` and below; rows of an outer dimension are split by
-/// a newline per inner dimension, indented under the first '[' as NumPy does.
-void print_nested(std::ostream &out, const ArrayView &a, int dim, const uint8_t *base) {
-  if (dim == a.ndim()) {
-    out << format_element(a.dtype, base);
-    return;
-  }
-  std::string separator = ",";
-  if (dim + 1 == a.ndim()) {
-    separator += ' ';
-  } else {
-    separator.append(static_cast<std::size_t>(a.ndim() - dim - 1), '\n');
-    separator.append(static_cast<std::size_t>(7 + dim), ' ');  // under the '[' after "array("
-  }
-  out << "[";
-  for (int64_t i = 0; i < a.shape[dim]; ++i) {
-    if (i > 0) {
-      out << separator;
-    }
-    print_nested(out, a, dim + 1, base + i * a.strides[dim]);
-  }
-  out << "]";
-}
-
-bool default_dtype(DType t) {
-  return t == DType::Float64 || t == DType::Int64 || t == DType::Bool || t == DType::Complex128;
-}
-
 }  // namespace
 
-void print_numpy_repr(std::ostream &out, const ArrayView &array) {
-  const auto *base = static_cast<const uint8_t *>(array.data);
-  if (array.ndim() == 0) {
-    out << format_element(array.dtype, base);
-    return;
-  }
-  out << "array(";
-  if (array.size() == 0) {
-    out << "[]";
-    if (array.ndim() > 1) {
-      out << ", shape=(";
-      for (int d = 0; d < array.ndim(); ++d) {
-        out << (d > 0 ? ", " : "") << array.shape[d];
-      }
-      out << ")";
-    }
-  } else {
-    print_nested(out, array, 0, base);
-  }
-  if (array.size() == 0 || !default_dtype(array.dtype)) {
-    out << ", dtype=" << dtype_name(array.dtype);
-  }
-  out << ")";
-}
+Decimal shortest_decimal(DType t, double v) { return parse_scientific(shortest_text(t, v).c_str()); }
+
+std::string python_literal(DType t, const uint8_t *p) { return format_element(t, p); }
+
+double half_value(uint16_t bits) { return half_to_float(bits); }
 
 }  // namespace ufjit::tool
