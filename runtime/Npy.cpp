@@ -5,23 +5,22 @@
 // (strings, True/False, tuples of integers) and reject everything else.
 #include "ufjit/npy.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <variant>
 
 #include "runtime/Backend.h"
 #include "runtime/Broadcast.h"
+#include "runtime/Files.h"
 #include "ufjit/errors.h"
+#include "ufjit/files.h"
 
 namespace ufjit {
 
@@ -232,7 +231,7 @@ std::string descr_of(DType t) {
   throw InternalError("no .npy descr for a dtype");
 }
 
-uint32_t read_le(const std::string &bytes, std::size_t offset, std::size_t width) {
+uint32_t read_le(const char *bytes, std::size_t offset, std::size_t width) {
   uint32_t v = 0;
   for (std::size_t i = 0; i < width; ++i) {
     v |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
@@ -240,11 +239,21 @@ uint32_t read_le(const std::string &bytes, std::size_t offset, std::size_t width
   return v;
 }
 
-}  // namespace
+/// What a .npy header declares, checked against the file's size.
+struct NpyLayout {
+  DType dtype = DType::Float64;
+  std::vector<int64_t> shape;
+  bool fortran = false;
+  std::size_t data_start = 0;
+  std::size_t data_bytes = 0;
+};
 
-Array parse_npy(const std::string &bytes, const std::string &name) {
-  if (bytes.size() < kMagicSize + 2 || bytes.compare(0, kMagicSize, kMagic, kMagicSize) != 0) {
-    fail(name, "not a .npy file (bad magic string; expected \\x93NUMPY)");
+/// Parses and checks the preamble and header of the `size` bytes at `bytes`:
+/// the data must fill the rest of the file exactly (no more, no less).
+NpyLayout parse_layout(const char *bytes, std::size_t size, const std::string &name) {
+  if (size < kMagicSize + 2 || std::memcmp(bytes, kMagic, kMagicSize) != 0) {
+    fail(name, size == 0 ? "empty file, not a .npy file (no magic string)"
+                         : "not a .npy file (bad magic string; expected \\x93NUMPY)");
   }
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
@@ -254,18 +263,18 @@ Array parse_npy(const std::string &bytes, const std::string &name) {
   }
   const std::size_t len_width = major == 1 ? 2 : 4;
   const std::size_t header_start = kMagicSize + 2 + len_width;
-  if (bytes.size() < header_start) {
+  if (size < header_start) {
     fail(name, "truncated .npy file (the header length is cut off)");
   }
   const uint32_t header_len = read_le(bytes, kMagicSize + 2, len_width);
   if (header_len > kMaxHeaderBytes) {
     fail(name, "the .npy header claims " + std::to_string(header_len) + " bytes, which is absurd");
   }
-  if (bytes.size() < header_start + header_len) {
-    fail(name, "truncated .npy file (the header claims " + std::to_string(header_len) + " bytes, the file has " +
-                   std::to_string(bytes.size() - header_start) + " after the preamble)");
+  if (size < header_start + header_len) {
+    fail(name, "truncated .npy file (the header claims " + std::to_string(header_len) +
+                   " bytes, the file has " + std::to_string(size - header_start) + " after the preamble)");
   }
-  const std::string_view header(bytes.data() + header_start, header_len);
+  const std::string_view header(bytes + header_start, header_len);
   std::map<std::string, Value> dict = HeaderParser(header, name).parse_dict();
   for (const char *key : {"descr", "fortran_order", "shape"}) {
     if (dict.count(key) == 0) {
@@ -281,54 +290,105 @@ Array parse_npy(const std::string &bytes, const std::string &name) {
   if (descr == nullptr || fortran == nullptr || shape == nullptr) {
     fail(name, "the .npy header's 'descr' must be a string, 'fortran_order' a bool and 'shape' a tuple");
   }
-  const DType dtype = parse_descr(*descr, name);
+  NpyLayout layout;
+  layout.dtype = parse_descr(*descr, name);
+  layout.shape = *shape;
+  layout.fortran = *fortran;
   int64_t count = 0;
   try {
     count = runtime::checked_size(*shape);
   } catch (const ShapeError &) {
     fail(name, "the shape " + runtime::format_shape(*shape) + " has more elements than fit in memory");
   }
-  const auto itemsize = static_cast<int64_t>(dtype_size(dtype));
+  const auto itemsize = static_cast<int64_t>(dtype_size(layout.dtype));
   int64_t needed = 0;
   if (__builtin_mul_overflow(count, itemsize, &needed)) {
     fail(name, "the shape " + runtime::format_shape(*shape) + " has more bytes than fit in memory");
   }
-  const std::size_t data_start = header_start + header_len;
-  const auto available = static_cast<int64_t>(bytes.size() - data_start);
-  if (needed > available) {
+  layout.data_start = header_start + header_len;
+  layout.data_bytes = static_cast<std::size_t>(needed);
+  const std::size_t available = size - layout.data_start;
+  if (layout.data_bytes > available) {
     fail(name, "truncated .npy data: shape " + runtime::format_shape(*shape) + " of " + *descr + " needs " +
                    std::to_string(needed) + " bytes, the file holds " + std::to_string(available));
   }
-  // Fortran order: allocate the reversed shape in C order, view it transposed.
-  std::vector<int64_t> memory_shape = *shape;
-  if (*fortran) {
+  if (layout.data_bytes < available) {
+    fail(name, std::to_string(available - layout.data_bytes) + " bytes follow the data of shape " +
+                   runtime::format_shape(*shape) + " of " + *descr +
+                   " (the file is not one .npy array; np.save writes exactly the header and the data)");
+  }
+  return layout;
+}
+
+/// The array a layout describes, over `data` owned by `holder`: a Fortran
+/// file gives a Fortran-strided view (no transpose).
+Array view_layout(const NpyLayout &layout, void *data, std::shared_ptr<Array::Holder> holder) {
+  ArrayView view;
+  view.dtype = layout.dtype;
+  view.data = data;
+  std::vector<int64_t> memory_shape = layout.shape;
+  if (layout.fortran) {
     std::reverse(memory_shape.begin(), memory_shape.end());
   }
-  Array array = runtime::allocate_host(dtype, memory_shape);
-  std::memcpy(array.data(), bytes.data() + data_start, static_cast<std::size_t>(needed));
-  if (!*fortran) {
-    return array;
+  view.strides = ArrayView::c_strides(memory_shape, dtype_size(layout.dtype));
+  if (layout.fortran) {
+    std::reverse(view.strides.begin(), view.strides.end());
   }
-  ArrayView view = array.view();
-  view.shape = *shape;
-  std::reverse(view.strides.begin(), view.strides.end());
-  return Array(view, array.holder());
+  view.shape = layout.shape;
+  return Array(std::move(view), std::move(holder));
+}
+
+/// A copy of the data in a new 64-byte-aligned host buffer.
+Array copy_layout(const NpyLayout &layout, const char *bytes) {
+  std::vector<int64_t> memory_shape = layout.shape;
+  if (layout.fortran) {
+    std::reverse(memory_shape.begin(), memory_shape.end());
+  }
+  Array buffer = runtime::allocate_host(layout.dtype, memory_shape);
+  std::memcpy(buffer.data(), bytes + layout.data_start, layout.data_bytes);
+  return view_layout(layout, buffer.data(), buffer.holder());
+}
+
+/// A private (copy-on-write) mapping of a whole file: writes to the array
+/// never reach the file. Unmapped when the last Array using it goes.
+struct MappedFile : Array::Holder {
+  MappedFile(void *address, std::size_t bytes) : address(address), bytes(bytes) {}
+  ~MappedFile() override { ::munmap(address, bytes); }
+  MappedFile(const MappedFile &) = delete;
+  MappedFile &operator=(const MappedFile &) = delete;
+  void *address;
+  std::size_t bytes;
+};
+
+}  // namespace
+
+Array parse_npy(const std::string &bytes, const std::string &name) {
+  const NpyLayout layout = parse_layout(bytes.data(), bytes.size(), name);
+  return copy_layout(layout, bytes.data());
 }
 
 Array load_npy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    fail(path, std::string("cannot open: ") + std::strerror(errno));
+  const runtime::RegularFile file(path, ".npy arrays (np.save one first)");
+  const std::size_t size = file.size();
+  if (size == 0) {
+    fail(path, "empty file, not a .npy file (no magic string)");
   }
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) {
-    fail(path, "read error");
+  void *address = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd(), 0);
+  if (address == MAP_FAILED) {
+    fail(path, "cannot map " + std::to_string(size) + " bytes into memory: " + std::strerror(errno));
   }
-  return parse_npy(os.str(), path);
+  auto mapping = std::make_shared<MappedFile>(address, size);
+  const char *bytes = static_cast<const char *>(address);
+  const NpyLayout layout = parse_layout(bytes, size, path);
+  // np.save aligns the data to 64 bytes; a hand-made header may not, and the
+  // kernels expect naturally aligned elements: then copy once.
+  if (layout.data_start % dtype_size(layout.dtype) != 0) {
+    return copy_layout(layout, bytes);
+  }
+  return view_layout(layout, static_cast<char *>(address) + layout.data_start, std::move(mapping));
 }
 
-std::string serialize_npy(const ArrayView &array) {
+void write_npy(const ArrayView &array, const std::function<void(const void *, std::size_t)> &sink) {
   if (array.residence != Residence::Host) {
     throw InputError("cannot write a device array (" + array.describe() + ") to .npy; copy it to the host first");
   }
@@ -352,6 +412,7 @@ std::string serialize_npy(const ArrayView &array) {
   header.append(total - preamble - header.size() - 1, ' ');
   header.push_back('\n');
   std::string out(kMagic, kMagicSize);
+  out.reserve(total);
   out.push_back(static_cast<char>(v2 ? 2 : 1));
   out.push_back(0);
   const auto len = static_cast<uint32_t>(header.size());
@@ -359,52 +420,29 @@ std::string serialize_npy(const ArrayView &array) {
     out.push_back(static_cast<char>((len >> (8 * i)) & 0xff));
   }
   out += header;
+  sink(out.data(), out.size());
   const std::size_t data_bytes = static_cast<std::size_t>(array.size()) * dtype_size(array.dtype);
   if (c_order || fortran) {
-    out.append(static_cast<const char *>(array.data), data_bytes);
-    return out;
+    sink(array.data, data_bytes);
+    return;
   }
   Array copy = runtime::allocate_host(array.dtype, array.shape);
   runtime::copy_host_strided(array, copy.view());
-  out.append(static_cast<const char *>(copy.data()), data_bytes);
+  sink(copy.data(), data_bytes);
+}
+
+std::string serialize_npy(const ArrayView &array) {
+  std::string out;
+  write_npy(array, [&out](const void *data, std::size_t bytes) {
+    out.append(static_cast<const char *>(data), bytes);
+  });
   return out;
 }
 
 void save_npy(const std::string &path, const ArrayView &array) {
-  const std::string bytes = serialize_npy(array);
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::string tmp = dir + "/." + base + ".tmpXXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    fail(path, std::string("cannot create a temporary file in '") + dir + "': " + std::strerror(errno));
-  }
-  std::size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, "write failed: " + reason);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "write failed: " + reason);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file into place: " + reason);
-  }
+  OutputFile out(path);
+  write_npy(array, [&out](const void *data, std::size_t bytes) { out.write(data, bytes); });
+  out.commit();
 }
 
 }  // namespace ufjit

@@ -7,7 +7,10 @@
 // UFJIT_CACHE=off disables it; UFJIT_CACHE_MAX_BYTES caps its size (default
 // 1 GiB, least recently used entries evicted first). These functions back
 // `ufjit cache list|stats|verify|prune|clear` and `ufjit info`; none needs a
-// GPU, and none throws for a missing or unreadable directory.
+// GPU, and none throws for a missing or unreadable directory (CacheStats and
+// CacheRemoveReport say what is wrong). Entries are opened only after lstat
+// shows a regular file of ours, without following links and without
+// blocking: a FIFO or device named like an entry never hangs them.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +41,17 @@ struct UFJIT_API CacheStats {
   uint64_t entries = 0;
   uint64_t total_bytes = 0;
   uint64_t max_bytes = 0;
+  /// Why the directory cannot be used, or "": "is not a directory",
+  /// "cannot be read: Permission denied". (A missing directory is not a
+  /// problem: it is made on the first store.)
+  std::string problem;
+};
+
+/// What prune_cache and clear_cache did.
+struct UFJIT_API CacheRemoveReport {
+  uint64_t removed = 0;
+  uint64_t failed = 0;  // entries that could not be removed
+  std::string error;    // the first failure, or why the directory could not be read; "" when none
 };
 
 /// What verify_cache found.
@@ -57,10 +71,12 @@ UFJIT_API CacheStats cache_stats();
 /// `remove_corrupt` deletes the bad ones.
 UFJIT_API CacheVerifyReport verify_cache(bool remove_corrupt = false);
 /// Evicts least recently used entries until the total is at most
-/// `max_bytes`; returns the number of entries removed.
-UFJIT_API uint64_t prune_cache(uint64_t max_bytes);
-/// Removes every entry (and stale temporary files); returns the count removed.
-UFJIT_API uint64_t clear_cache();
+/// `max_bytes`; reports how many were removed and how many could not be.
+UFJIT_API CacheRemoveReport prune_cache(uint64_t max_bytes);
+/// Removes every entry (and stale temporary files); reports how many were
+/// removed and how many could not be (a read-only directory, a directory
+/// named like an entry), with the first reason.
+UFJIT_API CacheRemoveReport clear_cache();
 
 /// One CUDA device as the driver reports it.
 struct UFJIT_API DeviceInfo {

@@ -140,6 +140,40 @@ std::string trust_problem(const struct stat &st) {
   return {};
 }
 
+/// Opens a cache file for reading only when it can be trusted (see
+/// trust_problem): lstat first, so that a FIFO or device named like an entry
+/// is never opened; then O_NOFOLLOW | O_NONBLOCK, so that a file swapped for
+/// a link or FIFO meanwhile neither follows nor blocks; then fstat again.
+/// Returns the descriptor, or -1 with `problem` set ("" when the file is
+/// simply not there).
+int open_entry(const std::string &path, std::string &problem) {
+  struct stat before;
+  if (lstat(path.c_str(), &before) != 0) {
+    problem = errno == ENOENT ? "" : std::string("cannot stat: ") + std::strerror(errno);
+    return -1;
+  }
+  problem = S_ISLNK(before.st_mode) ? "a symbolic link" : trust_problem(before);
+  if (!problem.empty()) {
+    return -1;
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    problem = errno == ENOENT ? "" : std::string("cannot open: ") + std::strerror(errno);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_dev != before.st_dev || st.st_ino != before.st_ino) {
+    problem = "replaced while being opened";
+  } else {
+    problem = trust_problem(st);
+  }
+  if (!problem.empty()) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 /// mkdir -p with mode 0700 for every directory it creates.
 bool make_dirs(const std::string &dir) {
   if (dir.empty()) {
@@ -225,6 +259,20 @@ void remove_stale_temps(const std::string &dir, bool all) {
       unlink(item.path.c_str());
     }
   }
+}
+
+/// Unlinks one entry, counting it as removed (also when it is already gone)
+/// or failed, with the first failure's reason.
+bool remove_entry(const FileItem &item, CacheRemoveReport &report) {
+  if (unlink(item.path.c_str()) == 0 || errno == ENOENT) {
+    ++report.removed;
+    return true;
+  }
+  ++report.failed;
+  if (report.error.empty()) {
+    report.error = "cannot remove '" + item.path + "': " + std::strerror(errno);
+  }
+  return false;
 }
 
 CacheEntryInfo describe(const FileItem &item) {
@@ -319,26 +367,20 @@ std::optional<std::string> DiskCache::load(const KeyHash &key) {
     return std::nullopt;
   }
   std::string path = entry_path(key);
-  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  std::string problem;
+  int fd = open_entry(path, problem);
   if (fd < 0) {
-    if (errno == ELOOP) {
-      ++ignored_;
+    if (!problem.empty()) {
+      ++ignored_;  // a link, FIFO, device, someone else's file: never read
     }
     ++misses_;
     return std::nullopt;
   }
-  struct stat st;
   std::string bytes;
-  bool ok = fstat(fd, &st) == 0;
-  if (ok && !trust_problem(st).empty()) {
-    close(fd);
-    ++ignored_;
-    ++misses_;
-    return std::nullopt;
-  }
+  bool ok = true;
   ok = ok && read_all(fd, bytes);
   std::string_view payload;
-  std::string problem = ok ? check_entry(bytes, &key, nullptr, &payload) : "unreadable";
+  problem = ok ? check_entry(bytes, &key, nullptr, &payload) : "unreadable";
   if (!problem.empty()) {
     close(fd);
     unlink(path.c_str());
@@ -413,7 +455,8 @@ std::vector<CacheEntryInfo> DiskCache::list() const {
   std::vector<CacheEntryInfo> out;
   for (const FileItem &item : scan(config_.dir, false)) {
     CacheEntryInfo info = describe(item);
-    int fd = open(item.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    std::string problem;
+    int fd = open_entry(item.path, problem);
     Header h{};
     if (fd >= 0 && ::read(fd, &h, sizeof(h)) == static_cast<ssize_t>(sizeof(h)) &&
         std::memcmp(h.magic, kMagic, sizeof(kMagic)) == 0 && h.label_size < 4096) {
@@ -435,14 +478,12 @@ CacheVerifyReport DiskCache::verify(bool remove_corrupt) {
   for (const FileItem &item : scan(config_.dir, false)) {
     CacheEntryInfo info = describe(item);
     ++report.checked;
-    std::string problem = trust_problem(item.st);
+    std::string problem;
     std::string bytes;
-    if (problem.empty()) {
-      int fd = open(item.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-      bool ok = fd >= 0 && read_all(fd, bytes);
-      if (fd >= 0) {
-        close(fd);
-      }
+    int fd = open_entry(item.path, problem);
+    if (fd >= 0) {
+      bool ok = read_all(fd, bytes);
+      close(fd);
       KeyHash expected;
       expected.high = std::strtoull(info.key.substr(0, 16).c_str(), nullptr, 16);
       expected.low = std::strtoull(info.key.substr(16).c_str(), nullptr, 16);
@@ -463,36 +504,33 @@ CacheVerifyReport DiskCache::verify(bool remove_corrupt) {
   return report;
 }
 
-uint64_t DiskCache::prune(uint64_t max_bytes) {
+CacheRemoveReport DiskCache::prune(uint64_t max_bytes) {
   remove_stale_temps(config_.dir, false);
   std::vector<FileItem> items = scan(config_.dir, false);
   uint64_t total = 0;
   for (const FileItem &item : items) {
     total += static_cast<uint64_t>(item.st.st_size);
   }
-  uint64_t removed = 0;
+  CacheRemoveReport report;
   for (const FileItem &item : items) {
     if (total <= max_bytes) {
       break;
     }
-    if (unlink(item.path.c_str()) == 0 || errno == ENOENT) {
+    if (remove_entry(item, report)) {
       total -= static_cast<uint64_t>(item.st.st_size);
-      ++removed;
     }
   }
-  evictions_ += removed;
-  return removed;
+  evictions_ += report.removed;
+  return report;
 }
 
-uint64_t DiskCache::clear() {
+CacheRemoveReport DiskCache::clear() {
   remove_stale_temps(config_.dir, true);
-  uint64_t removed = 0;
+  CacheRemoveReport report;
   for (const FileItem &item : scan(config_.dir, false)) {
-    if (unlink(item.path.c_str()) == 0) {
-      ++removed;
-    }
+    remove_entry(item, report);
   }
-  return removed;
+  return report;
 }
 
 }  // namespace ufjit::cache

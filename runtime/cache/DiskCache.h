@@ -94,9 +94,9 @@ class DiskCache {
   // Maintenance, for the public API in ufjit/cache.h.
   std::vector<CacheEntryInfo> list() const;
   CacheVerifyReport verify(bool remove_corrupt);
-  /// Evicts LRU entries until the total is <= max_bytes; returns the count.
-  uint64_t prune(uint64_t max_bytes);
-  uint64_t clear();
+  /// Evicts LRU entries until the total is <= max_bytes.
+  CacheRemoveReport prune(uint64_t max_bytes);
+  CacheRemoveReport clear();
 
  private:
   DiskCacheConfig config_;

@@ -1,9 +1,11 @@
 // NumPy .npy reading and writing (ufjit/npy.h): round trips of every dtype,
 // C and Fortran order, 0-d and empty arrays, and every malformed-file error.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <complex>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -231,6 +233,164 @@ TEST(NpyMalformed, DeviceViewCannotBeSaved) {
   ufjit::ArrayView d{reinterpret_cast<void *>(uintptr_t{256}), ufjit::DType::Float32, {1}, {4},
                      ufjit::Residence::Device};
   EXPECT_THROW(ufjit::serialize_npy(d), ufjit::InputError);
+}
+
+// ------------------------------------------------ load_npy: files, mmap
+
+/// A private temporary directory, removed with everything in it.
+class NpyFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ufjit_npyfile_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string &name, const std::string &bytes) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+/// The /proc/self/maps line whose range holds `address` ("" when none).
+std::string mapping_of(const void *address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  const auto a = reinterpret_cast<uintptr_t>(address);
+  while (std::getline(maps, line)) {
+    uintptr_t lo = 0;
+    uintptr_t hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && lo <= a && a < hi) {
+      return line;
+    }
+  }
+  return "";
+}
+
+std::string load_error(const std::string &path) {
+  try {
+    ufjit::load_npy(path);
+  } catch (const ufjit::InputError &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected InputError for " << path;
+  return "";
+}
+
+TEST_F(NpyFile, LoadMapsTheFileInsteadOfCopyingIt) {
+  const std::vector<double> data = {1.5, 2.5, 3.5, 4.5};
+  const std::string path =
+      write("m.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", raw(data)));
+  ufjit::Array a = ufjit::load_npy(path);
+  EXPECT_EQ(a.to_vector<double>(), data);
+  const std::string line = mapping_of(a.data());
+  EXPECT_NE(line.find("m.npy"), std::string::npos)
+      << "the array's memory is not the file's mapping: " << line;
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 64, 0u) << "np.save's 64-byte data alignment is kept";
+}
+
+TEST_F(NpyFile, MappingOutlivesTheFileAndWritesNeverReachIt) {
+  const std::vector<int32_t> data = {7, 8, 9};
+  const std::string bytes = npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", raw(data));
+  const std::string path = write("w.npy", bytes);
+  ufjit::Array a = ufjit::load_npy(path);
+  a.host_data<int32_t>()[0] = 42;  // copy-on-write: the file keeps 7
+  std::ifstream in(path, std::ios::binary);
+  const std::string on_disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(on_disk, bytes);
+  std::filesystem::remove(path);
+  ufjit::Array moved = std::move(a);
+  EXPECT_EQ(moved.to_vector<int32_t>(), (std::vector<int32_t>{42, 8, 9}));
+}
+
+TEST_F(NpyFile, FortranFileIsAStridedViewOfTheMapping) {
+  const std::vector<int64_t> column_major = {1, 4, 2, 5, 3, 6};
+  ufjit::Array a = ufjit::load_npy(write(
+      "f.npy", npy_bytes("{'descr': '<i8', 'fortran_order': True, 'shape': (2, 3), }", raw(column_major))));
+  EXPECT_EQ(a.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(a.view().strides, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(static_cast<int64_t *>(a.data())[2], 2);
+}
+
+TEST_F(NpyFile, UnalignedDataIsCopiedToAnAlignedBuffer) {
+  // A hand-made header of odd length puts the data at an odd offset.
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }";
+  header += "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes.push_back(static_cast<char>(header.size()));
+  bytes.push_back(0);
+  const std::vector<double> data = {0.25, -8.0};
+  ufjit::Array a = ufjit::load_npy(write("odd.npy", bytes + header + raw(data)));
+  EXPECT_EQ(a.to_vector<double>(), data);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % alignof(double), 0u);
+}
+
+TEST_F(NpyFile, EmptyAndZeroDimensionalFiles) {
+  ufjit::Array e = ufjit::load_npy(
+      write("e.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 3), }", "")));
+  EXPECT_EQ(e.shape(), (std::vector<int64_t>{0, 3}));
+  const std::vector<double> one = {6.5};
+  ufjit::Array s = ufjit::load_npy(
+      write("s.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", raw(one))));
+  EXPECT_EQ(s.view().ndim(), 0);
+  EXPECT_EQ(s.to_vector<double>(), one);
+}
+
+TEST_F(NpyFile, SizeMustMatchTheHeaderExactly) {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000, 1000), }";
+  EXPECT_NE(load_error(write("big.npy", npy_bytes(dict, std::string(16, '\0')))).find("truncated"),
+            std::string::npos);
+  const std::string extra = load_error(
+      write("extra.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", "1234junk")));
+  EXPECT_NE(extra.find("4 bytes follow the data"), std::string::npos) << extra;
+  EXPECT_NE(load_error(write("empty.npy", "")).find("empty file"), std::string::npos);
+}
+
+TEST_F(NpyFile, SaveWritesThroughSymlinksAndDevicesAndKeepsModes) {
+  const std::vector<int16_t> v = {1, -2, 3};
+  const std::string real = (dir_ / "real.npy").string();
+  const std::string link = (dir_ / "link.npy").string();
+  ASSERT_EQ(::symlink("real.npy", link.c_str()), 0);
+  ufjit::save_npy(link, ufjit::view(v));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(ufjit::load_npy(real).to_vector<int16_t>(), v);
+
+  ASSERT_EQ(::chmod(real.c_str(), 0640), 0);
+  ufjit::save_npy(real, ufjit::view(v));
+  struct stat st;
+  ASSERT_EQ(::stat(real.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+
+  ASSERT_EQ(::chmod(real.c_str(), 0444), 0);  // refused by its mode, even for root
+  EXPECT_THROW(ufjit::save_npy(real, ufjit::view(std::vector<int16_t>{9})), ufjit::InputError);
+  EXPECT_EQ(ufjit::load_npy(real).to_vector<int16_t>(), v);
+
+  if (::stat("/dev/full", &st) == 0) {
+    try {
+      ufjit::save_npy("/dev/full", ufjit::view(v));
+      ADD_FAILURE() << "writing /dev/full succeeded";
+    } catch (const ufjit::InputError &e) {
+      EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(::stat("/dev/full", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced";
+  }
+  int files = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(dir_)) {
+    files += entry.path().filename().string().find(".tmp-") == std::string::npos ? 1 : 100;
+  }
+  EXPECT_EQ(files, 2) << "a temporary file was left";
+}
+
+TEST_F(NpyFile, NonRegularFilesAreRefusedWithoutReading) {
+  EXPECT_NE(load_error(dir_.string()).find("is a directory"), std::string::npos);
+  const std::string fifo = (dir_ / "p.npy").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(load_error(fifo).find("FIFO"), std::string::npos);  // returns at once: no writer needed
+  EXPECT_NE(load_error("/dev/zero").find("character device"), std::string::npos);
+  EXPECT_NE(load_error((dir_ / "missing.npy").string()).find("No such file"), std::string::npos);
 }
 
 }  // namespace

@@ -1,24 +1,12 @@
 """End-to-end tests of the `ufjit` tool: exit codes, compile outputs, and
 `run` on .npy files, including every error path (no partial output file)."""
-import ast
 import json
 import os
-import subprocess
 import tempfile
 import unittest
 
 import npyfile
-
-TOOL = os.environ.get("UFJIT_TOOL", "ufjit")
-EXAMPLES = os.environ.get("UFJIT_EXAMPLES", os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
-
-
-def ufjit(*args, cwd=None):
-    return subprocess.run([TOOL, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-
-
-def example(name):
-    return os.path.join(EXAMPLES, name)
+from clitest import TempDir, example, parse_repr, ufjit
 
 
 class Verbs(unittest.TestCase):
@@ -109,17 +97,7 @@ class Compile(unittest.TestCase):
         self.assertEqual(ufjit("compile", example("add_ufunc.ufn"), "--emit", "cubin").returncode, 2)
 
 
-class Run(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.d = self.dir.name
-
-    def tearDown(self):
-        self.dir.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.d, name)
-
+class Run(TempDir):
     def test_add_writes_the_sum(self):
         npyfile.write(self.path("a.npy"), "<i8", (5,), [1, 2, 3, -4, 5])
         npyfile.write(self.path("b.npy"), "<i8", (5,), [10, 20, 30, 40, 2**62])
@@ -135,7 +113,7 @@ class Run(unittest.TestCase):
         r = ufjit("run", example("add_ufunc.ufn"), "add_ufunc", "--in", self.path("a.npy"), "--in", "100",
                   "--target", "cpu")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(ast.literal_eval(r.stdout.strip()), [[101, 102, 103], [104, 105, 106]])
+        self.assertEqual(parse_repr(r.stdout), ([[101, 102, 103], [104, 105, 106]], None, None))
 
     def test_fortran_order_input(self):
         # A 2x3 Fortran-order array holding [[1, 2, 3], [4, 5, 6]] stores 1 4 2 5 3 6.
@@ -143,7 +121,7 @@ class Run(unittest.TestCase):
         r = ufjit("run", example("add_ufunc.ufn"), "add_ufunc", "--in", self.path("a.npy"), "--in", "0",
                   "--target", "cpu")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(ast.literal_eval(r.stdout.strip()), [[1, 2, 3], [4, 5, 6]])
+        self.assertEqual(parse_repr(r.stdout), ([[1, 2, 3], [4, 5, 6]], None, None))
 
     def test_float32_gaussian(self):
         npyfile.write(self.path("x.npy"), "<f4", (3,), [0.0, 1.0, -2.0])

@@ -145,12 +145,12 @@ TEST(CacheApi, StatsListVerifyPruneAndClearSeeTheSameDirectory) {
   EXPECT_TRUE(verify_cache(false).corrupt.empty());
 
   // Prune to one entry's size keeps the most recently used (a).
-  EXPECT_EQ(prune_cache(1100), 1u);
+  EXPECT_EQ(prune_cache(1100).removed, 1u);
   listed = list_cache();
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].label, "kernel-a sm_90");
 
-  EXPECT_EQ(clear_cache(), 1u);
+  EXPECT_EQ(clear_cache().removed, 1u);
   EXPECT_EQ(cache_stats().entries, 0u);
 }
 
@@ -161,8 +161,24 @@ TEST(CacheApi, MissingDirectoryIsReportedNotCreated) {
   EXPECT_FALSE(stats.exists);
   EXPECT_EQ(stats.entries, 0u);
   EXPECT_TRUE(list_cache().empty());
-  EXPECT_EQ(clear_cache(), 0u);
+  EXPECT_EQ(clear_cache().removed, 0u);
+  EXPECT_EQ(clear_cache().error, "");
   EXPECT_FALSE(std::filesystem::exists(scratch.sub("missing")));
+}
+
+TEST(CacheApi, DirectoryThatIsAFileIsAProblemNotMissing) {
+  ScratchDir scratch;
+  write_file(scratch.sub("file"), "keep");
+  ScopedEnv dir("UFJIT_CACHE_DIR", scratch.sub("file"));
+  CacheStats stats = cache_stats();
+  EXPECT_TRUE(stats.exists);
+  EXPECT_EQ(stats.problem, "is not a directory");
+  CacheRemoveReport report = clear_cache();
+  EXPECT_EQ(report.removed, 0u);
+  EXPECT_NE(report.error.find("is not a directory"), std::string::npos) << report.error;
+  EXPECT_NE(prune_cache(0).error, "");
+  EXPECT_TRUE(list_cache().empty());
+  EXPECT_EQ(read_file(scratch.sub("file")), "keep");
 }
 
 TEST(DeviceInfoApi, ReportsAReasonInsteadOfThrowingWithoutADriver) {

@@ -188,6 +188,38 @@ TEST(DiskCache, SymlinkedEntryIsNotFollowed) {
   EXPECT_EQ(cache.counters().ignored, 1u);
 }
 
+TEST(DiskCache, FifoNamedLikeAnEntryIsIgnoredWithoutBlocking) {
+  ScratchDir scratch;
+  DiskCache cache(config_for(scratch.sub("c")));
+  KeyHash k = key_named("ir-fifo");
+  ASSERT_EQ(mkfifo(cache.entry_path(k).c_str(), 0600), 0);
+  alarm(60);  // an open that blocks on the FIFO fails the test by SIGALRM instead of hanging it
+  EXPECT_FALSE(cache.load(k).has_value());
+  EXPECT_EQ(cache.counters().ignored, 1u);
+  std::vector<CacheEntryInfo> listed = cache.list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].label, "");
+  CacheVerifyReport report = cache.verify(false);
+  ASSERT_EQ(report.corrupt.size(), 1u);
+  EXPECT_EQ(report.corrupt[0].problem, "not a regular file");
+  // A store renames a real entry over the FIFO; it then loads.
+  cache.store(k, "label", payload(100, 3));
+  EXPECT_EQ(cache.load(k), payload(100, 3));
+  alarm(0);
+}
+
+TEST(DiskCache, ClearCountsAndExplainsEntriesItCannotRemove) {
+  ScratchDir scratch;
+  DiskCache cache(config_for(scratch.sub("c")));
+  cache.store(key_named("ir-a"), "label", payload(100, 1));
+  ASSERT_EQ(mkdir(cache.entry_path(key_named("ir-dir")).c_str(), 0700), 0);  // never ours to remove
+  CacheRemoveReport report = cache.clear();
+  EXPECT_EQ(report.removed, 1u);
+  EXPECT_EQ(report.failed, 1u);
+  EXPECT_NE(report.error.find(key_named("ir-dir").hex()), std::string::npos) << report.error;
+  EXPECT_NE(report.error.find("Is a directory"), std::string::npos) << report.error;
+}
+
 // The checks of a read-only directory, run by a process that cannot write
 // there. Returns a failure description or an empty string.
 std::string read_only_checks(const std::string &dir, const KeyHash &present, const std::string &expected) {

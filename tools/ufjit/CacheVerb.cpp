@@ -12,7 +12,26 @@ struct CacheOptions {
   bool remove_corrupt = false;
 };
 
+/// Prints what prune or clear did; an entry that could not be removed is
+/// an error (exit 1), with the first reason.
+ExitCode report_removal(const CacheRemoveReport &report) {
+  std::cout << report.removed << " entries removed\n";
+  if (report.failed == 0 && report.error.empty()) {
+    return ExitCode::Ok;
+  }
+  std::string what = report.failed > 0 ? std::to_string(report.failed) + " entries could not be removed (" : "";
+  print_error(what + report.error + (report.failed > 0 ? ")" : "") +
+              ": check the directory's permissions and what else is in it");
+  return ExitCode::SourceError;
+}
+
 ExitCode run_cache(const CacheOptions &options) {
+  CacheStats stats = cache_stats();
+  if (!stats.problem.empty()) {
+    print_error("the cache directory '" + stats.dir + "' " + stats.problem +
+                ": point UFJIT_CACHE_DIR at a directory (or unset it)");
+    return ExitCode::SourceError;
+  }
   if (options.action == "list") {
     for (const CacheEntryInfo &e : list_cache()) {
       std::cout << e.key << "  " << e.bytes << "  " << e.label << "\n";
@@ -20,14 +39,13 @@ ExitCode run_cache(const CacheOptions &options) {
     return ExitCode::Ok;
   }
   if (options.action == "stats") {
-    CacheStats s = cache_stats();
-    std::cout << "dir: " << s.dir << "\n"
-              << "enabled: " << (s.enabled ? "yes" : "no") << "\n"
-              << "exists: " << (s.exists ? "yes" : "no") << "\n"
-              << "writable: " << (s.writable ? "yes" : "no") << "\n"
-              << "entries: " << s.entries << "\n"
-              << "bytes: " << s.total_bytes << "\n"
-              << "max_bytes: " << s.max_bytes << "\n";
+    std::cout << "dir: " << stats.dir << "\n"
+              << "enabled: " << (stats.enabled ? "yes" : "no") << "\n"
+              << "exists: " << (stats.exists ? "yes" : "no") << "\n"
+              << "writable: " << (stats.writable ? "yes" : "no") << "\n"
+              << "entries: " << stats.entries << "\n"
+              << "bytes: " << stats.total_bytes << "\n"
+              << "max_bytes: " << stats.max_bytes << "\n";
     return ExitCode::Ok;
   }
   if (options.action == "verify") {
@@ -41,12 +59,9 @@ ExitCode run_cache(const CacheOptions &options) {
     return report.corrupt.empty() || options.remove_corrupt ? ExitCode::Ok : ExitCode::SourceError;
   }
   if (options.action == "prune") {
-    uint64_t limit = options.max_bytes != 0 ? options.max_bytes : cache_stats().max_bytes;
-    std::cout << prune_cache(limit) << " entries removed\n";
-    return ExitCode::Ok;
+    return report_removal(prune_cache(options.max_bytes != 0 ? options.max_bytes : stats.max_bytes));
   }
-  std::cout << clear_cache() << " entries removed\n";
-  return ExitCode::Ok;
+  return report_removal(clear_cache());
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ struct CheckOptions {
 };
 
 ExitCode run_check(const CheckOptions &options) {
-  std::string source = read_file(options.file);
+  std::string source = read_source(options.file);
   if (options.verify) {
     return verify_diagnostics(source, options.file) ? ExitCode::Ok : ExitCode::SourceError;
   }

@@ -1,9 +1,11 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "Verbs.h"
 #include "ufjit/compiler.h"
+#include "ufjit/files.h"
 
 namespace ufjit::tool {
 namespace {
@@ -27,29 +29,47 @@ ExitCode run_compile(const CompileOptions &options) {
       {"tokens", EmitKind::Tokens}, {"ast", EmitKind::Ast}, {"ir", EmitKind::Ir},
       {"llvm", EmitKind::Llvm},     {"ptx", EmitKind::Ptx}, {"cubin", EmitKind::Cubin}};
   CompileRequest request;
-  request.source = read_file(options.file);
-  request.source_name = options.file;
   request.emit = kEmit.at(options.emit);
-  request.arch = options.arch;
-  request.function = options.function;
-  request.target = options.target;
   if (request.emit == EmitKind::Cubin && options.output.empty()) {
     print_error("--emit cubin writes a binary file: give -o OUT");
     return ExitCode::UsageError;
   }
+  // Both outputs are checked (not one of the inputs, a writable place)
+  // before the source is even read, and renamed into place only when both
+  // are written: a failure leaves neither.
+  std::optional<OutputFile> module;
+  std::optional<OutputFile> manifest;
+  if (!options.output.empty()) {
+    check_not_an_input(options.output, {options.file});
+    module.emplace(options.output);
+    // A module written through a device or pipe (-o /dev/stdout) has no
+    // "beside" to put a manifest in: /dev/stdout.json would land in /dev.
+    if ((request.emit == EmitKind::Ptx || request.emit == EmitKind::Cubin) && !module->writes_through()) {
+      std::string manifest_name = manifest_path(options.output);
+      if (manifest_name == options.output) manifest_name += ".json";
+      check_not_an_input(manifest_name, {options.file, options.output});
+      manifest.emplace(manifest_name);
+    }
+  }
+  request.source = read_source(options.file);
+  request.source_name = options.file;
+  request.arch = options.arch;
+  request.function = options.function;
+  request.target = options.target;
   CompileResult result = compile(request);
   std::cerr << result.rendered_diagnostics;
   if (!result.ok) return ExitCode::SourceError;
-  if (options.output.empty()) {
+  if (!module) {
     std::cout << result.output;
     return ExitCode::Ok;
   }
-  write_file_atomically(options.output, result.output);
-  if (!result.manifest_json.empty()) {
-    std::string manifest = manifest_path(options.output);
-    if (manifest == options.output) manifest += ".json";
-    write_file_atomically(manifest, result.manifest_json);
+  module->write(result.output.data(), result.output.size());
+  if (manifest) {
+    manifest->write(result.manifest_json.data(), result.manifest_json.size());
+    manifest->finish();
   }
+  module->commit();
+  if (manifest) manifest->commit();
   return ExitCode::Ok;
 }
 

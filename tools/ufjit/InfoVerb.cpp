@@ -30,6 +30,8 @@ ExitCode run_info() {
   std::cout << "cache: " << cache.dir;
   if (!cache.enabled) {
     std::cout << " (disabled by UFJIT_CACHE=off)\n";
+  } else if (!cache.problem.empty()) {
+    std::cout << " (unusable: it " << cache.problem << "; point UFJIT_CACHE_DIR at a directory)\n";
   } else {
     std::cout << " (" << cache.entries << " entries, " << cache.total_bytes << " bytes of at most " << cache.max_bytes
               << (cache.exists ? "" : ", not created yet") << (cache.exists && !cache.writable ? ", read-only" : "")

@@ -1,60 +1,47 @@
 #include "Tool.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
+#include <new>
 
 #include "ufjit/errors.h"
+#include "ufjit/files.h"
 
 namespace ufjit::tool {
 
 void print_error(const std::string &message) { std::cerr << "ufjit: error: " << message << "\n"; }
 
-std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open '" + path + "': " + std::strerror(errno));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read '" + path + "'");
-  return bytes.str();
+std::string read_source(const std::string &path) {
+  return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
 }
 
-void write_file_atomically(const std::string &path, const std::string &bytes) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) throw InputError("cannot write '" + path + "': " + std::strerror(errno));
-  const char *p = bytes.data();
-  std::size_t left = bytes.size();
-  bool ok = true;
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ok = false;
-      break;
+void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs) {
+  struct stat out;
+  if (::stat(output.c_str(), &out) != 0) {
+    return;
+  }
+  for (const std::string &input : inputs) {
+    struct stat in;
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      throw UsageError("the output '" + output + "' is the same file as the input '" + input +
+                       "': writing it would destroy the input; choose another output path");
     }
-    p += n;
-    left -= static_cast<std::size_t>(n);
   }
-  int saved = errno;
-  ok = ok && ::fsync(fd) == 0;
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  if (!ok || std::rename(tmpl.c_str(), path.c_str()) != 0) {
-    saved = saved ? saved : errno;
-    std::remove(tmpl.c_str());
-    throw InputError("cannot write '" + path + "': " + std::strerror(saved));
+}
+
+ExitCode flush_stdout(ExitCode code) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0) {
+    return code;
   }
+  print_error(std::string("cannot write to standard output: ") + (errno != 0 ? std::strerror(errno) : "write error") +
+              ": redirect it to a file with space left, or use -o/--out");
+  return code == ExitCode::Ok ? ExitCode::SourceError : code;
 }
 
 ExitCode report_current_exception() {
@@ -63,6 +50,9 @@ ExitCode report_current_exception() {
   } catch (const CompileError &e) {
     std::cerr << e.what();
     return ExitCode::SourceError;
+  } catch (const UsageError &e) {
+    print_error(e.what());
+    return ExitCode::UsageError;
   } catch (const DeviceError &e) {
     print_error(e.what());
     return ExitCode::DeviceError;
@@ -72,6 +62,11 @@ ExitCode report_current_exception() {
     return ExitCode::SourceError;
   } catch (const Error &e) {
     print_error(e.what());
+    return ExitCode::SourceError;
+  } catch (const std::bad_alloc &) {
+    print_error(
+        "out of memory: the arrays of this command do not fit in memory (or under its limit); use smaller "
+        "inputs");
     return ExitCode::SourceError;
   } catch (const std::exception &e) {
     print_error(e.what());

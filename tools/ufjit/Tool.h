@@ -2,7 +2,9 @@
 // diagnostic printer. Only tools/ may exit the process.
 #pragma once
 
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ufjit::tool {
 
@@ -13,12 +15,31 @@ enum class ExitCode : int { Ok = 0, SourceError = 1, UsageError = 2, DeviceError
 /// Prints "ufjit: error: <message>" to stderr.
 void print_error(const std::string &message);
 
-/// Reads a whole file; throws ufjit::InputError naming the path on failure.
-std::string read_file(const std::string &path);
+/// A command line that asks for something impossible (an output that is one
+/// of the inputs): exit 2, like CLI11's own parse errors.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-/// Writes `bytes` to `path` atomically (temp file in the same directory, then
-/// rename), so a failure never leaves a partial file. Throws ufjit::InputError.
-void write_file_atomically(const std::string &path, const std::string &bytes);
+/// The largest .ufn source read (64 MiB): far beyond any real source, and a
+/// bound on what a wrong path (a huge file) can make us allocate.
+constexpr std::size_t kMaxSourceBytes = std::size_t{64} << 20;
+
+/// Refuses, before anything runs, an output path that is the same file as
+/// one of `inputs` (device + inode, so through symlinks and hard links too):
+/// `ufjit compile g.ufn -o g.ufn` would destroy its own source. Throws
+/// UsageError. Paths that do not exist are skipped.
+void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs);
+
+/// Reads a .ufn source: a regular file of at most kMaxSourceBytes. A FIFO,
+/// device or directory is refused at once (never waited on); throws
+/// ufjit::InputError naming the path, the problem and the fix.
+std::string read_source(const std::string &path);
+
+/// Flushes standard output before exit: a write error there (`> /dev/full`,
+/// a closed pipe) is an error (exit 1), not a silently lost result.
+ExitCode flush_stdout(ExitCode code);
 
 /// Maps the exception in flight to an exit code and prints it. Call inside a
 /// catch(...) block.

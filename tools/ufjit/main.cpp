@@ -31,5 +31,5 @@ int main(int argc, char **argv) {
   } catch (...) {
     return static_cast<int>(ufjit::tool::report_current_exception());
   }
-  return static_cast<int>(exit_code);
+  return static_cast<int>(ufjit::tool::flush_stdout(exit_code));
 }
