@@ -1,13 +1,11 @@
 // The public API: Runtime, Ufunc, UfuncSet, version() (ufjit/runtime.h).
-#include <fstream>
-#include <sstream>
-
 #include "codegen/Codegen.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
 #include "runtime/ViewChecks.h"
+#include "ufjit/files.h"
 
 namespace ufjit {
 
@@ -48,16 +46,7 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
 }
 
 std::string read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError("cannot open '" + path + "'");
-  }
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) {
-    throw InputError("cannot read '" + path + "'");
-  }
-  return os.str();
+  return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
 }
 
 }  // namespace

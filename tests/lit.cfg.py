@@ -10,7 +10,8 @@ config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".ufn"]
 config.test_source_root = os.path.dirname(__file__)
 # lit writes each test's Output/ under the exec root: keep it in the build tree
-# (UFJIT_LIT_EXEC_ROOT, set by CTest) so that running the tests never touches
+# (UFJIT_LIT_EXEC_ROOT, set by CTest, one per test so that parallel lit runs
+# never share a .lit_test_times.txt) so that running the tests never touches
 # tracked files; a bare lit run falls back to a temporary folder.
 config.test_exec_root = os.environ.get("UFJIT_LIT_EXEC_ROOT") or os.path.join(
     __import__("tempfile").gettempdir(), "ufjit-lit")

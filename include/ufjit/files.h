@@ -29,6 +29,11 @@
 
 namespace ufjit {
 
+/// The largest .ufn source read (64 MiB), by the tool and Runtime::load_file:
+/// far beyond any real source, and a bound on what a wrong path (a huge
+/// file) can make us allocate.
+constexpr std::size_t kMaxSourceBytes = std::size_t{64} << 20;
+
 /// Reads a whole regular file of at most `max_bytes` (a .ufn source, for
 /// the tool). A larger file is refused too. `what` names what the file
 /// should hold in messages (".ufn sources"). Throws InputError naming the path.

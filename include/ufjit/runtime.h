@@ -171,6 +171,8 @@ class UFJIT_API Runtime {
                   const std::string &source_name = "<string>");
   /// Every @vectorize in a source string / a .ufn file.
   UfuncSet load(const std::string &source, const std::string &source_name = "<string>");
+  /// A .ufn file is read as the tool reads it: a regular file of at most
+  /// kMaxSourceBytes (ufjit/files.h); a FIFO or device is refused at once.
   UfuncSet load_file(const std::string &path);
 
   /// Copies a host view to a new device array (C-contiguous). Needs a GPU.

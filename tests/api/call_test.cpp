@@ -9,6 +9,9 @@
 #include <numeric>
 #include <thread>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <ufjit/ufjit.h>
 
 #include "call_test_util.h"
@@ -376,6 +379,20 @@ TEST(Api, VectorizeOfASourceWithTwoUfuncsIsAnError) {
 TEST(Api, LoadFileOfAMissingFileIsAnInputError) {
   ufjit::Runtime rt(ufjit::RuntimeOptions{.target = ufjit::TargetKind::Cpu});
   EXPECT_THROW(rt.load_file("/nonexistent/k.ufn"), ufjit::InputError);
+}
+
+TEST(Api, LoadFileRefusesAFifoOrADirectoryAtOnceInsteadOfWaiting) {
+  ufjit::Runtime rt(ufjit::RuntimeOptions{.target = ufjit::TargetKind::Cpu});
+  char dir_template[] = "/tmp/ufjit-load-file-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  const std::string fifo = dir + "/k.ufn";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // No writer ever opens the FIFO: a blocking read would hang the test.
+  EXPECT_THROW(rt.load_file(fifo), ufjit::InputError);
+  EXPECT_THROW(rt.load_file(dir), ufjit::InputError);
+  unlink(fifo.c_str());
+  rmdir(dir.c_str());
 }
 
 TEST(Api, EmptyUfuncThrowsInsteadOfCrashing) {

@@ -22,10 +22,6 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The largest .ufn source read (64 MiB): far beyond any real source, and a
-/// bound on what a wrong path (a huge file) can make us allocate.
-constexpr std::size_t kMaxSourceBytes = std::size_t{64} << 20;
-
 /// Refuses, before anything runs, an output path that is the same file as
 /// one of `inputs` (device + inode, so through symlinks and hard links too):
 /// `ufjit compile g.ufn -o g.ufn` would destroy its own source. Throws
