@@ -2,9 +2,9 @@
 #   P/lib/libufjit.so.0.2.0 (+ .so.0, .so)   P/bin/ufjit (RUNPATH $ORIGIN/../lib)
 #   P/include/ufjit/*.h                      P/lib/pkgconfig/ufjit.pc
 #   P/lib/cmake/ufjit/ufjit{Config,ConfigVersion,Targets*}.cmake
-# Nothing installed names the build or source tree: ufjit.pc locates the
-# prefix from its own directory, the CMake package from its own (both are
-# checked by tests/packaging). `cpack -G DEB` packs the same files
+# Nothing installed names the build or source tree (tests/packaging checks):
+# the CMake package finds the prefix from its own directory, ufjit.pc names
+# the install prefix. `cpack -G DEB` packs the same files
 # (cmake/UfjitPackage.cmake).
 include(CMakePackageConfigHelpers)
 
@@ -27,12 +27,20 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/ufjitConfigVersion.
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ufjitConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/ufjitConfigVersion.cmake
   DESTINATION ${UFJIT_CMAKE_DIR} COMPONENT ufjit)
 
-# ufjit.pc: prefix=${pcfiledir}/../.. (as many ../ as the libdir is deep).
-file(RELATIVE_PATH UFJIT_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
-string(REGEX REPLACE "/$" "" UFJIT_PC_TO_PREFIX "${UFJIT_PC_TO_PREFIX}")
-configure_file(${CMAKE_CURRENT_LIST_DIR}/ufjit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ufjit.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ufjit.pc
-  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT ufjit)
+# ufjit.pc names the prefix it is installed under, so it is written at
+# install time: `--prefix P` gives prefix=P, the .deb prefix=/usr (where
+# pkg-config then prints no -I/-L at all). The first pass fills in everything
+# but the prefix; each install configures its own copy (cpack and
+# cmake --install may run at once).
+set(UFJIT_PC_PREFIX "@UFJIT_PC_PREFIX@")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/ufjit.pc.in ${CMAKE_CURRENT_BINARY_DIR}/ufjit.pc.in @ONLY)
+install(CODE "
+  set(UFJIT_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  string(MD5 pc_dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(pc_dir \"${CMAKE_CURRENT_BINARY_DIR}/ufjit-pc/\${pc_dir}\")
+  configure_file(\"${CMAKE_CURRENT_BINARY_DIR}/ufjit.pc.in\" \"\${pc_dir}/ufjit.pc\" @ONLY)
+  file(INSTALL \"\${pc_dir}/ufjit.pc\" DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
+" COMPONENT ufjit)
 
 if(PROJECT_IS_TOP_LEVEL)
   include(UfjitPackage)

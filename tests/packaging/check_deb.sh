@@ -37,6 +37,7 @@ dpkg-deb -x "$deb" "$root"
 "$root/usr/bin/ufjit" --version
 "$root/usr/bin/ufjit" info
 cmake -DTREE="$root" -DBUILD="$build" -P "$here/check_no_build_paths.cmake"
+grep -qx 'prefix=/usr' "$root/usr/lib/pkgconfig/ufjit.pc" || { echo "FAIL: ufjit.pc's prefix is not /usr" >&2; exit 1; }
 ctest --build-and-test "$embed" "$work/embed" --build-generator "$generator" \
   --build-options -DCMAKE_PREFIX_PATH="$root/usr" -DCMAKE_CXX_COMPILER="$cxx" \
   --test-command "$work/embed/embed"
