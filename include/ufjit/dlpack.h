@@ -37,6 +37,8 @@ UFJIT_API Array from_dlpack(DLManagedTensor *tensor);
 /// owns the result and frees it with `result->deleter(result)`, which
 /// releases the array. Throws InputError, leaving `array` untouched, for an
 /// empty Array or byte strides that are not a multiple of the element size.
+/// A device array written by `f.async(stream, ...)` must be synchronised
+/// (`stream.synchronize()`) before a consumer on another stream reads it.
 UFJIT_API DLManagedTensor *to_dlpack(Array &&array);
 
 }  // namespace ufjit

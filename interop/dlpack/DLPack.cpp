@@ -6,6 +6,7 @@
 #include "ufjit/dlpack.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -101,7 +102,8 @@ std::vector<int64_t> byte_strides(const DLTensor &t, int64_t itemsize) {
   for (int d = 0; d < ndim; ++d) {
     int64_t reach = 0;
     const int64_t steps = t.shape[d] > 0 ? t.shape[d] - 1 : 0;
-    if (__builtin_mul_overflow(elems[d], itemsize, &bytes[d]) ||
+    // INT64_MIN bytes has no magnitude in int64: rejected before it is negated.
+    if (__builtin_mul_overflow(elems[d], itemsize, &bytes[d]) || bytes[d] == std::numeric_limits<int64_t>::min() ||
         __builtin_mul_overflow(steps, bytes[d] < 0 ? -bytes[d] : bytes[d], &reach) ||
         __builtin_add_overflow(extent, reach, &extent)) {
       input_error("stride " + std::to_string(elems[d]) + " of dimension " + std::to_string(d) +

@@ -221,6 +221,10 @@ std::vector<Rejected> rejected_tensors() {
     s.dtype = {kDLInt, 32, 1};
     s.strides = Shape{std::numeric_limits<int64_t>::min() / 2};
   });
+  add("stride of INT64_MIN bytes", "overflows", [](TensorSpec &s) {
+    s.dtype = {kDLUInt, 8, 1};
+    s.strides = Shape{std::numeric_limits<int64_t>::min()};
+  });
   add("shape overflows", "overflows", [](TensorSpec &s) { s.shape = {int64_t{1} << 40, int64_t{1} << 40}; });
   return cases;
 }
