@@ -27,8 +27,10 @@ ninja -C "$build" -j "$jobs"
 rm -rf "$out/stage"
 mkdir -p "$stage"/{lib/compat,bin,tests,bench,examples}
 
-lib=$(find "$build" -maxdepth 2 -name 'libufjit.so*' -type f | head -n1)
-[[ -n "$lib" ]] || { echo "make_bundle: libufjit.so was not built" >&2; exit 1; }
+# The file the libufjit.so link names: a build dir may still hold an older
+# version's libufjit.so.X.Y.Z next to it.
+lib=$(readlink -f "$build/libufjit.so" || true)
+[[ -f "$lib" ]] || { echo "make_bundle: libufjit.so was not built" >&2; exit 1; }
 cp "$lib" "$stage/lib/"
 soname=$(objdump -p "$lib" | awk '/SONAME/ {print $2}')
 libfile=$(basename "$lib")

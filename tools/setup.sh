@@ -9,7 +9,8 @@ packages=(
   cmake ninja-build g++ ccache python3 libzstd-dev zlib1g-dev
   llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libxxhash-dev
+  libcli11-dev nlohmann-json3-dev libxxhash-dev libdlpack-dev
+  pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
 )
 
 missing=()

@@ -1,0 +1,33 @@
+# cmake -DLIB=libufjit.so -P check_exports.cmake
+# Fails if libufjit.so exports a symbol that is not ufjit's own: any LLVM
+# symbol (llvm::, _ZN4llvm, the LLVM* C API) or any std:: template instance
+# would clash with, or be interposed by, another LLVM in the host process.
+find_program(NM nm REQUIRED)
+execute_process(COMMAND ${NM} -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm -D failed on ${LIB}")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(count 0)
+set(bad "")
+foreach(line IN LISTS lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(REGEX REPLACE "^[0-9a-fA-F]* *[A-Za-z] " "" sym "${line}")
+  string(REGEX REPLACE "@.*$" "" sym "${sym}")
+  math(EXPR count "${count} + 1")
+  # ufjit's namespace: functions, const members, typeinfo, names, vtables, VTTs, thunks.
+  if(NOT sym MATCHES "^_Z(NK?|TI|TS|TV|TT|Th[n0-9_]+|Tv[n0-9_]+)N?K?5ufjit")
+    list(APPEND bad "${sym}")
+  endif()
+endforeach()
+if(count EQUAL 0)
+  message(FATAL_ERROR "${LIB} exports nothing: the export map dropped ufjit's API")
+endif()
+if(bad)
+  list(LENGTH bad n)
+  list(JOIN bad "\n  " shown)
+  message(FATAL_ERROR "${LIB} exports ${n} symbol(s) that are not ufjit's:\n  ${shown}")
+endif()
+message(STATUS "${LIB}: ${count} exported symbols, all in namespace ufjit")

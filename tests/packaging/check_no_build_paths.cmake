@@ -1,0 +1,28 @@
+# cmake -DTREE=<installed tree> -DBUILD=<build dir> [-DPREFIX=<prefix>] -P check_no_build_paths.cmake
+# Fails if any installed file (text or binary: RUNPATH, ufjit.pc, the CMake
+# package) contains the build directory's path. PREFIX, when the test's
+# prefix itself lies in the build directory, is where ufjit.pc may point.
+file(GLOB_RECURSE files LIST_DIRECTORIES false ${TREE}/*)
+set(hits "")
+foreach(f IN LISTS files)
+  if(IS_SYMLINK ${f})
+    continue()
+  endif()
+  file(STRINGS ${f} lines REGEX "${BUILD}")
+  foreach(line IN LISTS lines)
+    if(PREFIX)
+      string(REPLACE "${PREFIX}" "" line "${line}")
+    endif()
+    string(FIND "${line}" "${BUILD}" at)
+    if(NOT at EQUAL -1)
+      list(APPEND hits "${f}: ${line}")
+      break()
+    endif()
+  endforeach()
+endforeach()
+if(hits)
+  list(JOIN hits "\n  " shown)
+  message(FATAL_ERROR "installed files name the build directory ${BUILD}:\n  ${shown}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} installed files, none names ${BUILD}")
