@@ -12,7 +12,8 @@
 # Environment: CLANGXX (default /usr/lib/llvm-19/bin/clang++),
 #              UFJIT_FUZZ_TYPER=0 to leave the typer (ir/) out,
 #              UFJIT_FUZZ_TARGET=npy to run ufjit_fuzz_npy over corpus_npy/
-#              (default: frontend).
+#              (default: frontend), UFJIT_FUZZ_TIMEOUT (seconds an input may
+#              take, default 5: more on a loaded machine).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -67,7 +68,7 @@ fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-common=(-max_len=4096 -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$out/artifacts/")
+common=(-max_len=4096 -timeout="${UFJIT_FUZZ_TIMEOUT:-5}" -rss_limit_mb=2048 -artifact_prefix="$out/artifacts/")
 if [[ "${UFJIT_FUZZ_TARGET:-frontend}" == npy ]]; then
   binary="$out/ufjit_fuzz_npy"
   corpus="$here/corpus_npy"
