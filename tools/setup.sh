@@ -10,6 +10,7 @@ packages=(
   llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libxxhash-dev
+  pybind11-dev python3-dev python3-pytest python3-numpy
 )
 
 missing=()
