@@ -43,8 +43,8 @@ std::optional<TargetKind> parse_target(const py::object &target) {
 }
 
 /// f(*args, out=None, stream=None, target=None).
-py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out, const py::object &stream,
-                      const py::object &target) {
+py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
+                      const py::object &stream, const py::object &target) {
   Operands ops;
   std::vector<void *> producers;
   for (const py::handle &a : args) {
@@ -62,7 +62,8 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
   std::optional<TargetKind> kind = parse_target(target);
   if (!stream.is_none()) {
     if (out.is_none()) {
-      throw py::type_error("a call with stream= needs out= (a device array): it returns before the result exists");
+      throw py::type_error(
+          "a call with stream= needs out= (a device array): it returns before the result exists");
     }
     auto s = stream.cast<PyStream>().stream;
     {
@@ -118,12 +119,15 @@ PyObject *new_error(py::module_ &m, const char *name, PyObject *bases, const cha
 
 void register_errors(py::module_ &m) {
   PyObject *error = new_error(m, "Error", PyExc_Exception, "Base of every error ufjit raises.");
-  auto bases = [&](PyObject *builtin) { return py::make_tuple(py::handle(error), py::handle(builtin)).release().ptr(); };
+  auto bases = [&](PyObject *builtin) {
+    return py::make_tuple(py::handle(error), py::handle(builtin)).release().ptr();
+  };
   static PyObject *compile_error = new_error(m, "CompileError", error,
                                              "The source did not compile; the message holds every located "
                                              "diagnostic, .diagnostics lists them.");
-  static PyObject *dispatch_error = new_error(m, "DispatchError", bases(PyExc_TypeError),
-                                              "No signature takes the operands' dtypes (a TypeError, as NumPy).");
+  static PyObject *dispatch_error =
+      new_error(m, "DispatchError", bases(PyExc_TypeError),
+                "No signature takes the operands' dtypes (a TypeError, as NumPy).");
   static PyObject *shape_error = new_error(m, "ShapeError", bases(PyExc_ValueError),
                                            "Shapes do not broadcast, or a shape or strides overflow.");
   static PyObject *input_error = new_error(m, "InputError", bases(PyExc_ValueError),
@@ -131,10 +135,10 @@ void register_errors(py::module_ &m) {
                                            "empty handle.");
   static PyObject *device_error = new_error(m, "DeviceError", bases(PyExc_RuntimeError),
                                             "The GPU or its driver failed (names the driver call).");
-  static PyObject *no_device_error = new_error(m, "NoDeviceError", device_error,
-                                               "No usable CUDA driver or device.");
-  static PyObject *internal_error = new_error(m, "InternalError", bases(PyExc_RuntimeError),
-                                              "A bug in ufjit itself.");
+  static PyObject *no_device_error =
+      new_error(m, "NoDeviceError", device_error, "No usable CUDA driver or device.");
+  static PyObject *internal_error =
+      new_error(m, "InternalError", bases(PyExc_RuntimeError), "A bug in ufjit itself.");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) {
@@ -181,17 +185,20 @@ py::tuple as_tuple(const std::vector<int64_t> &v) {
 }
 
 void bind_device_array(py::module_ &m) {
-  py::class_<DeviceArray>(m, "DeviceArray",
-                          "A device array owned by ufjit; other libraries read it through "
-                          "__cuda_array_interface__ (cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array).")
+  py::class_<DeviceArray>(
+      m, "DeviceArray",
+      "A device array owned by ufjit; other libraries read it through "
+      "__cuda_array_interface__ (cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array).")
       .def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
-      .def_property_readonly("strides", [](const DeviceArray &a) { return as_tuple(a.array->view().strides); })
+      .def_property_readonly("strides",
+                             [](const DeviceArray &a) { return as_tuple(a.array->view().strides); })
       .def_property_readonly("dtype", [](const DeviceArray &a) { return to_numpy_dtype(a.array->dtype()); })
       .def_property_readonly("ndim", [](const DeviceArray &a) { return a.array->view().ndim(); })
       .def_property_readonly("size", [](const DeviceArray &a) { return a.array->size(); })
-      .def_property_readonly("nbytes", [](const DeviceArray &a) {
-        return a.array->size() * static_cast<int64_t>(dtype_size(a.array->dtype()));
-      })
+      .def_property_readonly("nbytes",
+                             [](const DeviceArray &a) {
+                               return a.array->size() * static_cast<int64_t>(dtype_size(a.array->dtype()));
+                             })
       .def_property_readonly("__cuda_array_interface__",
                              [](const DeviceArray &a) { return cuda_array_interface(a.array->view()); })
       .def("__len__",
@@ -212,27 +219,34 @@ void bind_device_array(py::module_ &m) {
             return host_to_numpy(std::move(host));
           },
           "A new NumPy array holding the elements (C order).")
-      .def("__repr__", [](const DeviceArray &a) { return "<ufjit.DeviceArray " + a.array->view().describe() + ">"; });
+      .def("__repr__",
+           [](const DeviceArray &a) { return "<ufjit.DeviceArray " + a.array->view().describe() + ">"; });
 }
 
 void bind_stream(py::module_ &m) {
-  py::class_<PyStream>(m, "Stream", "A CUDA stream: made by ufjit (ufjit.stream()) or borrowed (Stream.borrow).")
-      .def(py::init([] { return PyStream{std::make_shared<Stream>(runtime().stream()), false}; }),
+  py::class_<PyStream>(m, "Stream",
+                       "A CUDA stream: made by ufjit (ufjit.stream()) or borrowed (Stream.borrow).")
+      .def(py::init([] {
+             return PyStream{std::make_shared<Stream>(runtime().stream()), false};
+           }),
            "A new stream of ufjit's device context (needs a GPU).")
       .def_static(
           "borrow",
           [](uintptr_t handle) {
-            return PyStream{std::make_shared<Stream>(runtime().borrow_stream(reinterpret_cast<void *>(handle))), true};
+            return PyStream{
+                std::make_shared<Stream>(runtime().borrow_stream(reinterpret_cast<void *>(handle))), true};
           },
           py::arg("handle"),
-          "Wraps a CUstream the caller owns, given as an int (cupy's stream.ptr, torch's stream.cuda_stream; 0 is "
+          "Wraps a CUstream the caller owns, given as an int (cupy's stream.ptr, torch's stream.cuda_stream; "
+          "0 is "
           "the legacy default stream). ufjit never destroys it.")
       .def("synchronize",
            [](PyStream &s) {
              py::gil_scoped_release release;
              s.stream->synchronize();
            })
-      .def_property_readonly("handle", [](const PyStream &s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
+      .def_property_readonly(
+          "handle", [](const PyStream &s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
       .def_readonly("borrowed", &PyStream::borrowed)
       .def("__repr__", [](const PyStream &s) {
         return std::string(s.borrowed ? "<ufjit.Stream borrowed " : "<ufjit.Stream ") +
@@ -244,27 +258,26 @@ void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
       .def_property_readonly("signatures", &Ufunc::signatures)
-      .def(
-          "__call__",
-          [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
-            py::object out = py::none();
-            py::object stream = py::none();
-            py::object target = py::none();
-            for (const auto &[key, value] : kwargs) {
-              const auto k = key.cast<std::string>();
-              if (k == "out") {
-                out = py::reinterpret_borrow<py::object>(value);
-              } else if (k == "stream") {
-                stream = py::reinterpret_borrow<py::object>(value);
-              } else if (k == "target") {
-                target = py::reinterpret_borrow<py::object>(value);
-              } else {
-                throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
-                                     "' (ufjit takes out=, stream= and target=)");
-              }
-            }
-            return call_ufunc(u, args, out, stream, target);
-          })
+      .def("__call__",
+           [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
+             py::object out = py::none();
+             py::object stream = py::none();
+             py::object target = py::none();
+             for (const auto &[key, value] : kwargs) {
+               const auto k = key.cast<std::string>();
+               if (k == "out") {
+                 out = py::reinterpret_borrow<py::object>(value);
+               } else if (k == "stream") {
+                 stream = py::reinterpret_borrow<py::object>(value);
+               } else if (k == "target") {
+                 target = py::reinterpret_borrow<py::object>(value);
+               } else {
+                 throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
+                                      "' (ufjit takes out=, stream= and target=)");
+               }
+             }
+             return call_ufunc(u, args, out, stream, target);
+           })
       .def(
           "ptx",
           [](const Ufunc &u, const std::string &signature, const std::string &arch) {

@@ -42,7 +42,9 @@ ArrayView host_view(const py::array &a) {
   return v;
 }
 
-bool has_cuda_array_interface(const py::handle &obj) { return py::hasattr(obj, "__cuda_array_interface__"); }
+bool has_cuda_array_interface(const py::handle &obj) {
+  return py::hasattr(obj, "__cuda_array_interface__");
+}
 
 /// A view of an object exposing __cuda_array_interface__ (versions 0-3).
 ArrayView device_view(const py::handle &obj, bool writable) {
@@ -124,19 +126,23 @@ Operand python_int(const py::handle &obj) {
     }
     PyErr_Clear();
   }
-  throw py::type_error("Python int " + py::str(obj).cast<std::string>() +
-                       " does not fit in int64 or uint64 (as NumPy, ufjit has no arbitrary-precision integers)");
+  throw py::type_error(
+      "Python int " + py::str(obj).cast<std::string>() +
+      " does not fit in int64 or uint64 (as NumPy, ufjit has no arbitrary-precision integers)");
 }
 
 }  // namespace
 
-py::dtype to_numpy_dtype(DType dtype) { return py::reinterpret_borrow<py::dtype>(numpy_dtype_handle(dtype)); }
+py::dtype to_numpy_dtype(DType dtype) {
+  return py::reinterpret_borrow<py::dtype>(numpy_dtype_handle(dtype));
+}
 
 DType from_numpy_dtype(const py::dtype &dtype) {
   const char kind = dtype.kind();
   const auto size = static_cast<std::size_t>(dtype.itemsize());
   if (!dtype.attr("isnative").cast<bool>() && size > 1) {
-    throw py::type_error("ufjit takes native byte order only, not dtype " + py::repr(dtype).cast<std::string>());
+    throw py::type_error("ufjit takes native byte order only, not dtype " +
+                         py::repr(dtype).cast<std::string>());
   }
   for (int i = 0; i < kNumDTypes; ++i) {
     const auto t = static_cast<DType>(i);
@@ -178,8 +184,8 @@ void add_input(Operands &ops, const py::handle &obj) {
     return;
   }
   if (PyComplex_Check(obj.ptr())) {
-    ops.operands.emplace_back(std::complex<double>(PyComplex_RealAsDouble(obj.ptr()),
-                                                   PyComplex_ImagAsDouble(obj.ptr())));
+    ops.operands.emplace_back(
+        std::complex<double>(PyComplex_RealAsDouble(obj.ptr()), PyComplex_ImagAsDouble(obj.ptr())));
     return;
   }
   if (has_cuda_array_interface(obj)) {

@@ -8,11 +8,10 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <ufjit/ufjit.h>
 
 #include <memory>
 #include <vector>
-
-#include <ufjit/ufjit.h>
 
 namespace ufjit::python {
 
