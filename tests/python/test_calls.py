@@ -152,3 +152,21 @@ def test_unsupported_operands():
 def test_wrong_number_of_operands():
     with pytest.raises(TypeError):
         add(np.zeros(3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_strong_numpy_scalar_of_every_dtype(dtype):
+    value = np.array(5 if dtype != "bool" else True).astype(dtype)[()]
+    r = identity(value)
+    assert isinstance(r, np.generic) and r.dtype == np.dtype(dtype) and r == value
+
+
+def test_weak_scalars_take_the_array_kind():
+    @vectorize(["uint64(uint64, uint64)", "complex64(complex64, complex64)"], target="cpu")
+    def plus(x, y):
+        return x + y
+
+    r = plus(np.array([1], dtype=np.uint64), 2 ** 64 - 2)  # above int64: a weak uint64
+    assert r.dtype == np.uint64 and r[0] == 2 ** 64 - 1
+    r = plus(np.array([1j], dtype=np.complex64), 1.5)
+    assert r.dtype == np.complex64 and r[0] == 1.5 + 1j
