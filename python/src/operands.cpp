@@ -126,9 +126,11 @@ Operand python_int(const py::handle &obj) {
     }
     PyErr_Clear();
   }
-  throw py::type_error(
+  const std::string message =
       "Python int " + py::str(obj).cast<std::string>() +
-      " does not fit in int64 or uint64 (as NumPy, ufjit has no arbitrary-precision integers)");
+      " does not fit in int64 or uint64 (as NumPy, ufjit has no arbitrary-precision integers)";
+  PyErr_SetString(PyExc_OverflowError, message.c_str());
+  throw py::error_already_set();
 }
 
 }  // namespace
