@@ -3,7 +3,7 @@
 ufjit compiles the function's own source (``inspect.getsource``, dedented,
 decorators stripped) in its kernel language (a Python subset; see
 LANGUAGE.md). What the function reads from its module is written in front of
-it: ``import math``/``cmath``/``numpy`` lines, module constants (ints, floats,
+it: ``import math``/``cmath``/``numpy`` and ``from math import exp`` lines, module constants (ints, floats,
 complex numbers, bools and NumPy scalars, as constant assignments) and the
 device functions it calls (``@ufjit.cuda.jit(device=True)``, Numba's
 ``@cuda.jit(device=True)``, or plain functions), which become helpers.
@@ -128,6 +128,11 @@ class _Collector:
                 if module in _MODULES:
                     line = f"import {module}" if name == module else f"import {module} as {name}"
                     self.imports.setdefault(name, line)
+                continue
+            module = getattr(value, "__module__", None)
+            if isinstance(value, types.BuiltinFunctionType) and module in ("math", "cmath"):
+                line = f"from {module} import {value.__name__}"  # from math import exp
+                self.imports.setdefault(name, line if name == value.__name__ else f"{line} as {name}")
                 continue
             text = _constant(value)
             if text is not None:

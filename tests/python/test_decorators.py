@@ -3,6 +3,7 @@ closures, device functions, imports; and the errors they raise."""
 
 import cmath
 import math
+from math import exp, sqrt
 
 import numpy as np
 import numpy
@@ -70,6 +71,15 @@ def test_modules_under_other_names():
 
     assert "import numpy" in uses_modules.source
     assert uses_modules(0.0) == 0
+
+
+def test_functions_imported_from_math():
+    @vectorize(["float64(float64)"], target="cpu")
+    def f(x):
+        return sqrt(exp(x))
+
+    assert "from math import exp" in f.source and "from math import sqrt" in f.source
+    assert f(2.0) == math.sqrt(math.exp(2.0))
 
 
 def test_compile_error_carries_located_diagnostics():
