@@ -112,6 +112,10 @@ Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape) {
 
 Stream Runtime::stream() { return impl_->core->backend(TargetKind::Cuda).make_stream(); }
 
+Stream Runtime::borrow_stream(void *cu_stream) {
+  return impl_->core->backend(TargetKind::Cuda).borrow_stream(cu_stream);
+}
+
 void Runtime::synchronize() {
   if (impl_->core->cuda_usable()) {
     impl_->core->backend(TargetKind::Cuda).synchronize();

@@ -180,6 +180,8 @@ class Backend {
   virtual Array device_empty(DType dtype, const std::vector<int64_t> &shape);
   /// A new stream of the device context.
   virtual Stream make_stream();
+  /// A Stream wrapping a CUstream the caller owns (never destroyed by it).
+  virtual Stream borrow_stream(void *cu_stream);
   /// Waits for all work this backend enqueued.
   virtual void synchronize();
 };

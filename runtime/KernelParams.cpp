@@ -122,6 +122,7 @@ Array Backend::to_device(const ArrayView &) { no_device("to_device"); }
 Array Backend::to_host(const ArrayView &) { no_device("to_host of a device array"); }
 Array Backend::device_empty(DType, const std::vector<int64_t> &) { no_device("device_empty"); }
 Stream Backend::make_stream() { no_device("a stream"); }
+Stream Backend::borrow_stream(void *) { no_device("a borrowed stream"); }
 void Backend::synchronize() {}
 
 }  // namespace ufjit::runtime

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libxxhash-dev libdlpack-dev
   pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
+  pybind11-dev python3-dev python3-pytest python3-numpy
 )
 
 missing=()

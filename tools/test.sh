@@ -2,8 +2,8 @@
 # The README's test command: installs what is missing, builds everything, and
 # runs every test suite with CTest (GPU suites skip with a reason without a GPU).
 # Then the same suites once more from a sanitizer build (ASan + UBSan, in
-# build-asan/), less the packaging tests, whose consumer programs are not
-# instrumented. UFJIT_SKIP_SANITIZE=1 leaves that second pass out.
+# build-asan/), less the packaging tests and the Python package, whose
+# consumer programs and interpreter are not instrumented. UFJIT_SKIP_SANITIZE=1 leaves that second pass out.
 # Tests write only to build folders or temporary ones: the tree's git status
 # must be the same after the run as before it, and the run fails otherwise.
 set -euo pipefail
@@ -17,7 +17,7 @@ tools/build.sh -DUFJIT_BUILD_TESTS=ON -DUFJIT_BUILD_FUZZERS=ON
 if [[ "${UFJIT_SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "test.sh: the sanitizer build (ASan + UBSan) in build-asan/"
   UFJIT_BUILD_DIR=build-asan tools/build.sh -DUFJIT_SANITIZE=ON -DUFJIT_BUILD_TESTS=ON \
-    -DUFJIT_BUILD_EXAMPLES=OFF -DUFJIT_BUILD_FUZZERS=OFF -DUFJIT_BUILD_BENCHMARKS=OFF
+    -DUFJIT_BUILD_EXAMPLES=OFF -DUFJIT_BUILD_FUZZERS=OFF -DUFJIT_BUILD_BENCHMARKS=OFF -DUFJIT_BUILD_PYTHON=OFF
   (cd build-asan &&
     ASAN_OPTIONS=detect_leaks=1:strict_string_checks=1:check_initialization_order=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

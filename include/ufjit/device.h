@@ -29,6 +29,10 @@ class UFJIT_API Stream {
   void synchronize();
   /// False for an empty (default-constructed or moved-from) stream.
   bool valid() const { return impl_ != nullptr; }
+  /// The driver's CUstream, as an opaque pointer, for handing to other CUDA
+  /// libraries (CuPy's ExternalStream, PyTorch's ExternalStream). Null for an
+  /// empty stream and for a borrowed legacy default stream.
+  void *handle() const;
   StreamImpl *impl() const { return impl_.get(); }
   explicit Stream(std::unique_ptr<StreamImpl> impl);
 

@@ -194,6 +194,17 @@ class UFJIT_API Runtime {
 
   /// A new stream on the device (RAII). Needs a GPU.
   Stream stream();
+  /// Wraps a CUstream that the embedding program owns (a `CUstream` or
+  /// `cudaStream_t` passed as a pointer; null is the legacy default stream),
+  /// so that `Ufunc::async` orders ufjit's work with the program's own. It
+  /// must belong to this Runtime's device's primary context, which is the one
+  /// the CUDA runtime, CuPy and PyTorch use. The Stream never destroys it; the
+  /// program keeps it alive while work is enqueued. ufjit's synchronous calls
+  /// run on the legacy default stream, which a blocking stream waits for but a
+  /// non-blocking one (CU_STREAM_NON_BLOCKING) does not: synchronize such a
+  /// stream (or record an Event) before a synchronous call reads its results.
+  /// Needs a GPU.
+  Stream borrow_stream(void *cu_stream);
   /// Waits for all work this runtime enqueued.
   void synchronize();
 

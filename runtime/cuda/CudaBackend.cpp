@@ -143,6 +143,7 @@ class CudaBackend final : public Backend {
   }
 
   Stream make_stream() override { return cuda::make_stream(context_); }
+  Stream borrow_stream(void *cu_stream) override { return cuda::borrow_stream(context_, cu_stream); }
 
   void synchronize() override {
     context_->make_current();

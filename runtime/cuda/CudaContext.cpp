@@ -179,6 +179,14 @@ Stream make_stream(const std::shared_ptr<const CudaContext> &context) {
   return Stream(std::move(impl));
 }
 
+Stream borrow_stream(const std::shared_ptr<const CudaContext> &context, void *cu_stream) {
+  auto impl = std::make_unique<StreamImpl>();
+  impl->context = context;
+  impl->stream = static_cast<CUstream>(cu_stream);
+  impl->owned = false;
+  return Stream(std::move(impl));
+}
+
 CUstream stream_handle(const StreamImpl *impl) {
   return impl == nullptr ? nullptr : impl->stream;
 }
@@ -190,7 +198,7 @@ CUstream stream_handle(const StreamImpl *impl) {
 namespace ufjit {
 
 StreamImpl::~StreamImpl() {
-  if (stream != nullptr && context != nullptr) {
+  if (owned && stream != nullptr && context != nullptr) {
     context->drv().cuStreamDestroy_v2(stream);
   }
 }
@@ -206,6 +214,8 @@ Stream::~Stream() = default;
 Stream::Stream(Stream &&) noexcept = default;
 Stream &Stream::operator=(Stream &&) noexcept = default;
 Stream::Stream(std::unique_ptr<StreamImpl> impl) : impl_(std::move(impl)) {}
+
+void *Stream::handle() const { return impl_ == nullptr ? nullptr : static_cast<void *>(impl_->stream); }
 
 void Stream::synchronize() {
   if (impl_ == nullptr || impl_->context == nullptr) {

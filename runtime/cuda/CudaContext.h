@@ -105,6 +105,10 @@ Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, D
 /// A new blocking stream of `context`, wrapped in the public RAII type.
 Stream make_stream(const std::shared_ptr<const CudaContext> &context);
 
+/// A public Stream wrapping `cu_stream`, which the caller owns: destroying
+/// the Stream leaves it alone.
+Stream borrow_stream(const std::shared_ptr<const CudaContext> &context, void *cu_stream);
+
 /// The CUstream of a public stream (null: the legacy default stream).
 CUstream stream_handle(const StreamImpl *impl);
 
@@ -116,6 +120,7 @@ namespace ufjit {
 struct StreamImpl {
   std::shared_ptr<const cuda::CudaContext> context;
   CUstream stream = nullptr;
+  bool owned = true;  // false for a borrowed stream (Runtime::borrow_stream)
   ~StreamImpl();
 };
 

@@ -1,0 +1,332 @@
+// The `ufjit._ufjit` extension: the public C++ API seen from Python. The
+// decorators (vectorize, guvectorize, cuda.jit) are pure Python in
+// python/ufjit/; this module compiles sources, converts operands, runs calls
+// with the GIL released and turns ufjit's C++ errors into Python exceptions.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "operands.h"
+
+namespace ufjit::python {
+namespace {
+
+/// The process's Runtime, made at first use. Leaked on purpose: device
+/// arrays and streams that Python still holds at exit refer to its context,
+/// and tearing down the CUDA context or the thread pool during interpreter
+/// finalisation is unsafe.
+Runtime &runtime() {
+  static Runtime *rt = new Runtime();
+  return *rt;
+}
+
+/// A Python-visible stream: one made by ufjit or a borrowed CUstream.
+struct PyStream {
+  std::shared_ptr<Stream> stream;
+  bool borrowed = false;
+};
+
+std::optional<TargetKind> parse_target(const py::object &target) {
+  if (target.is_none()) {
+    return std::nullopt;
+  }
+  const auto t = target.cast<std::string>();
+  if (t == "cpu" || t == "parallel") {
+    return TargetKind::Cpu;
+  }
+  if (t == "cuda" || t == "gpu") {
+    return TargetKind::Cuda;
+  }
+  throw py::value_error("unknown target '" + t + "' (expected 'cpu' or 'cuda')");
+}
+
+/// f(*args, out=None, stream=None, target=None).
+py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
+                      const py::object &stream, const py::object &target) {
+  Operands ops;
+  std::vector<void *> producers;
+  for (const py::handle &a : args) {
+    add_input(ops, a);
+    if (void *p = producer_stream(a)) {
+      producers.push_back(p);
+    }
+  }
+  if (!out.is_none()) {
+    add_output(ops, out);
+    if (void *p = producer_stream(out)) {
+      producers.push_back(p);
+    }
+  }
+  std::optional<TargetKind> kind = parse_target(target);
+  if (!stream.is_none()) {
+    if (out.is_none()) {
+      throw py::type_error(
+          "a call with stream= needs out= (a device array): it returns before the result exists");
+    }
+    auto s = stream.cast<PyStream>().stream;
+    {
+      py::gil_scoped_release release;
+      for (void *p : producers) {
+        if (p != s->handle()) {
+          runtime().borrow_stream(p).synchronize();
+        }
+      }
+      ufunc.call_async(*s, ops.operands);
+    }
+    return out;
+  }
+  Array result;
+  {
+    py::gil_scoped_release release;
+    for (void *p : producers) {
+      runtime().borrow_stream(p).synchronize();
+    }
+    result = kind ? ufunc.call_on(*kind, ops.operands) : ufunc.call(ops.operands);
+  }
+  if (!out.is_none()) {
+    return out;
+  }
+  return to_python(std::move(result));
+}
+
+/// Every @vectorize / @guvectorize of a source, by name.
+py::dict load(const std::string &source, const std::string &source_name) {
+  UfuncSet set;
+  {
+    py::gil_scoped_release release;
+    set = runtime().load(source, source_name);
+  }
+  py::dict d;
+  for (Ufunc &u : set.ufuncs) {
+    d[py::str(u.name())] = py::cast(u);
+  }
+  return d;
+}
+
+// ------------------------------------------------------------------ errors
+
+PyObject *new_error(py::module_ &m, const char *name, PyObject *bases, const char *doc) {
+  const std::string qualified = std::string("ufjit.") + name;
+  PyObject *type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+  if (type == nullptr) {
+    throw py::error_already_set();
+  }
+  m.add_object(name, py::handle(type));  // the module holds a reference; ours is leaked
+  return type;
+}
+
+void register_errors(py::module_ &m) {
+  PyObject *error = new_error(m, "Error", PyExc_Exception, "Base of every error ufjit raises.");
+  auto bases = [&](PyObject *builtin) {
+    return py::make_tuple(py::handle(error), py::handle(builtin)).release().ptr();
+  };
+  static PyObject *compile_error = new_error(m, "CompileError", error,
+                                             "The source did not compile; the message holds every located "
+                                             "diagnostic, .diagnostics lists them.");
+  static PyObject *dispatch_error =
+      new_error(m, "DispatchError", bases(PyExc_TypeError),
+                "No signature takes the operands' dtypes (a TypeError, as NumPy).");
+  static PyObject *shape_error = new_error(m, "ShapeError", bases(PyExc_ValueError),
+                                           "Shapes do not broadcast, or a shape or strides overflow.");
+  static PyObject *input_error = new_error(m, "InputError", bases(PyExc_ValueError),
+                                           "An array in the wrong memory, a misaligned or null pointer, an "
+                                           "empty handle.");
+  static PyObject *device_error = new_error(m, "DeviceError", bases(PyExc_RuntimeError),
+                                            "The GPU or its driver failed (names the driver call).");
+  static PyObject *no_device_error =
+      new_error(m, "NoDeviceError", device_error, "No usable CUDA driver or device.");
+  static PyObject *internal_error =
+      new_error(m, "InternalError", bases(PyExc_RuntimeError), "A bug in ufjit itself.");
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) {
+        std::rethrow_exception(p);
+      }
+    } catch (const CompileError &e) {
+      py::list diagnostics;
+      for (const DiagnosticMessage &d : e.diagnostics()) {
+        py::dict item;
+        item["file"] = d.file;
+        item["line"] = d.line;
+        item["column"] = d.column;
+        item["severity"] = d.severity;
+        item["message"] = d.message;
+        diagnostics.append(item);
+      }
+      py::object exc = py::reinterpret_borrow<py::object>(compile_error)(e.what());
+      exc.attr("diagnostics") = diagnostics;
+      PyErr_SetObject(compile_error, exc.ptr());
+    } catch (const DispatchError &e) {
+      PyErr_SetString(dispatch_error, e.what());
+    } catch (const ShapeError &e) {
+      PyErr_SetString(shape_error, e.what());
+    } catch (const InputError &e) {
+      PyErr_SetString(input_error, e.what());
+    } catch (const NoDeviceError &e) {
+      PyErr_SetString(no_device_error, e.what());
+    } catch (const DeviceError &e) {
+      PyErr_SetString(device_error, e.what());
+    } catch (const Error &e) {
+      PyErr_SetString(internal_error, e.what());
+    }
+  });
+}
+
+// ----------------------------------------------------------------- classes
+
+py::tuple as_tuple(const std::vector<int64_t> &v) {
+  py::tuple t(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    t[i] = py::int_(v[i]);
+  }
+  return t;
+}
+
+void bind_device_array(py::module_ &m) {
+  py::class_<DeviceArray>(
+      m, "DeviceArray",
+      "A device array owned by ufjit; other libraries read it through "
+      "__cuda_array_interface__ (cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array).")
+      .def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
+      .def_property_readonly("strides",
+                             [](const DeviceArray &a) { return as_tuple(a.array->view().strides); })
+      .def_property_readonly("dtype", [](const DeviceArray &a) { return to_numpy_dtype(a.array->dtype()); })
+      .def_property_readonly("ndim", [](const DeviceArray &a) { return a.array->view().ndim(); })
+      .def_property_readonly("size", [](const DeviceArray &a) { return a.array->size(); })
+      .def_property_readonly("nbytes",
+                             [](const DeviceArray &a) {
+                               return a.array->size() * static_cast<int64_t>(dtype_size(a.array->dtype()));
+                             })
+      .def_property_readonly("__cuda_array_interface__",
+                             [](const DeviceArray &a) { return cuda_array_interface(a.array->view()); })
+      .def("__len__",
+           [](const DeviceArray &a) {
+             if (a.array->view().ndim() == 0) {
+               throw py::type_error("len() of a 0-d device array");
+             }
+             return a.array->shape()[0];
+           })
+      .def(
+          "copy_to_host",
+          [](const DeviceArray &a) {
+            Array host;
+            {
+              py::gil_scoped_release release;
+              host = runtime().to_host(a.array->view());
+            }
+            return host_to_numpy(std::move(host));
+          },
+          "A new NumPy array holding the elements (C order).")
+      .def("__repr__",
+           [](const DeviceArray &a) { return "<ufjit.DeviceArray " + a.array->view().describe() + ">"; });
+}
+
+void bind_stream(py::module_ &m) {
+  py::class_<PyStream>(m, "Stream",
+                       "A CUDA stream: made by ufjit (ufjit.stream()) or borrowed (Stream.borrow).")
+      .def(py::init([] {
+             return PyStream{std::make_shared<Stream>(runtime().stream()), false};
+           }),
+           "A new stream of ufjit's device context (needs a GPU).")
+      .def_static(
+          "borrow",
+          [](uintptr_t handle) {
+            return PyStream{
+                std::make_shared<Stream>(runtime().borrow_stream(reinterpret_cast<void *>(handle))), true};
+          },
+          py::arg("handle"),
+          "Wraps a CUstream the caller owns, given as an int (cupy's stream.ptr, torch's stream.cuda_stream; "
+          "0 is "
+          "the legacy default stream). ufjit never destroys it.")
+      .def("synchronize",
+           [](PyStream &s) {
+             py::gil_scoped_release release;
+             s.stream->synchronize();
+           })
+      .def_property_readonly(
+          "handle", [](const PyStream &s) { return reinterpret_cast<uintptr_t>(s.stream->handle()); })
+      .def_readonly("borrowed", &PyStream::borrowed)
+      .def("__repr__", [](const PyStream &s) {
+        return std::string(s.borrowed ? "<ufjit.Stream borrowed " : "<ufjit.Stream ") +
+               std::to_string(reinterpret_cast<uintptr_t>(s.stream->handle())) + ">";
+      });
+}
+
+void bind_ufunc(py::module_ &m) {
+  py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
+      .def_property_readonly("name", &Ufunc::name)
+      .def_property_readonly("signatures", &Ufunc::signatures)
+      .def("__call__",
+           [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
+             py::object out = py::none();
+             py::object stream = py::none();
+             py::object target = py::none();
+             for (const auto &[key, value] : kwargs) {
+               const auto k = key.cast<std::string>();
+               if (k == "out") {
+                 out = py::reinterpret_borrow<py::object>(value);
+               } else if (k == "stream") {
+                 stream = py::reinterpret_borrow<py::object>(value);
+               } else if (k == "target") {
+                 target = py::reinterpret_borrow<py::object>(value);
+               } else {
+                 throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
+                                      "' (ufjit takes out=, stream= and target=)");
+               }
+             }
+             return call_ufunc(u, args, out, stream, target);
+           })
+      .def(
+          "ptx",
+          [](const Ufunc &u, const std::string &signature, const std::string &arch) {
+            py::gil_scoped_release release;
+            return u.ptx(signature, arch);
+          },
+          py::arg("signature"), py::arg("arch") = "sm_90");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_ufjit, m) {
+  m.doc() = "ufjit's C++ runtime seen from Python (use the `ufjit` package).";
+  register_errors(m);
+  bind_device_array(m);
+  bind_stream(m);
+  bind_ufunc(m);
+  m.def("load", &load, py::arg("source"), py::arg("source_name") = "<string>",
+        "Compiles every @vectorize/@guvectorize of a source: {name: Ufunc}. Raises CompileError.");
+  m.def(
+      "to_device",
+      [](const py::object &obj) {
+        Operands ops;
+        add_input(ops, obj);
+        const Operand &op = ops.operands.front();
+        if (op.kind != Operand::Kind::Array || op.array.residence != Residence::Host) {
+          throw py::type_error("to_device takes a host array (a NumPy array or anything np.asarray takes)");
+        }
+        Array device;
+        {
+          py::gil_scoped_release release;
+          device = runtime().to_device(op.array);
+        }
+        return DeviceArray{std::make_shared<Array>(std::move(device))};
+      },
+      py::arg("array"), "Copies a host array to a new C-contiguous ufjit device array.");
+  m.def(
+      "device_empty",
+      [](const std::vector<int64_t> &shape, const py::object &dtype) {
+        const DType d = from_numpy_dtype(py::dtype::from_args(dtype));
+        return DeviceArray{std::make_shared<Array>(runtime().device_empty(d, shape))};
+      },
+      py::arg("shape"), py::arg("dtype"), "An uninitialised C-contiguous device array.");
+  m.def("synchronize", [] {
+    py::gil_scoped_release release;
+    runtime().synchronize();
+  });
+  m.def("default_target", [] { return runtime().target() == TargetKind::Cuda ? "cuda" : "cpu"; });
+  m.def("version", &version);
+}
+
+}  // namespace ufjit::python

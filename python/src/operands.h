@@ -1,0 +1,62 @@
+// Python objects <-> ufjit operands and arrays, for the `ufjit._ufjit`
+// extension. Only the public C++ API (include/ufjit) is used.
+//
+// Operands are read with the GIL held; the views they hold point into the
+// Python objects kept alive in `Operands::keep_alive`, so the call itself can
+// run with the GIL released.
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <ufjit/ufjit.h>
+
+#include <memory>
+#include <vector>
+
+namespace ufjit::python {
+
+namespace py = pybind11;
+
+/// A device array owned by ufjit (a call's result, to_device, device_empty),
+/// seen from Python through __cuda_array_interface__.
+struct DeviceArray {
+  std::shared_ptr<Array> array;
+};
+
+/// The operands of one call, and what keeps their memory alive.
+struct Operands {
+  std::vector<Operand> operands;
+  std::vector<py::object> keep_alive;
+  bool any_device = false;
+};
+
+/// Appends one input: a NumPy array (or anything np.asarray takes), a
+/// DeviceArray, an object with __cuda_array_interface__, a NumPy scalar
+/// (strong) or a Python bool/int/float/complex (weak). TypeError otherwise.
+void add_input(Operands &ops, const py::handle &obj);
+/// Appends `out`: a writable NumPy array, a DeviceArray or a
+/// __cuda_array_interface__ object. TypeError otherwise.
+void add_output(Operands &ops, const py::handle &obj);
+
+/// The producer stream a __cuda_array_interface__ (version 3) names, when
+/// the consumer must wait for it; null when none is named. Legacy (1) and
+/// per-thread (2) default streams come back as null: ufjit's synchronous
+/// calls already run on the legacy default stream.
+void *producer_stream(const py::handle &obj);
+
+/// A call's result as Python sees it: a NumPy array (host; a NumPy scalar
+/// when 0-d) or a DeviceArray.
+py::object to_python(Array result);
+/// A host ufjit array as a NumPy array that owns it (no copy).
+py::array host_to_numpy(Array host);
+
+/// NumPy's dtype for a ufjit dtype, and the reverse (TypeError for dtypes
+/// the language lacks: object, strings, datetimes, long double, non-native
+/// byte order).
+py::dtype to_numpy_dtype(DType dtype);
+DType from_numpy_dtype(const py::dtype &dtype);
+
+/// The __cuda_array_interface__ dict of a ufjit device view.
+py::dict cuda_array_interface(const ArrayView &view);
+
+}  // namespace ufjit::python

@@ -1,0 +1,150 @@
+"""``vectorize`` and ``guvectorize``: Numba's decorators over ufjit's C++ runtime."""
+
+import functools
+import inspect
+
+from . import _ufjit
+from ._source import kernel_source
+from ._streams import as_stream
+
+_TARGETS = {None: None, "cpu": "cpu", "parallel": "cpu", "cuda": "cuda", "gpu": "cuda"}
+
+
+def _signature_list(signatures):
+    if isinstance(signatures, str):
+        return [signatures]
+    # Numba type objects (numba.float32(numba.float32)) print as signatures.
+    return [s if isinstance(s, str) else str(s) for s in signatures]
+
+
+def _check_target(target):
+    if target not in _TARGETS:
+        raise ValueError(f"unknown target {target!r} (expected 'cpu', 'cuda' or None)")
+    return _TARGETS[target]
+
+
+def _no_signatures(decorator):
+    return NotImplementedError(
+        f"ufjit.{decorator} needs signatures, e.g. @{decorator}(['float64(float64, float64)']): "
+        "the C++ runtime compiles the signatures it is given and has no lazy (signature-less) "
+        "compilation yet")
+
+
+def _compile(fn, decorator_line):
+    source, source_name = kernel_source(fn, decorator_line)
+    ufuncs = _ufjit.load(source, source_name)
+    if fn.__name__ not in ufuncs:
+        raise _ufjit.InternalError(f"the compiled source has no ufunc {fn.__name__!r}:\n{source}")
+    return ufuncs[fn.__name__], source
+
+
+class UFunc:
+    """A ufunc made by ``@ufjit.vectorize``: call it like a NumPy ufunc.
+
+    ``f(x, y)``, ``f(x, y, out=z)`` (or ``f(x, y, z)``), ``f(..., stream=s)``
+    (device arrays and ``out=`` only; returns at once). Host operands give a
+    NumPy result (a NumPy scalar when 0-d), device operands a DeviceArray.
+    """
+
+    def __init__(self, fn, core, source, target, identity):
+        functools.update_wrapper(self, fn)
+        self._core = core
+        self.source = source  # the text given to the C++ compiler
+        self.target = target
+        self.identity = identity
+        self.nin = len(inspect.signature(fn).parameters)
+        self.nout = 1
+        self.nargs = self.nin + self.nout
+
+    @property
+    def signatures(self):
+        return self._core.signatures
+
+    @property
+    def ntypes(self):
+        return len(self._core.signatures)
+
+    def ptx(self, signature, arch="sm_90"):
+        """The generated PTX of one signature."""
+        return self._core.ptx(signature, arch)
+
+    def __call__(self, *args, out=None, stream=None):
+        if len(args) == self.nargs and out is None:
+            *args, out = args
+        if stream is not None:
+            stream = as_stream(stream)
+        return self._core(*args, out=out, stream=stream)
+
+    def __repr__(self):
+        return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
+
+
+class GUFunc(UFunc):
+    """A generalized ufunc made by ``@ufjit.guvectorize``.
+
+    It compiles (and type-checks) now; calling it raises NotImplementedError
+    while the C++ runtime cannot launch generalized ufuncs.
+    """
+
+    def __init__(self, fn, core, source, target, identity, layout):
+        super().__init__(fn, core, source, target, identity)
+        self.layout = layout
+        self.nout = layout.count(",", layout.index("->")) + 1 if "->" in layout else 1
+        self.nin = len(inspect.signature(fn).parameters) - self.nout
+        self.nargs = self.nin + self.nout
+
+    def __call__(self, *args, out=None, stream=None):
+        try:
+            return super().__call__(*args, out=out, stream=stream)
+        except _ufjit.DispatchError as e:
+            if "generalized ufunc" in str(e):
+                raise NotImplementedError(str(e)) from None
+            raise
+
+
+def _make_decorator(kind, signatures, layout, target, identity, fastmath):
+    """The decorator that compiles a function as ``@vectorize`` / ``@guvectorize``.
+
+    The C++ compiler is given a decorator line of its own: the signatures,
+    the layout, ``target`` (a default: ``UFJIT_TARGET`` overrides it, and
+    'cuda' falls back to the CPU where there is no GPU) and ``fastmath``.
+    """
+    if callable(signatures) and not isinstance(signatures, (str, list, tuple)):
+        raise _no_signatures(kind)
+    if not signatures or (kind == "guvectorize" and layout is None):
+        raise _no_signatures(kind)
+    sigs = _signature_list(signatures)
+    args = [repr(sigs)]
+    if layout is not None:
+        args.append(repr(layout))
+    if _check_target(target) is not None:
+        args.append(f"target={_check_target(target)!r}")
+    if fastmath:
+        args.append("fastmath=True")
+    line = f"@{kind}({', '.join(args)})"
+
+    def decorate(fn):
+        core, source = _compile(fn, line)
+        if kind == "guvectorize":
+            return GUFunc(fn, core, source, target, identity, layout)
+        return UFunc(fn, core, source, target, identity)
+
+    return decorate
+
+
+def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache=True, **options):
+    """Numba's ``@vectorize``: ``@vectorize(['float32(float32, float32)'], target='cuda')``.
+
+    ``target``: 'cpu', 'cuda' or None, the default target of calls (None: the
+    GPU when there is one; 'cuda' falls back to the CPU without one;
+    ``UFJIT_TARGET=cpu|cuda`` overrides every default). ``cache``: kernels are
+    always cached (in memory, and on disk for the GPU; ``UFJIT_CACHE=off``
+    disables the disk cache). ``identity`` is kept as an attribute (there is
+    no reduce yet). Other Numba options (``nopython``) are accepted and ignored.
+    """
+    return _make_decorator("vectorize", signatures, None, target, identity, fastmath)
+
+
+def guvectorize(signatures=None, layout=None, target=None, identity=None, fastmath=False, cache=True, **options):
+    """Numba's ``@guvectorize(signatures, layout)``; see GUFunc for what calling it does."""
+    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath)

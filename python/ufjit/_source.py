@@ -1,0 +1,175 @@
+"""The source text a Python function gives the C++ compiler.
+
+ufjit compiles the function's own source (``inspect.getsource``, dedented,
+decorators stripped) in its kernel language (a Python subset; see
+LANGUAGE.md). What the function reads from its module is written in front of
+it: ``import math``/``cmath``/``numpy`` and ``from math import exp`` lines, module constants (ints, floats,
+complex numbers, bools and NumPy scalars, as constant assignments) and the
+device functions it calls (``@ufjit.cuda.jit(device=True)``, Numba's
+``@cuda.jit(device=True)``, or plain functions), which become helpers.
+
+Each function is placed at its own line of its file where the text before it
+leaves room, so that diagnostics point at the user's file and line.
+"""
+
+import ast
+import inspect
+import math
+import numbers
+import textwrap
+import types
+
+import numpy as np
+
+_MODULES = {"math", "cmath", "numpy"}
+
+
+class Piece:
+    """One function's source: its text from the ``def`` line on, where it came from."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        try:
+            lines, first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise TypeError(f"ufjit needs the source of {fn.__qualname__!r} ({e})") from None
+        source = textwrap.dedent("".join(lines))
+        tree = ast.parse(source)
+        node = tree.body[0]
+        if not isinstance(node, ast.FunctionDef):
+            raise TypeError(f"ufjit compiles functions defined with 'def', not {fn!r}")
+        body = source.splitlines()[node.lineno - 1:]
+        self.text = "\n".join(body) + "\n"
+        self.file = fn.__code__.co_filename
+        self.def_line = first_line + node.lineno - 1 if first_line > 0 else 0
+        self.names = _names_read(node)
+        self.name = fn.__name__
+
+
+def _names_read(node):
+    """Names the function reads and does not bind itself (arguments, assignments)."""
+    bound = {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+    read = []
+    for n in (n for stmt in node.body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                read.append(n.id)
+            else:
+                bound.add(n.id)
+    seen = set()
+    return [n for n in read if n not in bound and not (n in seen or seen.add(n))]
+
+
+def _scope(fn):
+    """What the function's free names refer to: its closure, then its module."""
+    values = dict(fn.__globals__)
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                values[name] = cell.cell_contents
+            except ValueError:  # an empty cell
+                pass
+    return values
+
+
+def _helper_function(value, module):
+    """The Python function behind a device function, or None. Plain functions
+    count only when defined in the kernel's own module."""
+    from .cuda import DeviceFunction
+
+    if isinstance(value, DeviceFunction):
+        return value.py_func
+    py_func = getattr(value, "py_func", None)  # Numba's dispatchers
+    if isinstance(py_func, types.FunctionType):
+        return py_func
+    if isinstance(value, types.FunctionType) and value.__module__ == module:
+        return value
+    return None
+
+
+def _constant(value):
+    """A module constant's text in the kernel language, or None."""
+    if isinstance(value, np.generic):
+        if value.dtype.kind not in "biufc":
+            return None
+        return f"{value.dtype.name}({_constant(value.item())})"
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return repr(int(value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "math.nan"
+        if math.isinf(value):
+            return "math.inf" if value > 0 else "-math.inf"
+        return repr(value)
+    if isinstance(value, complex):
+        return f"complex({_constant(value.real)}, {_constant(value.imag)})"
+    return None
+
+
+class _Collector:
+    """Walks a kernel and its helpers, collecting what they read."""
+
+    def __init__(self):
+        self.imports = {}  # name -> line
+        self.constants = {}  # name -> line
+        self.helpers = []  # Pieces, callees before callers
+        self._visited = set()
+
+    def visit(self, piece, fn):
+        scope = _scope(fn)
+        for name in piece.names:
+            if name not in scope:
+                continue
+            value = scope[name]
+            if isinstance(value, types.ModuleType):
+                module = value.__name__
+                if module in _MODULES:
+                    line = f"import {module}" if name == module else f"import {module} as {name}"
+                    self.imports.setdefault(name, line)
+                continue
+            module = getattr(value, "__module__", None)
+            if isinstance(value, types.BuiltinFunctionType) and module in ("math", "cmath"):
+                line = f"from {module} import {value.__name__}"  # from math import exp
+                self.imports.setdefault(name, line if name == value.__name__ else f"{line} as {name}")
+                continue
+            text = _constant(value)
+            if text is not None:
+                self.constants.setdefault(name, f"{name} = {text}")
+                continue
+            helper = _helper_function(value, fn.__module__)
+            if helper is not None and helper is not fn and id(helper) not in self._visited:
+                self._visited.add(id(helper))
+                try:
+                    helper_piece = Piece(helper)
+                except TypeError:
+                    continue  # no source (a builtin or C function): the compiler names it
+                if helper_piece.name != name:
+                    continue  # an alias; the kernel language calls helpers by their own name
+                self.visit(helper_piece, helper)
+                self.helpers.append(helper_piece)
+
+
+def kernel_source(fn, decorator):
+    """The whole source for ``fn``: preamble, helpers, ``decorator`` line, the def.
+
+    Returns (source, source_name). Pieces from ``fn``'s own file land on their
+    own line numbers when the text before them leaves room.
+    """
+    kernel = Piece(fn)
+    collector = _Collector()
+    collector._visited.add(id(fn))
+    collector.visit(kernel, fn)
+    out = ["import math", "import cmath"]
+    out += [line for name, line in collector.imports.items() if name not in ("math", "cmath")]
+    out += list(collector.constants.values())
+    for piece in collector.helpers + [kernel]:
+        header = ["# helper, from " + f"{piece.file}:{piece.def_line}"] if piece is not kernel else [decorator]
+        target_line = piece.def_line if piece.file == kernel.file else 0
+        free = target_line - 1 - len(header) - len(out)
+        if free >= 0:
+            out += [""] * free
+        out += header
+        out += piece.text.rstrip("\n").split("\n")
+    return "\n".join(out) + "\n", kernel.file

@@ -1,0 +1,168 @@
+"""What the decorators give the C++ compiler: constants from globals and
+closures, device functions, imports; and the errors they raise."""
+
+import cmath
+import math
+from math import exp, sqrt
+
+import numpy as np
+import numpy
+import pytest
+
+import ufjit
+from ufjit import cuda, guvectorize, vectorize
+
+SCALE = 3
+OFFSET = 0.25
+ROTATE = 1j
+NEGATIVE = True
+BIG = math.inf
+
+
+@cuda.jit(device=True)
+def square(x):
+    return x * x
+
+
+@cuda.jit(device=True)
+def sum_of_squares(a, b):
+    return square(a) + square(b)  # a device function calling another
+
+
+def test_module_constants_of_every_kind():
+    @vectorize(["complex128(float64)"], target="cpu")
+    def uses_constants(x):
+        sign = -1.0 if NEGATIVE else 1.0
+        return sign * (x * SCALE + OFFSET) * ROTATE
+
+    assert uses_constants(2.0) == -(2.0 * 3 + 0.25) * 1j
+    for line in ("SCALE = 3", "OFFSET = 0.25", "ROTATE = complex(0.0, 1.0)", "NEGATIVE = True"):
+        assert line in uses_constants.source
+
+
+def test_closure_constants_and_infinity():
+    local_factor = 0.5
+
+    @vectorize(["float64(float64)"], target="cpu")
+    def scaled(x):
+        return min(x * local_factor, BIG)
+
+    assert scaled(4.0) == 2.0
+    assert "BIG = math.inf" in scaled.source
+
+
+def test_device_functions_are_prepended_in_call_order():
+    @vectorize(["float64(float64, float64)"], target="cpu")
+    def hypot2(a, b):
+        return math.sqrt(sum_of_squares(a, b))
+
+    assert hypot2(3.0, 4.0) == 5.0
+    src = hypot2.source
+    assert src.index("def square") < src.index("def sum_of_squares") < src.index("def hypot2")
+    assert square(3) == 9  # still callable from Python
+
+
+def test_modules_under_other_names():
+    np_alias = np  # noqa: F841 (read below)
+
+    @vectorize(["complex128(float64)", "float32(float32)"], target="cpu")
+    def uses_modules(x):
+        return cmath.exp(numpy.complex128(x)) if x > 0 else numpy.float64(x)
+
+    assert "import numpy" in uses_modules.source
+    assert uses_modules(0.0) == 0
+
+
+def test_functions_imported_from_math():
+    @vectorize(["float64(float64)"], target="cpu")
+    def f(x):
+        return sqrt(exp(x))
+
+    assert "from math import exp" in f.source and "from math import sqrt" in f.source
+    assert f(2.0) == math.sqrt(math.exp(2.0))
+
+
+def test_compile_error_carries_located_diagnostics():
+    with pytest.raises(ufjit.CompileError) as info:
+        @vectorize(["float32(float32)"], target="cpu")
+        def broken(x):
+            return math.exq(x)
+
+    message = str(info.value)
+    assert "unknown function 'math.exq'" in message
+    assert __file__ in message  # the diagnostic names this file ...
+    diag = info.value.diagnostics[0]
+    assert diag["file"] == __file__ and diag["severity"] == "error"
+    # ... and the line of the return statement in it
+    lines = open(__file__).read().splitlines()
+    assert "math.exq" in lines[diag["line"] - 1]
+    assert isinstance(info.value, Exception) and not isinstance(info.value, TypeError)
+
+
+def test_signature_errors_are_compile_errors():
+    with pytest.raises(ufjit.CompileError, match="flaot32"):
+        @vectorize(["flaot32(float32)"])
+        def f(x):
+            return x
+
+
+def test_signature_less_vectorize_is_refused_clearly():
+    with pytest.raises(NotImplementedError, match="needs signatures"):
+        @vectorize
+        def f(x):
+            return x
+    with pytest.raises(NotImplementedError, match="needs signatures"):
+        vectorize()
+
+
+def test_unknown_target():
+    with pytest.raises(ValueError, match="unknown target"):
+        vectorize(["float32(float32)"], target="tpu")
+
+
+def test_cuda_jit_kernels_are_refused():
+    with pytest.raises(NotImplementedError, match="device=True"):
+        @cuda.jit
+        def kernel(x):
+            pass
+
+
+def test_fastmath_and_numba_options_are_accepted():
+    @vectorize(["float32(float32)"], target="cpu", fastmath=True, nopython=True, cache=False, identity=0)
+    def fm(x):
+        return x / 3
+
+    assert "fastmath=True" in fm.source
+    assert fm.identity == 0
+    assert abs(fm(np.float32(3)) - 1) < 1e-6
+
+
+def test_guvectorize_compiles_and_calling_is_not_implemented():
+    @guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target="cpu")
+    def dot(a, b, out):
+        acc = 0.0
+        for i in range(a.shape[0]):
+            acc += a[i] * b[i]
+        out[0] = acc
+
+    assert dot.nin == 2 and dot.nout == 1
+    with pytest.raises(NotImplementedError, match="generalized"):
+        dot(np.ones(3), np.ones(3))
+
+
+def test_guvectorize_without_layout_is_refused():
+    with pytest.raises(NotImplementedError, match="needs signatures"):
+        guvectorize(["void(float64[:], float64[:])"])
+
+
+def test_device_paths_need_a_gpu():
+    if cuda.is_available():  # the GPU host: the same calls work
+        assert ufjit.to_device(np.zeros(3)).shape == (3,)
+        assert not ufjit.stream().borrowed and ufjit.Stream.borrow(0).borrowed
+        return
+    with pytest.raises(ufjit.DeviceError):
+        ufjit.to_device(np.zeros(3))
+    with pytest.raises(ufjit.NoDeviceError):
+        ufjit.stream()
+    with pytest.raises(ufjit.DeviceError):
+        ufjit.Stream.borrow(0)

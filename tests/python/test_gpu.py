@@ -1,0 +1,130 @@
+"""GPU tests: ufjit device arrays, CuPy, PyTorch and Numba device arrays
+through __cuda_array_interface__, and borrowed streams. They skip without a
+GPU (or without the library), and fail instead under UFJIT_REQUIRE_GPU=1."""
+
+import math
+
+import numpy as np
+import pytest
+
+import ufjit
+from ufjit import vectorize
+
+from conftest import need_gpu, need_module
+
+N = 2 ** 20 + 1  # past a launch boundary
+
+
+@vectorize(["float32(float32, float32)", "float64(float64, float64)"], target="cuda")
+def axpy2(x, y):
+    return 2 * x + y
+
+
+@vectorize(["float32(float32, float32, float32)"], target="cuda")
+def gaussian_pdf(x, mean, sigma):
+    return math.exp(-0.5 * ((x - mean) / sigma) ** 2) / (sigma * 2.5066282746310002)
+
+
+def inputs(dtype=np.float32, n=N):
+    rng = np.random.default_rng(7)
+    return rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+
+
+def test_numpy_in_numpy_out_on_the_gpu(gpu):
+    x, y = inputs()
+    r = axpy2(x, y)
+    assert isinstance(r, np.ndarray) and r.dtype == np.float32
+    np.testing.assert_allclose(r, 2 * x + y, rtol=1e-6)
+    np.testing.assert_allclose(axpy2(x[::-3], y[::-3]), 2 * x[::-3] + y[::-3], rtol=1e-6)
+
+
+def test_ufjit_device_arrays(gpu):
+    x, y = inputs()
+    dx, dy = ufjit.to_device(x), ufjit.to_device(y)
+    assert dx.shape == x.shape and dx.dtype == np.float32
+    r = axpy2(dx, dy)
+    assert isinstance(r, ufjit.DeviceArray)
+    cai = r.__cuda_array_interface__
+    assert cai["typestr"] == "<f4" and cai["shape"] == (N,) and cai["version"] == 3
+    np.testing.assert_allclose(r.copy_to_host(), 2 * x + y, rtol=1e-6)
+    out = ufjit.device_array(N, np.float32)
+    assert axpy2(dx, 1.0, out=out) is out
+    np.testing.assert_allclose(out.copy_to_host(), 2 * x + 1, rtol=1e-6)
+
+
+def test_cupy_arrays_and_stream(gpu):
+    cp = need_module("cupy")
+    x, y = inputs()
+    cx, cy = cp.asarray(x), cp.asarray(y)
+    r = axpy2(cx, cy)
+    np.testing.assert_allclose(cp.asarray(r).get(), 2 * x + y, rtol=1e-6)
+    # a strided, reversed CuPy view
+    np.testing.assert_allclose(cp.asarray(axpy2(cx[::-2], cy[::-2])).get(), 2 * x[::-2] + y[::-2], rtol=1e-6)
+    # async on CuPy's stream, into a CuPy out, ordered with CuPy's own work
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        out = cp.empty_like(cx)
+        cz = cx * 3  # CuPy work on s, before ours
+        axpy2(cz, cy, out=out, stream=s.ptr)
+        twice = out * 2  # CuPy work on s, after ours
+    s.synchronize()
+    np.testing.assert_allclose(cp.asnumpy(twice), 2 * (6 * x + y), rtol=1e-5)
+
+
+def test_torch_tensors_and_stream(gpu):
+    torch = need_module("torch")
+    x, y = inputs()
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    r = axpy2(tx, ty)
+    np.testing.assert_allclose(torch.as_tensor(r, device="cuda").cpu().numpy(), 2 * x + y, rtol=1e-6)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        tz = tx * 3
+        out = torch.empty_like(tx)
+        axpy2(tz, ty, out=out, stream=s)  # a torch stream object, borrowed
+        back = out.cpu()
+    np.testing.assert_allclose(back.numpy(), 6 * x + y, rtol=1e-5)
+    cur = ufjit.Stream.borrow(torch.cuda.current_stream().cuda_stream)
+    assert cur.borrowed
+
+
+def test_numba_device_arrays(gpu):
+    numba_cuda = need_module("numba.cuda")
+    x, y = inputs(np.float64)
+    nx, ny = numba_cuda.to_device(x), numba_cuda.to_device(y)
+    r = axpy2(nx, ny)
+    np.testing.assert_allclose(numba_cuda.as_cuda_array(r).copy_to_host(), 2 * x + y)
+
+
+def test_ufjit_streams(gpu):
+    x, y = inputs()
+    dx, dy = ufjit.to_device(x), ufjit.to_device(y)
+    out = ufjit.device_array(N, np.float32)
+    s = ufjit.stream()
+    assert not s.borrowed and s.handle != 0
+    axpy2(dx, dy, out=out, stream=s)
+    s.synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), 2 * x + y, rtol=1e-6)
+    legacy = ufjit.Stream.borrow(0)
+    axpy2(dx, 0.0, out=out, stream=legacy)
+    legacy.synchronize()
+    np.testing.assert_allclose(out.copy_to_host(), 2 * x, rtol=1e-6)
+    with pytest.raises(TypeError, match="needs out="):
+        axpy2(dx, dy, stream=s)
+
+
+def test_cpu_target_rejects_device_arrays(gpu):
+    @vectorize(["float32(float32)"], target="cpu")
+    def neg(x):
+        return -x
+
+    with pytest.raises(ufjit.InputError):
+        neg(ufjit.to_device(np.zeros(3, np.float32)))
+
+
+def test_gaussian_on_cupy(gpu):
+    cp = need_module("cupy")
+    x = cp.linspace(-3, 3, N, dtype=cp.float32)
+    r = cp.asarray(gaussian_pdf(x, 0.0, 1.0))
+    ref = np.exp(-0.5 * cp.asnumpy(x).astype(np.float64) ** 2) / math.sqrt(2 * math.pi)
+    np.testing.assert_allclose(cp.asnumpy(r), ref, rtol=2e-6, atol=1e-7)
