@@ -3,7 +3,8 @@
 # runs every test suite with CTest (GPU suites skip with a reason without a GPU).
 # Then the same suites once more from a sanitizer build (ASan + UBSan, in
 # build-asan/), less the packaging tests and the Python package, whose
-# consumer programs and interpreter are not instrumented. UFJIT_SKIP_SANITIZE=1 leaves that second pass out.
+# consumer programs and interpreter are not instrumented.
+# UFJIT_SKIP_SANITIZE=1 leaves that second pass out.
 # Tests write only to build folders or temporary ones: the tree's git status
 # must be the same after the run as before it, and the run fails otherwise.
 set -euo pipefail
