@@ -157,7 +157,10 @@ void Lexer::handle_indentation() {
   } else if (col > indents_.back()) {
     if (alt_col <= alt_indents_.back()) diags_.error(here, kInconsistent);
     if (indents_.size() > kMaxIndentDepth) {
-      diags_.error(here, "too many levels of indentation");
+      // As in Python, this ends the source: every deeper line would say it
+      // again, and each block header above it would lack its block.
+      diags_.error(here, "too many levels of indentation (more than " + std::to_string(kMaxIndentDepth) + ")");
+      pos_ = text_.size();
       return;
     }
     indents_.push_back(col);

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "frontend/LargeStack.h"
 #include "frontend/Lexer.h"
 #include "frontend/ParserImpl.h"
 
@@ -419,8 +420,10 @@ std::unique_ptr<ast::Module> parse(std::shared_ptr<const SourceFile> file, Diagn
   diags.retain(file);
   DiagnosticEngine lexer_diags;
   std::vector<Token> tokens = tokenize(*file, lexer_diags);
-  detail::Parser parser(file, std::move(tokens), diags, lexer_diags.diagnostics());
-  return parser.parse_module();
+  return run_with_large_stack([&] {
+    detail::Parser parser(file, std::move(tokens), diags, lexer_diags.diagnostics());
+    return parser.parse_module();
+  });
 }
 
 }  // namespace ufjit::frontend
