@@ -220,7 +220,7 @@ bool apply_override(frontend::Program &prog, const std::vector<std::string> &ove
     }
     u.signatures.push_back(*sig);
   }
-  return ok;
+  return ok && frontend::check_distinct_signatures(u.signatures, diags);
 }
 
 std::vector<Type> param_types_of(const frontend::Signature &sig) {
@@ -279,6 +279,9 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
   for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
   typer::evaluate_constants(scope, diags);
 
+  // A ufunc whose decorator had errors is dropped: those errors say why
+  // there is none, so "no @vectorize function" would only repeat them.
+  if (prog.ufuncs.empty() && diags.has_errors()) return std::nullopt;
   if (prog.ufuncs.empty()) {
     const ast::FunctionDef *first = prog.helpers.empty() ? nullptr : prog.helpers.front();
     SourceLocation loc = first != nullptr ? def_loc(*first) : SourceLocation{file.get(), 1, 1, 1};
@@ -307,6 +310,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
     for (const frontend::Signature &sig : u.signatures) {
       if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) continue;
       DiagnosticEngine scratch;
+      scratch.set_error_limit(0);  // forwarded: `diags` applies the limit
       typer::ModuleTyper mt(scope, scratch);
       typer::BodyTyper bt(scope, &mt, scratch);
       if (gufunc) bt.set_gufunc_outputs(gufunc_outputs(u));
