@@ -105,6 +105,11 @@ const char *severity_name(Severity s) {
 }
 
 constexpr const char *kSourceIndent = "    ";
+/// Source lines longer than this (bytes) are shown in part: kShownBefore
+/// bytes before the column and kShownAfter from it on.
+constexpr std::size_t kMaxShownLine = 200;
+constexpr std::size_t kShownBefore = 80;
+constexpr std::size_t kShownAfter = 100;
 
 }  // namespace
 
@@ -256,7 +261,22 @@ std::string render_diagnostic(const Diagnostic &d) {
   std::string shown_line;
   std::string caret = kSourceIndent;
   std::size_t marked = 0;
-  for (std::size_t i = 0; i < line.size();) {
+  // A long line (minified or generated source) shows a window around the
+  // column, so that 20 errors on a 10 MB line stay short.
+  std::size_t first = 0;
+  std::size_t last = line.size();
+  if (line.size() > kMaxShownLine) {
+    first = col > kShownBefore ? col - kShownBefore : 0;
+    last = std::min(line.size(), col + kShownAfter);
+    auto continuation = [&](std::size_t k) { return (static_cast<unsigned char>(line[k]) & 0xC0) == 0x80; };
+    while (first > 0 && continuation(first)) --first;
+    while (last < line.size() && continuation(last)) ++last;
+  }
+  if (first > 0) {
+    shown_line += "...";
+    caret += "   ";
+  }
+  for (std::size_t i = first; i < last;) {
     std::size_t width_before = shown_line.size();
     std::size_t next = append_escaped_char(line, i, shown_line);
     std::size_t width = line[i] == '\t' ? 1 : display_width(shown_line, width_before);
@@ -267,6 +287,7 @@ std::string render_diagnostic(const Diagnostic &d) {
     }
     i = next;
   }
+  if (last < line.size()) shown_line += "...";
   out << kSourceIndent << shown_line << "\n";
   caret += '^';
   if (marked > 1) caret.append(marked - 1, '~');

@@ -72,6 +72,17 @@ TEST(RenderDiagnostic, MultibyteCharactersTakeOneCaretColumn) {
   EXPECT_NE(render_diagnostic(d).find("    é = $\n        ^\n"), std::string::npos) << render_diagnostic(d);
 }
 
+TEST(RenderDiagnostic, ALongLineShowsAWindowAroundTheColumn) {
+  std::string text = std::string(5000, 'a') + "$" + std::string(5000, 'b') + "\n";
+  auto file = std::make_shared<const SourceFile>("t.ufn", text);
+  Diagnostic d{Severity::Error, SourceLocation{file.get(), 1, 5001, 1}, "m"};
+  std::string rendered = render_diagnostic(d);
+  EXPECT_LT(rendered.size(), 500u);
+  std::string expected_line = "    ..." + std::string(80, 'a') + "$" + std::string(99, 'b') + "...\n";
+  std::string expected_caret = "    " + std::string(83, ' ') + "^\n";
+  EXPECT_NE(rendered.find(expected_line + expected_caret), std::string::npos) << rendered;
+}
+
 TEST(SourceText, NotUtf8IsOneErrorAtTheFirstBadByte) {
   DiagnosticEngine diags;
   test::parse_text("x = 1\ny = 'ok' \xff\xfe\xfd $ $ $\n", diags);
