@@ -98,7 +98,7 @@ TEST(DeepSource, SumOf10000TermsCompilesAndRunsOnA256KiBStack) {
   });
 }
 
-TEST(DeepSource, SumOf10000TermsGivesPtxOnA256KiBStack) {
+TEST(DeepSource, SumOf10000TermsGivesLlvmIrOnA256KiBStack) {
   on_small_stack([] {
     auto file = std::make_shared<const SourceFile>("deep.ufn", sum_of(10000));
     DiagnosticEngine diags;
@@ -108,6 +108,19 @@ TEST(DeepSource, SumOf10000TermsGivesPtxOnA256KiBStack) {
     EntryRequest request{&module, "k__test", {KernelVariant{Layout::Contiguous, false, 0}}};
     std::string llvm_ir = emit_llvm_ir({request}, "cpu", GpuOptions{});
     EXPECT_NE(llvm_ir.find("k__test"), std::string::npos);
+  });
+}
+
+TEST(DeepSource, HelperChainOf1500GivesPtxOnA256KiBStack) {
+  on_small_stack([] {
+    auto file = std::make_shared<const SourceFile>("deep.ufn", helper_chain(1500));
+    DiagnosticEngine diags;
+    std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+    ASSERT_TRUE(program) << diags.render_all();
+    const ir::Module &module = program->ufuncs.at(0).modules.at(0);
+    EntryRequest request{&module, "k__test", {KernelVariant{Layout::Contiguous, false, 0}}};
+    std::string ptx = emit_ptx({request}, GpuOptions{});
+    EXPECT_NE(ptx.find(".entry k__test"), std::string::npos);
   });
 }
 
