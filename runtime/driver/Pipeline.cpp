@@ -128,6 +128,7 @@ CompileResult compile_here(const CompileRequest &request) {
   StepLog log(request.source_name);
   CompileResult result;
   DiagnosticEngine diags;
+  diags.set_error_limit(request.error_limit);
   auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
   diags.retain(file);
 
