@@ -67,6 +67,7 @@ class CpuCompiler {
   std::string host_description() const;
 
  private:
+  std::vector<CpuEntry> compile_here(const std::vector<EntryRequest> &entries);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

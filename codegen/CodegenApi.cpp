@@ -7,6 +7,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
+#include "frontend/LargeStack.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Target/TargetMachine.h>
@@ -51,8 +52,10 @@ std::string entry_name(const std::string &base_name, const KernelVariant &varian
   return base_name + "__" + variant.suffix();
 }
 
-std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
-                         const GpuOptions &gpu) {
+namespace {
+
+std::string emit_llvm_ir_here(const std::vector<EntryRequest> &entries, const std::string &target,
+                              const GpuOptions &gpu) {
   TargetKind kind = TargetKind::Cpu;
   if (target == "cuda") {
     kind = TargetKind::Cuda;
@@ -79,7 +82,7 @@ std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::st
   return text;
 }
 
-std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
+std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
   initialize_llvm_targets();
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
@@ -96,6 +99,19 @@ std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions 
   options.ftz = info.all_fastmath;
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
   return compile_module_to_ptx(*module, options);
+}
+
+}  // namespace
+
+// Lowering and LLVM recurse over deep expressions: both run on the compile
+// thread (frontend/LargeStack.h), whatever the caller's stack.
+std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
+                         const GpuOptions &gpu) {
+  return run_with_large_stack([&] { return emit_llvm_ir_here(entries, target, gpu); });
+}
+
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
+  return run_with_large_stack([&] { return emit_ptx_here(entries, gpu); });
 }
 
 }  // namespace ufjit::codegen

@@ -6,6 +6,7 @@
 // against the main one, which resolves C library symbols (libm) from the
 // process. compile() holds a mutex: the target machine and the JIT session
 // are shared by calls.
+#include <algorithm>
 #include <atomic>
 #include <set>
 #include <mutex>
@@ -15,9 +16,11 @@
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
 #include "frontend/InternalAssert.h"
+#include "frontend/LargeStack.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -106,6 +109,51 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vecto
   passes.run(module, mam);
 }
 
+/// Basic blocks longer than this (machine instructions of one block, about
+/// one per IR instruction) are code-generated at CodeGenOptLevel::None: LLVM's
+/// machine scheduler is quadratic in a block's size when one value has many
+/// uses (a parameter used by each of 30,000 statements took 5 s; 100,000, 80 s).
+/// The IR is optimized at O3 either way.
+constexpr std::size_t kMaxScheduledBlock = 20000;
+
+std::size_t largest_block(const llvm::Module &module) {
+  std::size_t largest = 0;
+  for (const llvm::Function &f : module) {
+    for (const llvm::BasicBlock &b : f) largest = std::max(largest, b.size());
+  }
+  return largest;
+}
+
+/// The JIT's compiler: the host target machine, or its CodeGenOptLevel::None
+/// twin for modules with a block past kMaxScheduledBlock.
+class SizeAwareCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+ public:
+  SizeAwareCompiler(std::unique_ptr<llvm::TargetMachine> full, std::unique_ptr<llvm::TargetMachine> fast)
+      : IRCompiler(llvm::orc::irManglingOptionsFromTargetOptions(full->Options)),
+        full_(std::move(full)),
+        fast_(std::move(fast)) {}
+
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &module) override {
+    llvm::TargetMachine &tm = largest_block(module) > kMaxScheduledBlock ? *fast_ : *full_;
+    llvm::orc::SimpleCompiler compile(tm);
+    return compile(module);
+  }
+
+  static llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> create(
+      llvm::orc::JITTargetMachineBuilder machine) {
+    auto full = machine.createTargetMachine();
+    if (!full) return full.takeError();
+    machine.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    auto fast = machine.createTargetMachine();
+    if (!fast) return fast.takeError();
+    return std::make_unique<SizeAwareCompiler>(std::move(*full), std::move(*fast));
+  }
+
+ private:
+  std::unique_ptr<llvm::TargetMachine> full_;
+  std::unique_ptr<llvm::TargetMachine> fast_;
+};
+
 llvm::orc::JITTargetMachineBuilder host_machine() {
   initialize_llvm_targets();
   llvm::orc::JITTargetMachineBuilder machine =
@@ -144,16 +192,19 @@ bool load_libmvec() {
 }  // namespace
 
 std::string optimized_cpu_ir(const std::vector<EntryRequest> &entries) {
-  llvm::orc::JITTargetMachineBuilder machine = host_machine();
-  std::unique_ptr<llvm::TargetMachine> tm = take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
-  llvm::LLVMContext context;
-  auto module = std::make_unique<llvm::Module>("ufjit.cpu", context);
-  build_host_module(entries, *module, *tm, load_libmvec());
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os, nullptr);
-  os.flush();
-  return text;
+  return run_with_large_stack([&] {
+    llvm::orc::JITTargetMachineBuilder machine = host_machine();
+    std::unique_ptr<llvm::TargetMachine> tm =
+        take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
+    llvm::LLVMContext context;
+    auto module = std::make_unique<llvm::Module>("ufjit.cpu", context);
+    build_host_module(entries, *module, *tm, load_libmvec());
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, nullptr);
+    os.flush();
+    return text;
+  });
 }
 
 struct CpuCompiler::Impl {
@@ -168,7 +219,10 @@ struct CpuCompiler::Impl {
 CpuCompiler::CpuCompiler() : impl_(std::make_unique<Impl>()) {
   llvm::orc::JITTargetMachineBuilder machine = host_machine();
   impl_->tm = take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
-  impl_->jit = take_or_throw(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machine).create(),
+  impl_->jit = take_or_throw(llvm::orc::LLJITBuilder()
+                                 .setJITTargetMachineBuilder(machine)
+                                 .setCompileFunctionCreator(SizeAwareCompiler::create)
+                                 .create(),
                              "cannot create the host JIT");
   llvm::orc::LLJIT &jit = *impl_->jit;
   // libmvec must be loaded before the process generator can find its symbols.
@@ -203,6 +257,12 @@ CpuCompiler::~CpuCompiler() {
 std::string CpuCompiler::host_description() const { return impl_->description; }
 
 std::vector<CpuEntry> CpuCompiler::compile(const std::vector<EntryRequest> &entries) {
+  // Without a thread pool, LLJIT materializes (optimizes and emits) on the
+  // thread that looks a symbol up: the compile thread here.
+  return run_with_large_stack([&] { return compile_here(entries); });
+}
+
+std::vector<CpuEntry> CpuCompiler::compile_here(const std::vector<EntryRequest> &entries) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   llvm::orc::LLJIT &jit = *impl_->jit;
   auto context = std::make_unique<llvm::LLVMContext>();

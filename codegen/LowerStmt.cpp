@@ -221,7 +221,12 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}};
   llvm::LLVMContext &ctx = out.getContext();
-  for (const ir::Function &fn : module.functions) {
+  // Callers are created before their callees (the IR lists callees first):
+  // the always-inliner walks the module in order, so it inlines a chain of
+  // helpers top-down, cloning each body once. Bottom-up, each helper would be
+  // cloned with all it had inlined, quadratic in the chain's length.
+  for (auto it = module.functions.rbegin(); it != module.functions.rend(); ++it) {
+    const ir::Function &fn = *it;
     std::vector<llvm::Type *> params;
     for (const ir::Variable &param : fn.params) {
       params.push_back(value_type(ctx, param.type));

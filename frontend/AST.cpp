@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "frontend/LargeStack.h"
+
 namespace ufjit::ast {
 
 const char *binary_op_spelling(BinaryOp op) {
@@ -274,6 +276,14 @@ std::string to_source(const Expr &e) {
   std::string out;
   render(e, kTuple, out);
   return out;
+}
+
+Module::~Module() {
+  try {
+    run_with_large_stack([this] { body.clear(); });
+  } catch (...) {
+    body.clear();  // no thread to be had: free it here
+  }
 }
 
 }  // namespace ufjit::ast

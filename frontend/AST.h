@@ -369,6 +369,13 @@ struct ImportFrom : Stmt {
 
 /// A parsed source: its top-level statements in order. Owns the SourceFile.
 struct Module {
+  Module() = default;
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+  /// Frees the tree on the compile thread (frontend/LargeStack.h): a tree may
+  /// be as deep as the parser's limits allow, and its nodes free their
+  /// children recursively.
+  ~Module();
   std::shared_ptr<const SourceFile> file;
   Body body;
 };

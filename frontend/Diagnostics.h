@@ -24,6 +24,12 @@ class SourceFile {
   /// The text of 1-based line `line`, without its newline; empty if out of range.
   std::string_view line_text(int line) const;
   int line_count() const { return static_cast<int>(line_starts_.size()); }
+  /// The location of byte `offset` (1-based line and column).
+  struct LineCol {
+    int line = 1;
+    int col = 1;
+  };
+  LineCol line_col(std::size_t offset) const;
 
  private:
   std::string name_;
@@ -51,8 +57,19 @@ struct Diagnostic {
 
 /// Collects diagnostics; never throws or exits. Keeps the SourceFiles it has
 /// seen alive so that rendering works after the AST is gone.
+///
+/// Hostile input cannot flood the output: after error_limit() errors, later
+/// errors (and their notes) are counted but not kept, and one closing note
+/// says how many were left out. Messages are kept with every character that a
+/// terminal could act on escaped (escape_text).
 class DiagnosticEngine {
  public:
+  /// Errors kept by default, as compilers do (clang: -ferror-limit=20).
+  static constexpr int kDefaultErrorLimit = 20;
+  /// 0: keep every error.
+  void set_error_limit(int limit) { error_limit_ = limit; }
+  int error_limit() const { return error_limit_; }
+
   void error(const SourceLocation &loc, std::string message);
   void warning(const SourceLocation &loc, std::string message);
   void note(const SourceLocation &loc, std::string message);
@@ -72,13 +89,33 @@ class DiagnosticEngine {
   void throw_if_errors() const;
 
  private:
+  /// Keeps `d` unless it is an error past the limit or a note of one.
+  void add(Diagnostic d);
+  /// diagnostics_ and, if errors were left out, the note that says so.
+  std::vector<Diagnostic> shown() const;
+
   std::vector<Diagnostic> diagnostics_;
   std::vector<std::shared_ptr<const SourceFile>> files_;
   int error_count_ = 0;
+  int error_limit_ = kDefaultErrorLimit;
+  int suppressed_ = 0;
+  bool dropping_notes_ = false;
 };
 
-/// `file:line:col: error: message\n    source line\n    ^~~\n`
+/// `file:line:col: error: message\n    source line\n    ^~~\n`. The source
+/// line is escaped as escape_text does, with the caret under the same
+/// character.
 std::string render_diagnostic(const Diagnostic &d);
+
+/// `text` safe to print on a terminal: control characters (ESC, CR, BEL, ...,
+/// C1 controls), bidirectional overrides and bytes that are not UTF-8 become
+/// `\x1b` / `\u202e` escapes; tabs and other characters stay as they are.
+std::string escape_text(std::string_view text);
+
+/// Byte offset of the first byte of `text` that is not part of well-formed
+/// UTF-8 (overlong forms, surrogates and code points past U+10FFFF are not)
+/// or is a NUL byte; npos when there is none.
+std::size_t first_bad_source_byte(std::string_view text);
 
 /// The closest of `candidates` to `name` by edit distance, for "did you mean"
 /// hints; empty when nothing is close enough to be a plausible typo.

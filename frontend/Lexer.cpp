@@ -157,7 +157,10 @@ void Lexer::handle_indentation() {
   } else if (col > indents_.back()) {
     if (alt_col <= alt_indents_.back()) diags_.error(here, kInconsistent);
     if (indents_.size() > kMaxIndentDepth) {
-      diags_.error(here, "too many levels of indentation");
+      // As in Python, this ends the source: every deeper line would say it
+      // again, and each block header above it would lack its block.
+      diags_.error(here, "too many levels of indentation (more than " + std::to_string(kMaxIndentDepth) + ")");
+      pos_ = text_.size();
       return;
     }
     indents_.push_back(col);
@@ -455,6 +458,23 @@ void Lexer::finish() {
 }  // namespace
 
 std::vector<Token> tokenize(const SourceFile &file, DiagnosticEngine &diags) {
+  // Text that is not UTF-8 (a binary file, another encoding) or holds a NUL
+  // byte gets one error at its first bad byte, as in Python, instead of an
+  // error per stray byte.
+  const std::string &text = file.text();
+  std::size_t bad = first_bad_source_byte(text);
+  if (bad != std::string::npos) {
+    SourceFile::LineCol at = file.line_col(bad);
+    SourceLocation loc{&file, at.line, at.col, 1};
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    diags.error(loc, text[bad] == '\0' ? std::string("source contains a NUL byte")
+                                        : std::string("source is not valid UTF-8 (byte ") + byte + ")");
+    Token end;
+    end.kind = TokenKind::EndMarker;
+    end.loc = loc;
+    return {end};
+  }
   Lexer lexer(file, diags);
   return lexer.run();
 }

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "frontend/LargeStack.h"
 #include "frontend/Lexer.h"
 #include "frontend/ParserImpl.h"
 
@@ -418,9 +419,12 @@ bool Parser::check_target(const Expr &target, bool augmented) {
 std::unique_ptr<ast::Module> parse(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags) {
   diags.retain(file);
   DiagnosticEngine lexer_diags;
+  lexer_diags.set_error_limit(0);  // a buffer: `diags` applies the limit
   std::vector<Token> tokens = tokenize(*file, lexer_diags);
-  detail::Parser parser(file, std::move(tokens), diags, lexer_diags.diagnostics());
-  return parser.parse_module();
+  return run_with_large_stack([&] {
+    detail::Parser parser(file, std::move(tokens), diags, lexer_diags.diagnostics());
+    return parser.parse_module();
+  });
 }
 
 }  // namespace ufjit::frontend

@@ -23,9 +23,9 @@ namespace ufjit::frontend::detail {
 inline constexpr int kMaxNesting = 200;
 /// Depth of the tree an expression builds, counting left-deep chains
 /// (`a + b + c`, `f()()`) too: later stages walk the tree recursively.
-inline constexpr int kMaxTreeDepth = 1000;
+inline constexpr int kMaxTreeDepth = 100000;
 /// `elif` chains nest in `orelse`, so they count towards the tree depth too.
-inline constexpr int kMaxElifChain = 1000;
+inline constexpr int kMaxElifChain = 100000;
 
 class Parser {
  public:

@@ -58,8 +58,9 @@ bool DecoratorReader::resolves_to(const Expr &e,
 }
 
 DecoratorReader::Kind DecoratorReader::classify(const std::string &r) const {
-  if (one_of(r, {"vectorize", "numba.vectorize"})) return Kind::Vectorize;
-  if (one_of(r, {"guvectorize", "numba.guvectorize"})) return Kind::GuVectorize;
+  // numba.cuda re-exports vectorize and guvectorize (target='cuda').
+  if (one_of(r, {"vectorize", "numba.vectorize", "numba.cuda.vectorize"})) return Kind::Vectorize;
+  if (one_of(r, {"guvectorize", "numba.guvectorize", "numba.cuda.guvectorize"})) return Kind::GuVectorize;
   if (one_of(r, {"cuda.jit", "numba.cuda.jit"})) return Kind::CudaJit;
   if (one_of(r, {"device"})) return Kind::Device;
   if (one_of(r, {"njit", "jit", "numba.njit", "numba.jit"})) return Kind::Jit;
@@ -78,6 +79,7 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     if (kind == Kind::Unknown) {
       std::string spelled = to_source(*head);
       std::string message = "unknown decorator '@" + spelled + "'";
+      if (resolved && *resolved != spelled) message += " (imported as '" + *resolved + "')";
       std::string hint = closest_match(spelled, as_strings(kDecoratorNames));
       if (!hint.empty()) message += "; did you mean '@" + hint + "'?";
       diags_.error(d.expr->loc, std::move(message));
@@ -293,6 +295,7 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind) {
 }
 
 void DecoratorReader::check_signatures(const UfuncDecl &ufunc, const Expr *layout_expr) {
+  check_distinct_signatures(ufunc.signatures, diags_);
   if (ufunc.kind == UfuncKind::Vectorize) {
     for (const auto &sig : ufunc.signatures) {
       if (sig.ret.is_void) {

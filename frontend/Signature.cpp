@@ -3,7 +3,9 @@
 // string: column = the string's first column + the offset.
 #include "frontend/Signature.h"
 
+
 #include <array>
+#include <map>
 
 #include "frontend/DTypeAliases.h"
 
@@ -211,6 +213,29 @@ std::optional<Signature> parse_signature(std::string_view text, SourceLocation s
                                          DiagnosticEngine &diags) {
   SignatureParser parser(text, start, diags);
   return parser.parse();
+}
+
+bool check_distinct_signatures(const std::vector<Signature> &signatures, DiagnosticEngine &diags) {
+  // By the text of the argument types: one lookup per signature.
+  std::map<std::string, std::size_t> first_with_args;
+  bool ok = true;
+  for (std::size_t i = 0; i < signatures.size(); ++i) {
+    const Signature &sig = signatures[i];
+    std::string args;
+    for (const SigType &a : sig.args) args += a.str() + ",";
+    auto [it, inserted] = first_with_args.emplace(args, i);
+    if (inserted) continue;
+    const Signature &earlier = signatures[it->second];
+    if (earlier.ret == sig.ret) {
+      diags.error(sig.loc, "duplicate signature '" + sig.str() + "'");
+    } else {
+      diags.error(sig.loc, "signature '" + sig.str() + "' has the same argument types as '" + earlier.str() +
+                               "'; a call could not choose between them");
+    }
+    diags.note(earlier.loc, "the earlier signature is here");
+    ok = false;
+  }
+  return ok;
 }
 
 }  // namespace ufjit::frontend

@@ -41,4 +41,10 @@ struct Signature {
 std::optional<Signature> parse_signature(std::string_view text, SourceLocation start,
                                          DiagnosticEngine &diags);
 
+/// Reports each signature whose argument types repeat an earlier one's: an
+/// exact duplicate, or the same inputs with another return type (a call could
+/// not choose; both would also compile to one entry name). The error points
+/// at the later signature and a note at the earlier. Returns false if any.
+bool check_distinct_signatures(const std::vector<Signature> &signatures, DiagnosticEngine &diags);
+
 }  // namespace ufjit::frontend

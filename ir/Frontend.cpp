@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "frontend/InternalAssert.h"
+#include "frontend/LargeStack.h"
 #include "frontend/Parser.h"
 #include "ir/IRVisitor.h"
 #include "ir/TyperInternal.h"
@@ -51,12 +52,18 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
                                                          const std::vector<Type> &arg_types,
                                                          const SourceLocation &call_loc, bool emitting,
                                                          DiagnosticEngine &caller_diags) {
-  auto cycle_start = std::find(in_progress_.begin(), in_progress_.end(), def.name);
-  if (cycle_start != in_progress_.end()) {
+  if (in_progress_names_.count(def.name) != 0) {
+    auto cycle_start = std::find(in_progress_.begin(), in_progress_.end(), def.name);
     std::string cycle;
     for (auto it = cycle_start; it != in_progress_.end(); ++it) cycle += *it + " -> ";
     cycle += def.name;
     caller_diags.error(call_loc, "recursive call of '" + def.name + "' (" + cycle + "); recursion is not supported");
+    return std::nullopt;
+  }
+  if (in_progress_.size() >= kMaxCallDepth) {
+    caller_diags.error(call_loc, "helper calls nested too deeply (more than " +
+                                     std::to_string(kMaxCallDepth) + " levels); '" + def.name +
+                                     "' is called at depth " + std::to_string(in_progress_.size() + 1));
     return std::nullopt;
   }
   // Inside a specialisation typed with muted diagnostics, nested ones are
@@ -71,10 +78,12 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
   DiagnosticEngine scratch;
   DiagnosticEngine &d = emitting ? diags_ : scratch;
   in_progress_.push_back(def.name);
+  in_progress_names_.insert(def.name);
   if (!emitting) ++muted_depth_;
   BodyTyper typer(scope_, this, d);
   std::optional<Function> f = typer.type_function(def, key, arg_types, std::nullopt, false);
   if (!emitting) --muted_depth_;
+  in_progress_names_.erase(in_progress_.back());
   in_progress_.pop_back();
   Entry &e = specs_[key];
   e.function = std::move(f);
@@ -211,7 +220,7 @@ bool apply_override(frontend::Program &prog, const std::vector<std::string> &ove
     }
     u.signatures.push_back(*sig);
   }
-  return ok;
+  return ok && frontend::check_distinct_signatures(u.signatures, diags);
 }
 
 std::vector<Type> param_types_of(const frontend::Signature &sig) {
@@ -248,8 +257,11 @@ std::set<std::string> gufunc_outputs(const frontend::UfuncDecl &u) {
 
 }  // namespace
 
-std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
-                                          const std::vector<std::string> &override_signatures) {
+namespace {
+
+std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceFile> file,
+                                                   DiagnosticEngine &diags,
+                                                   const std::vector<std::string> &override_signatures) {
   diags.retain(file);
   // Stop after syntax errors: statements the parser dropped would only cause
   // follow-on errors (unknown names) in the typer.
@@ -267,6 +279,9 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
   for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
   typer::evaluate_constants(scope, diags);
 
+  // A ufunc whose decorator had errors is dropped: those errors say why
+  // there is none, so "no @vectorize function" would only repeat them.
+  if (prog.ufuncs.empty() && diags.has_errors()) return std::nullopt;
   if (prog.ufuncs.empty()) {
     const ast::FunctionDef *first = prog.helpers.empty() ? nullptr : prog.helpers.front();
     SourceLocation loc = first != nullptr ? def_loc(*first) : SourceLocation{file.get(), 1, 1, 1};
@@ -295,6 +310,7 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
     for (const frontend::Signature &sig : u.signatures) {
       if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) continue;
       DiagnosticEngine scratch;
+      scratch.set_error_limit(0);  // forwarded: `diags` applies the limit
       typer::ModuleTyper mt(scope, scratch);
       typer::BodyTyper bt(scope, &mt, scratch);
       if (gufunc) bt.set_gufunc_outputs(gufunc_outputs(u));
@@ -312,6 +328,14 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
   }
   if (diags.has_errors()) return std::nullopt;
   return out;
+}
+
+}  // namespace
+
+std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
+                                          const std::vector<std::string> &override_signatures) {
+  return run_with_large_stack(
+      [&] { return compile_on_this_thread(std::move(file), diags, override_signatures); });
 }
 
 }  // namespace ufjit::ir

@@ -9,9 +9,43 @@ namespace ufjit::ir {
 
 namespace {
 
+/// Nodes released while another node is being deleted, deleted by the
+/// outermost NodeDeleter call in a loop. Plain pointers, so that the
+/// thread_local needs no destructor.
+struct DeathRow {
+  const ExprNode *exprs = nullptr;
+  const StmtNode *stmts = nullptr;
+  bool draining = false;
+};
+
+thread_local DeathRow death_row;
+
+void drain_death_row() {
+  DeathRow &row = death_row;
+  if (row.draining) return;
+  row.draining = true;
+  while (row.exprs != nullptr || row.stmts != nullptr) {
+    if (row.exprs != nullptr) {
+      const ExprNode *node = row.exprs;
+      row.exprs = node->next_dead;
+      delete node;
+    } else {
+      const StmtNode *node = row.stmts;
+      row.stmts = node->next_dead;
+      delete node;
+    }
+  }
+  row.draining = false;
+}
+
+template <typename T, typename... Args>
+std::shared_ptr<T> new_node(Args &&...args) {
+  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), NodeDeleter{});
+}
+
 template <typename T>
 std::shared_ptr<T> new_expr(Type t) {
-  return std::make_shared<T>(std::move(t));
+  return new_node<T>(std::move(t));
 }
 
 void check_expr(const Expr &e, const char *what) {
@@ -49,6 +83,18 @@ bool binary_accepts(BinaryOpcode op, const Type &t) {
 }
 
 }  // namespace
+
+void NodeDeleter::operator()(const ExprNode *node) const {
+  node->next_dead = death_row.exprs;
+  death_row.exprs = node;
+  drain_death_row();
+}
+
+void NodeDeleter::operator()(const StmtNode *node) const {
+  node->next_dead = death_row.stmts;
+  death_row.stmts = node;
+  drain_death_row();
+}
 
 const char *node_kind_name(NodeKind k) {
   switch (k) {
@@ -352,7 +398,7 @@ Expr ArrayDim::make(Expr array, int dim) {
 
 Stmt Block::make(std::vector<Stmt> stmts) {
   for (const Stmt &s : stmts) internal_assert(s) << "Block with a null statement";
-  auto n = std::make_shared<Block>();
+  auto n = new_node<Block>();
   n->stmts = std::move(stmts);
   return Stmt(std::move(n));
 }
@@ -361,7 +407,7 @@ Stmt Assign::make(std::string var, Expr value) {
   internal_assert(!var.empty()) << "Assign to an empty name";
   check_expr(value, "Assign");
   internal_assert(!value.type().is_void()) << "Assign of a void value to " << var;
-  auto n = std::make_shared<Assign>();
+  auto n = new_node<Assign>();
   n->var = std::move(var);
   n->value = std::move(value);
   return Stmt(std::move(n));
@@ -379,7 +425,7 @@ Stmt ArrayStore::make(Expr array, std::vector<Expr> indices, Expr value) {
   }
   internal_assert(value.type().dtype() == array.type().dtype())
       << "ArrayStore of " << value.type().str() << " to " << array.type().str();
-  auto n = std::make_shared<ArrayStore>();
+  auto n = new_node<ArrayStore>();
   n->array = std::move(array);
   n->indices = std::move(indices);
   n->value = std::move(value);
@@ -390,7 +436,7 @@ Stmt If::make(Expr cond, Stmt then_body, Stmt else_body) {
   check_expr(cond, "If");
   internal_assert(cond.type().is_bool()) << "If condition of type " << cond.type().str();
   internal_assert(then_body) << "If without a body";
-  auto n = std::make_shared<If>();
+  auto n = new_node<If>();
   n->cond = std::move(cond);
   n->then_body = std::move(then_body);
   n->else_body = std::move(else_body);
@@ -401,7 +447,7 @@ Stmt While::make(Expr cond, Stmt body) {
   check_expr(cond, "While");
   internal_assert(cond.type().is_bool()) << "While condition of type " << cond.type().str();
   internal_assert(body) << "While without a body";
-  auto n = std::make_shared<While>();
+  auto n = new_node<While>();
   n->cond = std::move(cond);
   n->body = std::move(body);
   return Stmt(std::move(n));
@@ -416,7 +462,7 @@ Stmt ForRange::make(std::string var, Expr start, Expr stop, Expr step, Stmt body
   internal_assert(start.type() == stop.type() && stop.type() == step.type())
       << "ForRange bounds of " << start.type().str() << ", " << stop.type().str() << ", " << step.type().str();
   internal_assert(body) << "ForRange without a body";
-  auto n = std::make_shared<ForRange>();
+  auto n = new_node<ForRange>();
   n->var = std::move(var);
   n->start = std::move(start);
   n->stop = std::move(stop);
@@ -425,19 +471,19 @@ Stmt ForRange::make(std::string var, Expr start, Expr stop, Expr step, Stmt body
   return Stmt(std::move(n));
 }
 
-Stmt Break::make() { return Stmt(std::make_shared<Break>()); }
+Stmt Break::make() { return Stmt(new_node<Break>()); }
 
-Stmt Continue::make() { return Stmt(std::make_shared<Continue>()); }
+Stmt Continue::make() { return Stmt(new_node<Continue>()); }
 
 Stmt Return::make(Expr value) {
-  auto n = std::make_shared<Return>();
+  auto n = new_node<Return>();
   n->value = std::move(value);
   return Stmt(std::move(n));
 }
 
 Stmt Evaluate::make(Expr value) {
   check_expr(value, "Evaluate");
-  auto n = std::make_shared<Evaluate>();
+  auto n = new_node<Evaluate>();
   n->value = std::move(value);
   return Stmt(std::move(n));
 }

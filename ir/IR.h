@@ -86,12 +86,24 @@ struct ExprNode {
   virtual ~ExprNode() = default;
   const NodeKind kind;
   const Type type;
+  /// Link of the queue of nodes waiting for deletion (NodeDeleter).
+  mutable const ExprNode *next_dead = nullptr;
 };
 
 struct StmtNode {
   explicit StmtNode(NodeKind k) : kind(k) {}
   virtual ~StmtNode() = default;
   const NodeKind kind;
+  /// Link of the queue of nodes waiting for deletion (NodeDeleter).
+  mutable const StmtNode *next_dead = nullptr;
+};
+
+/// The deleter of every node: deletes the children a node releases one after
+/// another instead of recursively, so that dropping a tree of any depth (a
+/// 10,000-term sum) needs a few stack frames, on any thread.
+struct NodeDeleter {
+  void operator()(const ExprNode *node) const;
+  void operator()(const StmtNode *node) const;
 };
 
 /// A handle to an immutable expression node (null when default-constructed).

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "frontend/InternalAssert.h"
+#include "frontend/LargeStack.h"
 #include "ir/Numeric.h"
 
 namespace ufjit::ir {
@@ -192,12 +193,15 @@ class Printer {
 }  // namespace
 
 std::string print(const Module &m) {
-  Printer p;
-  std::string entry = m.functions.empty() ? std::string("?") : m.entry_function().name;
-  p.out() << "module " << m.name << " entry=" << entry << " fastmath=" << (m.options.fastmath ? "true" : "false")
-          << "\n";
-  for (const Function &f : m.functions) p.function(f);
-  return p.text();
+  // The runtime prints modules for its cache keys on the caller's thread.
+  return run_with_large_stack([&] {
+    Printer p;
+    std::string entry = m.functions.empty() ? std::string("?") : m.entry_function().name;
+    p.out() << "module " << m.name << " entry=" << entry << " fastmath=" << (m.options.fastmath ? "true" : "false")
+            << "\n";
+    for (const Function &f : m.functions) p.function(f);
+    return p.text();
+  });
 }
 
 std::string print(const Function &f) {

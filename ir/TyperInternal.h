@@ -288,6 +288,11 @@ class BodyTyper {
   int temp_counter_ = 0;
 };
 
+/// Helper calls nested deeper than this (f0 called by f1 called by f2 ...)
+/// are an error: each level types its callee recursively. Python's own
+/// default recursion limit is 1000.
+inline constexpr std::size_t kMaxCallDepth = 10000;
+
 /// Types helpers on demand, per argument types, for one module.
 class ModuleTyper {
  public:
@@ -315,8 +320,9 @@ class ModuleTyper {
   };
   const ProgramScope &scope_;
   DiagnosticEngine &diags_;
-  std::map<std::string, Entry> specs_;  // by mangled name
-  std::vector<std::string> in_progress_;
+  std::map<std::string, Entry> specs_;       // by mangled name
+  std::vector<std::string> in_progress_;     // the call chain being typed, outermost first
+  std::set<std::string> in_progress_names_;  // the same names, for a lookup per call
   int muted_depth_ = 0;
 };
 

@@ -52,7 +52,10 @@ bool always_returns(const Stmt &s) {
 
 class FunctionVerifier : public IRVisitor {
  public:
-  FunctionVerifier(const Module &m, std::size_t index) : module_(m), index_(index), f_(m.functions[index]) {}
+  /// `index_of` maps each function name of `m` to its index (one lookup per
+  /// call, so that a module of many helpers verifies in linear time).
+  FunctionVerifier(const Module &m, std::size_t index, const std::map<std::string, std::size_t> &index_of)
+      : module_(m), index_(index), f_(m.functions[index]), index_of_(index_of) {}
 
   void run() {
     std::set<std::string> names;
@@ -102,11 +105,10 @@ class FunctionVerifier : public IRVisitor {
   void visit(const Call *op) override {
     const Function *callee = nullptr;
     std::size_t callee_index = 0;
-    for (std::size_t i = 0; i < module_.functions.size(); ++i) {
-      if (module_.functions[i].name == op->callee) {
-        callee = &module_.functions[i];
-        callee_index = i;
-      }
+    auto found = index_of_.find(op->callee);
+    if (found != index_of_.end()) {
+      callee_index = found->second;
+      callee = &module_.functions[callee_index];
     }
     check(callee != nullptr, "call of unknown function '" + op->callee + "'");
     check(callee_index < index_, "call of '" + op->callee +
@@ -289,6 +291,7 @@ class FunctionVerifier : public IRVisitor {
   const Function &f_;
   std::map<std::string, Type> vars_;
   int loop_depth_ = 0;
+  const std::map<std::string, std::size_t> &index_of_;
 };
 
 }  // namespace
@@ -297,13 +300,14 @@ void verify(const Module &m) {
   internal_assert(!m.functions.empty()) << "IR verifier: module '" << m.name << "' has no functions";
   internal_assert(m.entry >= 0 && static_cast<std::size_t>(m.entry) < m.functions.size())
       << "IR verifier: module '" << m.name << "' has entry index " << m.entry;
-  std::set<std::string> names;
-  for (const Function &f : m.functions) {
-    internal_assert(names.insert(f.name).second)
+  std::map<std::string, std::size_t> index_of;
+  for (std::size_t i = 0; i < m.functions.size(); ++i) {
+    const Function &f = m.functions[i];
+    internal_assert(index_of.emplace(f.name, i).second)
         << "IR verifier: module '" << m.name << "' defines function '" << f.name << "' twice";
   }
   for (std::size_t i = 0; i < m.functions.size(); ++i) {
-    FunctionVerifier v(m, i);
+    FunctionVerifier v(m, i, index_of);
     v.run();
   }
 }

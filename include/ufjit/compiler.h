@@ -22,6 +22,9 @@ struct UFJIT_API CompileRequest {
   std::string target = "cuda";  // "cuda" or "cpu" (cpu: tokens, ast, ir, llvm)
   std::string arch = "sm_90";
   std::string function;  // only this ufunc; empty: all
+  /// Errors reported before the rest are only counted (a closing note says
+  /// how many); 0: no limit.
+  int error_limit = 20;
 };
 
 struct UFJIT_API CompileResult {

@@ -9,6 +9,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Dump.h"
+#include "frontend/LargeStack.h"
 #include "frontend/Parser.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
@@ -123,12 +124,11 @@ std::vector<std::string> dtype_names(const std::vector<frontend::SigType> &types
   return names;
 }
 
-}  // namespace
-
-CompileResult compile(const CompileRequest &request) {
+CompileResult compile_here(const CompileRequest &request) {
   StepLog log(request.source_name);
   CompileResult result;
   DiagnosticEngine diags;
+  diags.set_error_limit(request.error_limit);
   auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
   diags.retain(file);
 
@@ -206,6 +206,14 @@ CompileResult compile(const CompileRequest &request) {
   }
   result.ok = true;
   return finish(std::move(result), diags);
+}
+
+}  // namespace
+
+// The AST of `--emit ast` is walked and freed recursively: on the compile
+// thread (frontend/LargeStack.h), as every other stage.
+CompileResult compile(const CompileRequest &request) {
+  return run_with_large_stack([&] { return compile_here(request); });
 }
 
 CompileResult check(const std::string &source, const std::string &source_name) {

@@ -543,13 +543,14 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
         return s;
       }(),
       [] {
+        // Past kMaxTreeDepth (100,000): a flat sum that long is an error.
         std::string s = "x";
-        for (int i = 0; i < 20000; ++i) s += " + x";
+        for (int i = 0; i < 100005; ++i) s += " + x";
         return s;
       }(),
       [] {
         std::string s = "f";
-        for (int i = 0; i < 20000; ++i) s += "(x)";
+        for (int i = 0; i < 100005; ++i) s += "(x)";
         return s;
       }(),
       [] {
@@ -569,7 +570,7 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
 
 TEST(Parser, LongFlatSumsWithinTheLimitParse) {
   std::string s = "x";
-  for (int i = 0; i < 500; ++i) s += " + x";
+  for (int i = 0; i < 20000; ++i) s += " + x";
   auto parsed = parse_expr(s);
   EXPECT_FALSE(parsed->diags.has_errors()) << test::messages(parsed->diags);
 }
