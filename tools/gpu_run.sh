@@ -6,7 +6,8 @@
 #   comparison. Logs and JSON results go to $OUT (default /tmp/ufjit-gpu-out):
 #   run.log, summary.json, gpu_tests.json, api_tests.json, sanitizer.log,
 #   bench_ufjit.json, compare.json. Each step has a time limit (seconds, env
-#   UFJIT_T_<STEP>) so the whole run fits one 8-minute lease.
+#   UFJIT_T_<STEP>) so the whole run fits one 8-minute lease; UFJIT_SKIP_BENCH=1
+#   leaves the benchmarks out.
 set -uo pipefail
 root=$PWD
 OUT=${OUT:-/tmp/ufjit-gpu-out}
@@ -60,9 +61,13 @@ step memcheck "${UFJIT_T_SAN:-200}" sh -c "'$sanitizer' --tool memcheck --error-
   '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
 step racecheck "${UFJIT_T_RACE:-200}" sh -c "'$sanitizer' --tool racecheck --error-exitcode 9 --log-file '$OUT/racecheck.log' \
   '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
+if [[ "${UFJIT_SKIP_BENCH:-0}" == 1 ]]; then
+  say "=== bench and compare skipped (UFJIT_SKIP_BENCH=1)"
+else
 step bench "${UFJIT_T_BENCH:-75}" "$B/bench/bench_gpu" --json "$OUT/bench_ufjit.json"
 if [[ -f "$OUT/bench_ufjit.json" ]]; then
   step compare "${UFJIT_T_CMP:-120}" python3 "$B/bench/compare.py" --ufjit "$OUT/bench_ufjit.json" --out "$OUT/compare.json" ${UFJIT_CMP_ARGS:-}
+fi
 fi
 
 python3 - "$OUT" <<'PY' | tee -a "$log"

@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1  # as tools/build.sh: hits across build folders
 build=${UFJIT_BUNDLE_BUILD:-build-bundle}
 jobs=${UFJIT_JOBS:-$(nproc)}
 out=$root/.bundle
