@@ -1,6 +1,8 @@
 // Python objects <-> ufjit operands and arrays (see operands.h).
 #include "operands.h"
 
+#include "dlpack_exchange.h"
+
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -30,6 +32,8 @@ py::handle numpy_generic() {
   return generic;
 }
 
+}  // namespace
+
 ArrayView host_view(const py::array &a) {
   ArrayView v;
   v.data = const_cast<void *>(a.data());
@@ -41,6 +45,8 @@ ArrayView host_view(const py::array &a) {
   }
   return v;
 }
+
+namespace {
 
 bool has_cuda_array_interface(const py::handle &obj) {
   return py::hasattr(obj, "__cuda_array_interface__");
@@ -194,6 +200,12 @@ void add_input(Operands &ops, const py::handle &obj) {
     ops.operands.emplace_back(device_view(obj, false));
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
+    return;
+  }
+  // An object with only __dlpack__ (a JAX array, a CPU torch tensor):
+  // consumed without a copy, after the buffer protocol.
+  if (PyObject_CheckBuffer(obj.ptr()) == 0 && has_dlpack(obj)) {
+    add_input(ops, from_dlpack(obj));
     return;
   }
   // The buffer protocol, __array_interface__, __array__, sequences.
