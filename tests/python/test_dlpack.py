@@ -38,8 +38,9 @@ def twice(x):
 
 
 class DLPackOnly:
-    """Offers only __dlpack__ and __dlpack_device__ (as a JAX array does), and
-    records the stream each __dlpack__ call was given."""
+    """Offers only __dlpack__ and __dlpack_device__ (as a JAX array does), for
+    a producer's tensor or a bare capsule (then a host one), and records the
+    stream each __dlpack__ call was given."""
 
     def __init__(self, source):
         self.source = source
@@ -47,11 +48,13 @@ class DLPackOnly:
 
     def __dlpack__(self, stream=None):
         self.streams.append(stream)
-        if isinstance(self.source, np.ndarray):
+        if hasattr(self.source, "__dlpack__"):
             return self.source.__dlpack__(stream=stream)
         return self.source  # a capsule
 
     def __dlpack_device__(self):
+        if hasattr(self.source, "__dlpack_device__"):
+            return self.source.__dlpack_device__()
         return (1, 0)  # kDLCPU
 
 

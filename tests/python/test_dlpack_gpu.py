@@ -1,0 +1,78 @@
+"""DLPack on the GPU: PyTorch and CuPy tensors into ufjit and ufjit's
+DeviceArrays out to them, zero-copy, values checked against NumPy. They skip
+without a GPU (or without the library), and fail instead under
+UFJIT_REQUIRE_GPU=1 (python/gpu_check.sh)."""
+
+import gc
+
+import numpy as np
+
+import ufjit
+
+from conftest import need_module
+from test_dlpack import DLPackOnly, capsule_name
+from test_gpu import N, axpy2, inputs
+
+
+def device_pointer(a):
+    return a.__cuda_array_interface__["data"][0]
+
+
+def test_torch_cuda_tensor_through_a_ufunc_to_torch_from_dlpack(gpu):
+    torch = need_module("torch")
+    x, y = inputs()
+    tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+    r = axpy2(tx, ty)
+    assert isinstance(r, ufjit.DeviceArray) and r.__dlpack_device__() == (2, tx.device.index or 0)
+    t = torch.from_dlpack(r)
+    assert t.is_cuda and t.dtype == torch.float32 and t.data_ptr() == device_pointer(r)  # zero-copy
+    del r
+    gc.collect()  # the tensor keeps ufjit's memory alive
+    np.testing.assert_allclose(t.cpu().numpy(), 2 * x + y, rtol=1e-6)
+    # a strided torch view (torch has no negative strides), passed as a
+    # DLPack-only object: ufjit asks for stream=1, the legacy default stream
+    wrapped = DLPackOnly(tx[::3])
+    r = axpy2(wrapped, ty[::3])
+    assert wrapped.streams == [1]
+    np.testing.assert_allclose(torch.from_dlpack(r).cpu().numpy(), 2 * x[::3] + y[::3], rtol=1e-6)
+
+
+def test_torch_from_ufjit_from_dlpack(gpu):
+    torch = need_module("torch")
+    x, _ = inputs(np.float64)
+    tx = torch.from_numpy(x).cuda()
+    d = ufjit.from_dlpack(tx)
+    assert isinstance(d, ufjit.DeviceArray) and device_pointer(d) == tx.data_ptr()
+    r = axpy2(d, d)
+    np.testing.assert_allclose(r.copy_to_host(), 3 * x)
+
+
+def test_cupy_through_ufjit_from_dlpack_and_back(gpu):
+    cp = need_module("cupy")
+    x, y = inputs()
+    cx, cy = cp.asarray(x), cp.asarray(y)
+    dx = ufjit.from_dlpack(cx)
+    assert isinstance(dx, ufjit.DeviceArray) and device_pointer(dx) == cx.data.ptr  # zero-copy
+    assert dx.shape == (N,) and dx.dtype == np.float32
+    r = axpy2(dx, ufjit.from_dlpack(cy[::-1]))
+    c = cp.from_dlpack(r)
+    assert c.data.ptr == device_pointer(r)  # zero-copy
+    del r, dx
+    gc.collect()
+    np.testing.assert_allclose(cp.asnumpy(c), 2 * x + y[::-1], rtol=1e-6)
+
+
+def test_device_capsules_consumed_once_or_freed(gpu):
+    torch = need_module("torch")
+    x, _ = inputs()
+    d = ufjit.to_device(x)
+    unconsumed = d.__dlpack__()
+    assert capsule_name(unconsumed) == "dltensor"
+    del unconsumed  # freed by the capsule's destructor: no leak, no double free
+    capsule = d.__dlpack__(stream=1)
+    t = torch.utils.dlpack.from_dlpack(capsule)
+    assert capsule_name(capsule) == "used_dltensor"
+    del d, capsule
+    gc.collect()
+    ufjit.to_device(np.zeros(N, np.float32))  # reuse freed memory, if any was wrongly freed
+    np.testing.assert_array_equal(t.cpu().numpy(), x)
