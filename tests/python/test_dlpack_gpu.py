@@ -4,6 +4,10 @@ without a GPU (or without the library), and fail instead under
 UFJIT_REQUIRE_GPU=1 (python/gpu_check.sh)."""
 
 import gc
+import importlib.util
+import pathlib
+import re
+import textwrap
 
 import numpy as np
 
@@ -12,6 +16,9 @@ import ufjit
 from conftest import need_module
 from test_dlpack import DLPackOnly, capsule_name
 from test_gpu import N, axpy2, inputs
+
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 
 def device_pointer(a):
@@ -76,3 +83,21 @@ def test_device_capsules_consumed_once_or_freed(gpu):
     gc.collect()
     ufjit.to_device(np.zeros(N, np.float32))  # reuse freed memory, if any was wrongly freed
     np.testing.assert_array_equal(t.cpu().numpy(), x)
+
+
+def test_readme_dlpack_example(gpu, tmp_path):
+    torch = need_module("torch")
+    cp = need_module("cupy")
+    section = README.read_text().split("## Python", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    example = textwrap.dedent(next(b for b in blocks if "from_dlpack" in b))
+    path = tmp_path / "readme_dlpack_example.py"  # a file: the decorator reads its source
+    path.write_text(blocks[0] + example)  # blocks[0] defines gaussian_pdf
+    spec = importlib.util.spec_from_file_location("readme_dlpack_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = module.t.cpu().numpy().astype(np.float64)
+    assert isinstance(module.y, torch.Tensor) and module.y.is_cuda
+    np.testing.assert_allclose(module.y.cpu().numpy(), np.exp(-0.5 * x ** 2) / np.sqrt(2 * np.pi), rtol=2e-6,
+                               atol=1e-7)
+    np.testing.assert_allclose(cp.asnumpy(module.c), np.full(4, 1 / np.sqrt(2 * np.pi)), rtol=2e-6)
