@@ -12,8 +12,6 @@ namespace {
 constexpr const char *kCapsuleName = "dltensor";
 constexpr const char *kUsedCapsuleName = "used_dltensor";
 constexpr const char *kVersionedCapsuleName = "dltensor_versioned";
-/// The legacy default stream, as the DLPack Python specification numbers it.
-constexpr int kLegacyDefaultStream = 1;
 
 /// Frees a capsule's tensor when no consumer took it (a consumer renames
 /// the capsule "used_dltensor" and owns the tensor from then on).
@@ -28,7 +26,7 @@ void delete_unconsumed(PyObject *capsule) {
 }
 
 /// The capsule `obj` hands out, or `obj` itself when it is a capsule.
-py::object capsule_of(const py::handle &obj) {
+py::object capsule_of(const py::handle &obj, int64_t cuda_stream) {
   if (PyCapsule_CheckExact(obj.ptr())) {
     return py::reinterpret_borrow<py::object>(obj);
   }
@@ -41,7 +39,7 @@ py::object capsule_of(const py::handle &obj) {
     device_type = obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>();
   }
   if (device_type == kDLCUDA) {
-    return obj.attr("__dlpack__")(py::arg("stream") = kLegacyDefaultStream);
+    return obj.attr("__dlpack__")(py::arg("stream") = cuda_stream);
   }
   return obj.attr("__dlpack__")();  // host tensors take stream=None
 }
@@ -94,8 +92,8 @@ bool has_dlpack(const py::handle &obj) {
   return PyCapsule_CheckExact(obj.ptr()) || py::hasattr(obj, "__dlpack__");
 }
 
-py::object from_dlpack(const py::handle &obj) {
-  py::object capsule = capsule_of(obj);
+py::object from_dlpack(const py::handle &obj, int64_t cuda_stream) {
+  py::object capsule = capsule_of(obj, cuda_stream);
   PyObject *c = capsule.ptr();
   if (PyCapsule_IsValid(c, kUsedCapsuleName) != 0) {
     throw py::value_error("ufjit.from_dlpack: this DLPack capsule was already consumed");
@@ -139,7 +137,8 @@ void bind_dlpack(py::module_ &m, py::class_<DeviceArray> &device_array) {
           "__dlpack_device__",
           [](const DeviceArray &a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.array->view().device); },
           "(2, device ordinal): kDLCUDA.");
-  m.def("from_dlpack", &from_dlpack, py::arg("x"),
+  m.def(
+      "from_dlpack", [](const py::handle &x) { return from_dlpack(x); }, py::arg("x"),
         "Takes a DLPack tensor (an object with __dlpack__, or a \"dltensor\" capsule) without copying: a NumPy "
         "array for host tensors, a DeviceArray for CUDA tensors.");
   m.def(

@@ -15,15 +15,16 @@ bool has_dlpack(const py::handle &obj);
 /// ufjit.from_dlpack: consumes the "dltensor" capsule of `obj` (or `obj`
 /// itself when it is one), renaming it "used_dltensor"; the tensor's deleter
 /// then runs exactly once, when the returned array is gone. A CUDA producer
-/// is asked for its capsule with `__dlpack__(stream=1)`: the legacy default
-/// stream, which ufjit's own (blocking) streams wait for, so the producer
-/// orders its pending work before ufjit's. Returns a NumPy array for host
+/// is asked for its capsule with `__dlpack__(stream=cuda_stream)`, the
+/// stream ufjit will read it on, so that the producer orders its pending
+/// work before ufjit's (the legacy default stream, 1, unless an async call
+/// names its stream). Returns a NumPy array for host
 /// tensors (zero-copy; writable, as DLPack 0.x carries no read-only flag)
 /// and a DeviceArray for CUDA tensors (zero-copy; it keeps the tensor
 /// alive). ValueError for a consumed capsule, TypeError for a DLPack 1.0
 /// versioned capsule or an object without `__dlpack__`, ufjit.InputError
 /// for a device or dtype ufjit does not take.
-py::object from_dlpack(const py::handle &obj);
+py::object from_dlpack(const py::handle &obj, int64_t cuda_stream = kDLPackLegacyStream);
 
 /// A "dltensor" capsule that owns `array` (a Holder-sharing view of it):
 /// its consumer calls the deleter; a capsule never consumed releases the

@@ -47,6 +47,10 @@ std::optional<TargetKind> parse_target(const py::object &target) {
 py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
                       const py::object &stream, const py::object &target) {
   Operands ops;
+  if (!stream.is_none()) {  // DLPack producers order their work before the call's stream
+    const auto handle = reinterpret_cast<uintptr_t>(stream.cast<PyStream>().stream->handle());
+    ops.dlpack_stream = handle == 0 ? kDLPackLegacyStream : static_cast<int64_t>(handle);
+  }
   std::vector<void *> producers;
   for (const py::handle &a : args) {
     add_input(ops, a);

@@ -205,8 +205,14 @@ void add_input(Operands &ops, const py::handle &obj) {
   // An object with only __dlpack__ (a JAX array, a CPU torch tensor):
   // consumed without a copy, after the buffer protocol.
   if (PyObject_CheckBuffer(obj.ptr()) == 0 && has_dlpack(obj)) {
-    add_input(ops, from_dlpack(obj));
-    return;
+    try {
+      add_input(ops, from_dlpack(obj, ops.dlpack_stream));
+      return;
+    } catch (py::error_already_set &e) {
+      if (!e.matches(PyExc_BufferError)) {
+        throw;
+      }
+    }
   }
   // The buffer protocol, __array_interface__, __array__, sequences.
   py::array a = py::array::ensure(obj);

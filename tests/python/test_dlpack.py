@@ -168,6 +168,27 @@ def test_ufunc_calls_take_objects_with_only_dlpack():
     np.testing.assert_array_equal(r, a * 2)
 
 
+class CannotExport:
+    """A producer whose __dlpack__ refuses (BufferError, as NumPy's does for a
+    read-only array) but that np.asarray reads."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, stream=None):
+        raise BufferError("cannot export")
+
+    def __array__(self, dtype=None):
+        return self.a
+
+
+def test_a_producer_that_cannot_export_is_read_as_np_asarray_reads_it():
+    a = np.arange(4, dtype=np.float64)
+    np.testing.assert_array_equal(twice(CannotExport(a)), a + a)
+    with pytest.raises(BufferError):
+        ufjit.from_dlpack(CannotExport(a))
+
+
 def test_errors():
     with pytest.raises(TypeError, match="__dlpack__"):
         ufjit.from_dlpack([1.0, 2.0])

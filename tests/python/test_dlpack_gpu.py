@@ -42,6 +42,14 @@ def test_torch_cuda_tensor_through_a_ufunc_to_torch_from_dlpack(gpu):
     r = axpy2(wrapped, ty[::3])
     assert wrapped.streams == [1]
     np.testing.assert_allclose(torch.from_dlpack(r).cpu().numpy(), 2 * x[::3] + y[::3], rtol=1e-6)
+    # an async call asks the producer for the call's own stream
+    s = ufjit.stream()
+    wrapped = DLPackOnly(tx)
+    out = ufjit.device_array(N, np.float32)
+    axpy2(wrapped, ty, out=out, stream=s)
+    s.synchronize()
+    assert wrapped.streams == [s.handle]
+    np.testing.assert_allclose(out.copy_to_host(), 2 * x + y, rtol=1e-6)
 
 
 def test_torch_from_ufjit_from_dlpack(gpu):
