@@ -75,7 +75,8 @@ py::capsule device_array_dlpack(const DeviceArray &a, const py::object &stream, 
   if (!dl_device.is_none()) {
     const auto d = dl_device.cast<py::tuple>();
     if (d[0].cast<int>() != kDLCUDA || d[1].cast<int>() != view.device) {
-      PyErr_SetString(PyExc_BufferError, "__dlpack__: a ufjit DeviceArray is exported on its own device only");
+      PyErr_SetString(PyExc_BufferError,
+                      "__dlpack__: a ufjit DeviceArray is exported on its own device only");
       throw py::error_already_set();
     }
   }
@@ -129,25 +130,29 @@ py::capsule export_dlpack(Array array) {
 void bind_dlpack(py::module_ &m, py::class_<DeviceArray> &device_array) {
   device_array
       .def("__dlpack__", &device_array_dlpack, py::arg("stream") = py::none(), py::kw_only(),
-           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+           py::arg("copy") = py::none(),
            "A DLPack capsule of this array (zero-copy; it keeps the memory alive): cupy.from_dlpack(a), "
            "torch.from_dlpack(a). ufjit inserts no stream wait: synchronise an array written by an "
            "async call (stream=) first.")
       .def(
           "__dlpack_device__",
-          [](const DeviceArray &a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.array->view().device); },
+          [](const DeviceArray &a) {
+            return py::make_tuple(static_cast<int>(kDLCUDA), a.array->view().device);
+          },
           "(2, device ordinal): kDLCUDA.");
   m.def(
       "from_dlpack", [](const py::handle &x) { return from_dlpack(x); }, py::arg("x"),
-        "Takes a DLPack tensor (an object with __dlpack__, or a \"dltensor\" capsule) without copying: a NumPy "
-        "array for host tensors, a DeviceArray for CUDA tensors.");
+      "Takes a DLPack tensor (an object with __dlpack__, or a \"dltensor\" capsule) without copying: a NumPy "
+      "array for host tensors, a DeviceArray for CUDA tensors.");
   m.def(
       "_export_dlpack",
       [](const py::array &a) {
         return export_dlpack(Array(host_view(a), std::make_shared<PyObjectHolder>(a)));
       },
       py::arg("array"),
-      "Tests only: a writable NumPy array handed out through ufjit's own DLPack exporter (as DeviceArray's).");
+      "Tests only: a writable NumPy array handed out through ufjit's own DLPack exporter (as "
+      "DeviceArray's).");
 }
 
 }  // namespace ufjit::python

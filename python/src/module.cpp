@@ -195,8 +195,7 @@ py::class_<DeviceArray> bind_device_array(py::module_ &m) {
       "A device array owned by ufjit; other libraries read it through __cuda_array_interface__ "
       "(cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array) or DLPack (cupy.from_dlpack, "
       "torch.from_dlpack).");
-  cls
-      .def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
+  cls.def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
       .def_property_readonly("strides",
                              [](const DeviceArray &a) { return as_tuple(a.array->view().strides); })
       .def_property_readonly("dtype", [](const DeviceArray &a) { return to_numpy_dtype(a.array->dtype()); })

@@ -1,12 +1,12 @@
 // Python objects <-> ufjit operands and arrays (see operands.h).
 #include "operands.h"
 
-#include "dlpack_exchange.h"
-
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
+
+#include "dlpack_exchange.h"
 
 namespace ufjit::python {
 
