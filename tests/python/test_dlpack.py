@@ -178,7 +178,7 @@ class CannotExport:
     def __dlpack__(self, stream=None):
         raise BufferError("cannot export")
 
-    def __array__(self, dtype=None):
+    def __array__(self, dtype=None, copy=None):  # NumPy 2 passes copy=
         return self.a
 
 
