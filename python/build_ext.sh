@@ -7,7 +7,8 @@
 # LIBDIR holds libufjit.so (bundle: lib/), INCLUDEDIR holds ufjit/ufjit.h
 # (bundle: include/). The package is assembled in OUTDIR (default
 # build/python): OUTDIR/ufjit/{*.py,_ufjit*.so}; then PYTHONPATH=OUTDIR.
-# PYTHON picks the interpreter (default python3); CXX the compiler.
+# PYTHON picks the interpreter (default python3); CXX the compiler. A host
+# without dlpack/dlpack.h (libdlpack-dev) uses src/dlpack_abi's, searched last.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 libdir=$(cd "${1:?usage: build_ext.sh LIBDIR INCLUDEDIR [OUTDIR]}" && pwd)
@@ -20,7 +21,7 @@ suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUF
 includes=$("$python" -m pybind11 --includes 2>/dev/null || echo "-I/usr/include/$("$python" -c 'import sysconfig,os; print(os.path.basename(sysconfig.get_paths()["include"]))')")
 cp "$here"/ufjit/*.py "$outdir/ufjit/"
 # shellcheck disable=SC2086  # $includes is a list of -I flags
-${CXX:-c++} -O2 -std=c++20 -shared -fPIC -fvisibility=hidden $includes -I"$incdir" \
-  "$here/src/module.cpp" "$here/src/operands.cpp" \
+${CXX:-c++} -O2 -std=c++20 -shared -fPIC -fvisibility=hidden $includes -I"$incdir" -idirafter "$here/src/dlpack_abi" \
+  "$here/src/module.cpp" "$here/src/operands.cpp" "$here/src/dlpack_exchange.cpp" \
   -L"$libdir" -lufjit -Wl,-rpath,"$libdir" -o "$outdir/ufjit/_ufjit$suffix"
 echo "built $outdir/ufjit/_ufjit$suffix; use PYTHONPATH=$outdir"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "dlpack_exchange.h"
 #include "operands.h"
 
 namespace ufjit::python {
@@ -46,6 +47,10 @@ std::optional<TargetKind> parse_target(const py::object &target) {
 py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
                       const py::object &stream, const py::object &target) {
   Operands ops;
+  if (!stream.is_none()) {  // DLPack producers order their work before the call's stream
+    const auto handle = reinterpret_cast<uintptr_t>(stream.cast<PyStream>().stream->handle());
+    ops.dlpack_stream = handle == 0 ? kDLPackLegacyStream : static_cast<int64_t>(handle);
+  }
   std::vector<void *> producers;
   for (const py::handle &a : args) {
     add_input(ops, a);
@@ -184,12 +189,13 @@ py::tuple as_tuple(const std::vector<int64_t> &v) {
   return t;
 }
 
-void bind_device_array(py::module_ &m) {
-  py::class_<DeviceArray>(
+py::class_<DeviceArray> bind_device_array(py::module_ &m) {
+  py::class_<DeviceArray> cls(
       m, "DeviceArray",
-      "A device array owned by ufjit; other libraries read it through "
-      "__cuda_array_interface__ (cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array).")
-      .def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
+      "A device array owned by ufjit; other libraries read it through __cuda_array_interface__ "
+      "(cupy.asarray, torch.as_tensor, numba.cuda.as_cuda_array) or DLPack (cupy.from_dlpack, "
+      "torch.from_dlpack).");
+  cls.def_property_readonly("shape", [](const DeviceArray &a) { return as_tuple(a.array->shape()); })
       .def_property_readonly("strides",
                              [](const DeviceArray &a) { return as_tuple(a.array->view().strides); })
       .def_property_readonly("dtype", [](const DeviceArray &a) { return to_numpy_dtype(a.array->dtype()); })
@@ -221,6 +227,7 @@ void bind_device_array(py::module_ &m) {
           "A new NumPy array holding the elements (C order).")
       .def("__repr__",
            [](const DeviceArray &a) { return "<ufjit.DeviceArray " + a.array->view().describe() + ">"; });
+  return cls;
 }
 
 void bind_stream(py::module_ &m) {
@@ -292,7 +299,8 @@ void bind_ufunc(py::module_ &m) {
 PYBIND11_MODULE(_ufjit, m) {
   m.doc() = "ufjit's C++ runtime seen from Python (use the `ufjit` package).";
   register_errors(m);
-  bind_device_array(m);
+  py::class_<DeviceArray> device_array = bind_device_array(m);
+  bind_dlpack(m, device_array);
   bind_stream(m);
   bind_ufunc(m);
   m.def("load", &load, py::arg("source"), py::arg("source_name") = "<string>",

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "dlpack_exchange.h"
+
 namespace ufjit::python {
 
 namespace {
@@ -30,6 +32,8 @@ py::handle numpy_generic() {
   return generic;
 }
 
+}  // namespace
+
 ArrayView host_view(const py::array &a) {
   ArrayView v;
   v.data = const_cast<void *>(a.data());
@@ -41,6 +45,8 @@ ArrayView host_view(const py::array &a) {
   }
   return v;
 }
+
+namespace {
 
 bool has_cuda_array_interface(const py::handle &obj) {
   return py::hasattr(obj, "__cuda_array_interface__");
@@ -195,6 +201,18 @@ void add_input(Operands &ops, const py::handle &obj) {
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
     return;
+  }
+  // An object with only __dlpack__ (a JAX array, a CPU torch tensor):
+  // consumed without a copy, after the buffer protocol.
+  if (PyObject_CheckBuffer(obj.ptr()) == 0 && has_dlpack(obj)) {
+    try {
+      add_input(ops, from_dlpack(obj, ops.dlpack_stream));
+      return;
+    } catch (py::error_already_set &e) {
+      if (!e.matches(PyExc_BufferError)) {
+        throw;
+      }
+    }
   }
   // The buffer protocol, __array_interface__, __array__, sequences.
   py::array a = py::array::ensure(obj);

@@ -23,16 +23,28 @@ struct DeviceArray {
   std::shared_ptr<Array> array;
 };
 
+/// The DLPack Python specification's number for the legacy default stream:
+/// ufjit's synchronous calls run on it, and its own streams (blocking) wait
+/// for it.
+constexpr int64_t kDLPackLegacyStream = 1;
+
 /// The operands of one call, and what keeps their memory alive.
 struct Operands {
   std::vector<Operand> operands;
   std::vector<py::object> keep_alive;
   bool any_device = false;
+  /// The stream a CUDA DLPack producer is asked to order its work before
+  /// (DLPack's numbering: 1 is the legacy default stream); see from_dlpack.
+  int64_t dlpack_stream = kDLPackLegacyStream;
 };
 
 /// Appends one input: a NumPy array (or anything np.asarray takes), a
 /// DeviceArray, an object with __cuda_array_interface__, a NumPy scalar
-/// (strong) or a Python bool/int/float/complex (weak). TypeError otherwise.
+/// (strong), a Python bool/int/float/complex (weak), or an object with only
+/// __dlpack__ (after __cuda_array_interface__ and the buffer protocol; a
+/// CUDA producer is asked for `ops.dlpack_stream`; a producer that cannot
+/// export, raising BufferError, is read as np.asarray reads it). TypeError
+/// otherwise.
 void add_input(Operands &ops, const py::handle &obj);
 /// Appends `out`: a writable NumPy array, a DeviceArray or a
 /// __cuda_array_interface__ object. TypeError otherwise.
@@ -43,6 +55,9 @@ void add_output(Operands &ops, const py::handle &obj);
 /// per-thread (2) default streams come back as null: ufjit's synchronous
 /// calls already run on the legacy default stream.
 void *producer_stream(const py::handle &obj);
+
+/// A view of a NumPy array's memory (it must outlive the view).
+ArrayView host_view(const py::array &a);
 
 /// A call's result as Python sees it: a NumPy array (host; a NumPy scalar
 /// when 0-d) or a DeviceArray.

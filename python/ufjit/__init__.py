@@ -8,12 +8,12 @@
 """
 
 from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Error, InputError, InternalError,
-                     NoDeviceError, ShapeError, Stream, synchronize, version)
+                     NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
 from ._streams import borrow_stream, stream
 from . import cuda
 from .cuda import device_array, to_device
 
 __all__ = ["vectorize", "guvectorize", "cuda", "UFunc", "GUFunc", "DeviceArray", "Stream", "stream",
-           "borrow_stream", "to_device", "device_array", "synchronize", "version", "Error", "CompileError",
-           "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError"]
+           "borrow_stream", "to_device", "device_array", "from_dlpack", "synchronize", "version", "Error",
+           "CompileError", "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError"]

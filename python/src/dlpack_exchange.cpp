@@ -1,0 +1,158 @@
+// DLPack between Python and ufjit (see dlpack_exchange.h).
+#include "dlpack_exchange.h"
+
+#include <ufjit/dlpack.h>
+
+#include <string>
+#include <utility>
+
+namespace ufjit::python {
+namespace {
+
+constexpr const char *kCapsuleName = "dltensor";
+constexpr const char *kUsedCapsuleName = "used_dltensor";
+constexpr const char *kVersionedCapsuleName = "dltensor_versioned";
+
+/// Frees a capsule's tensor when no consumer took it (a consumer renames
+/// the capsule "used_dltensor" and owns the tensor from then on).
+void delete_unconsumed(PyObject *capsule) {
+  if (PyCapsule_IsValid(capsule, kCapsuleName) == 0) {
+    return;
+  }
+  auto *tensor = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, kCapsuleName));
+  if (tensor->deleter != nullptr) {
+    tensor->deleter(tensor);
+  }
+}
+
+/// The capsule `obj` hands out, or `obj` itself when it is a capsule.
+py::object capsule_of(const py::handle &obj, int64_t cuda_stream) {
+  if (PyCapsule_CheckExact(obj.ptr())) {
+    return py::reinterpret_borrow<py::object>(obj);
+  }
+  if (!py::hasattr(obj, "__dlpack__")) {
+    throw py::type_error("ufjit.from_dlpack takes an object with __dlpack__ or a \"dltensor\" capsule, not " +
+                         py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  }
+  int device_type = kDLCPU;
+  if (py::hasattr(obj, "__dlpack_device__")) {
+    device_type = obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>();
+  }
+  if (device_type == kDLCUDA) {
+    return obj.attr("__dlpack__")(py::arg("stream") = cuda_stream);
+  }
+  return obj.attr("__dlpack__")();  // host tensors take stream=None
+}
+
+/// Owns a Python object for an exported Array; drops it under the GIL,
+/// whichever thread the consumer frees the tensor on.
+struct PyObjectHolder final : Array::Holder {
+  explicit PyObjectHolder(py::object o) : object(std::move(o)) {}
+  ~PyObjectHolder() override {
+    if (Py_IsInitialized() == 0) {
+      object.release();  // the interpreter is gone: nothing left to free
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    object = py::object();
+  }
+  PyObjectHolder(const PyObjectHolder &) = delete;
+  PyObjectHolder &operator=(const PyObjectHolder &) = delete;
+  py::object object;
+};
+
+/// DeviceArray.__dlpack__(stream=None, *, max_version=None, dl_device=None,
+/// copy=None). ufjit inserts no stream wait: a synchronous call's result is
+/// complete when the call returns, and an array written by an async call
+/// (`out=`, `stream=`) is ordered by the caller (synchronise first).
+py::capsule device_array_dlpack(const DeviceArray &a, const py::object &stream, const py::object &max_version,
+                                const py::object &dl_device, const py::object &copy) {
+  (void)max_version;  // the answer is a DLPack 0.x "dltensor" capsule, which the spec allows
+  if (!stream.is_none() && (!PyLong_Check(stream.ptr()) || stream.cast<int64_t>() < -1)) {
+    throw py::value_error("__dlpack__: stream must be None or an int >= -1 (a CUDA stream handle)");
+  }
+  const ArrayView &view = a.array->view();
+  if (!dl_device.is_none()) {
+    const auto d = dl_device.cast<py::tuple>();
+    if (d[0].cast<int>() != kDLCUDA || d[1].cast<int>() != view.device) {
+      PyErr_SetString(PyExc_BufferError,
+                      "__dlpack__: a ufjit DeviceArray is exported on its own device only");
+      throw py::error_already_set();
+    }
+  }
+  if (!copy.is_none() && copy.cast<bool>()) {
+    PyErr_SetString(PyExc_BufferError, "__dlpack__: ufjit exports without copying (copy=True refused)");
+    throw py::error_already_set();
+  }
+  return export_dlpack(Array(view, a.array->holder()));
+}
+
+}  // namespace
+
+bool has_dlpack(const py::handle &obj) {
+  return PyCapsule_CheckExact(obj.ptr()) || py::hasattr(obj, "__dlpack__");
+}
+
+py::object from_dlpack(const py::handle &obj, int64_t cuda_stream) {
+  py::object capsule = capsule_of(obj, cuda_stream);
+  PyObject *c = capsule.ptr();
+  if (PyCapsule_IsValid(c, kUsedCapsuleName) != 0) {
+    throw py::value_error("ufjit.from_dlpack: this DLPack capsule was already consumed");
+  }
+  if (PyCapsule_IsValid(c, kVersionedCapsuleName) != 0) {
+    throw py::type_error("ufjit.from_dlpack: DLPack 1.0 \"dltensor_versioned\" capsules are not taken yet");
+  }
+  auto *tensor = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(c, kCapsuleName));
+  if (tensor == nullptr) {
+    throw py::error_already_set();  // not a "dltensor" capsule: ValueError from CPython
+  }
+  if (PyCapsule_SetName(c, kUsedCapsuleName) != 0) {
+    throw py::error_already_set();
+  }
+  // Owns the tensor from here: on a throw, the deleter has already run once.
+  Array array = ufjit::from_dlpack(tensor);
+  if (array.residence() == Residence::Device) {
+    return py::cast(DeviceArray{std::make_shared<Array>(std::move(array))});
+  }
+  return host_to_numpy(std::move(array));
+}
+
+py::capsule export_dlpack(Array array) {
+  DLManagedTensor *tensor = to_dlpack(std::move(array));
+  PyObject *capsule = PyCapsule_New(tensor, kCapsuleName, delete_unconsumed);
+  if (capsule == nullptr) {
+    tensor->deleter(tensor);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
+void bind_dlpack(py::module_ &m, py::class_<DeviceArray> &device_array) {
+  device_array
+      .def("__dlpack__", &device_array_dlpack, py::arg("stream") = py::none(), py::kw_only(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+           py::arg("copy") = py::none(),
+           "A DLPack capsule of this array (zero-copy; it keeps the memory alive): cupy.from_dlpack(a), "
+           "torch.from_dlpack(a). ufjit inserts no stream wait: synchronise an array written by an "
+           "async call (stream=) first.")
+      .def(
+          "__dlpack_device__",
+          [](const DeviceArray &a) {
+            return py::make_tuple(static_cast<int>(kDLCUDA), a.array->view().device);
+          },
+          "(2, device ordinal): kDLCUDA.");
+  m.def(
+      "from_dlpack", [](const py::handle &x) { return from_dlpack(x); }, py::arg("x"),
+      "Takes a DLPack tensor (an object with __dlpack__, or a \"dltensor\" capsule) without copying: a NumPy "
+      "array for host tensors, a DeviceArray for CUDA tensors.");
+  m.def(
+      "_export_dlpack",
+      [](const py::array &a) {
+        return export_dlpack(Array(host_view(a), std::make_shared<PyObjectHolder>(a)));
+      },
+      py::arg("array"),
+      "Tests only: a writable NumPy array handed out through ufjit's own DLPack exporter (as "
+      "DeviceArray's).");
+}
+
+}  // namespace ufjit::python
