@@ -17,6 +17,9 @@ import time
 
 import numpy as np
 
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 on NumPy 2.5 still names it (as compare/numba_cupy.py)
+    np.row_stack = np.vstack
+
 SQRT_2PI = np.float32((2 * math.pi) ** 0.5)
 N_BIG = 2 ** 24
 N_SMALL = 1024
