@@ -238,6 +238,9 @@ void FunctionLowerer::emit_array_store(const ir::ArrayStore &s) {
 /// function is optimized once, on its own, in linear time; a call costs
 /// nothing next to a thousand blocks of work.
 constexpr std::size_t kMaxInlinedBlocks = 1000;
+/// Nor when it has more instructions than this: each kernel variant (PTX has
+/// four or five) would optimize and code-generate its own copy.
+constexpr std::size_t kMaxInlinedInstructions = 20000;
 
 llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
                              const LoweringTarget &target) {
@@ -272,8 +275,12 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
   }
   llvm::Function *entry = ms.functions.at(module.entry_function().name);
   std::size_t blocks = 0;
-  for (const auto &named : ms.functions) blocks += named.second->size();
-  if (blocks > kMaxInlinedBlocks) {
+  std::size_t instructions = 0;
+  for (const auto &named : ms.functions) {
+    blocks += named.second->size();
+    instructions += named.second->getInstructionCount();
+  }
+  if (blocks > kMaxInlinedBlocks || instructions > kMaxInlinedInstructions) {
     entry->removeFnAttr(llvm::Attribute::AlwaysInline);
     entry->addFnAttr(llvm::Attribute::NoInline);
   }
