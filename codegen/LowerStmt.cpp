@@ -1,8 +1,9 @@
 // Statements of one IR function, and lower_module (the driver).
 // requires: a verified ir::Module; guarantees: one internal, alwaysinline
 // LLVM function per IR function (the entry: noinline in a huge module, see
-// kMaxInlinedBlocks) with structured control flow; blocks after
-// a Return/Break/Continue have no predecessors and end in `unreachable`.
+// kMaxInlinedBlocks and kMaxInlinedInstructions) with structured control
+// flow; blocks after a Return/Break/Continue have no predecessors and end in
+// `unreachable`.
 #include "codegen/LowerFunction.h"
 #include "frontend/InternalAssert.h"
 
