@@ -13,6 +13,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/HostJit.h"
+#include "codegen/HugeFunctions.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
 #include "frontend/InternalAssert.h"
@@ -93,7 +94,9 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vecto
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
-  llvm::PassBuilder builder(&tm, tuning);
+  llvm::PassInstrumentationCallbacks instrumentation;
+  skip_quadratic_passes_on_huge_functions(instrumentation);
+  llvm::PassBuilder builder(&tm, tuning, std::nullopt, &instrumentation);
   llvm::Triple triple(module.getTargetTriple());
   llvm::TargetLibraryInfoImpl library_info(triple);
   if (vector_math) {

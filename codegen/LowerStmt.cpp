@@ -1,7 +1,9 @@
 // Statements of one IR function, and lower_module (the driver).
 // requires: a verified ir::Module; guarantees: one internal, alwaysinline
-// LLVM function per IR function with structured control flow; blocks after
-// a Return/Break/Continue have no predecessors and end in `unreachable`.
+// LLVM function per IR function (the entry: noinline in a huge module, see
+// kMaxInlinedBlocks and kMaxInlinedInstructions) with structured control
+// flow; blocks after a Return/Break/Continue have no predecessors and end in
+// `unreachable`.
 #include "codegen/LowerFunction.h"
 #include "frontend/InternalAssert.h"
 
@@ -94,19 +96,29 @@ void FunctionLowerer::emit(const ir::Stmt &s) {
   internal_error << "cannot lower statement of kind " << ir::node_kind_name(s->kind);
 }
 
-void FunctionLowerer::emit_if(const ir::If &s) {
-  llvm::Value *cond = emit(s.cond);
-  llvm::BasicBlock *then_block = new_block(emitter_, "then");
-  llvm::BasicBlock *else_block = s.else_body ? new_block(emitter_, "else") : nullptr;
-  llvm::BasicBlock *merge = new_block(emitter_, "endif");
-  builder_.CreateCondBr(cond, then_block, else_block != nullptr ? else_block : merge);
-  builder_.SetInsertPoint(then_block);
-  emit(s.then_body);
-  branch_to(merge);
-  if (else_block != nullptr) {
-    builder_.SetInsertPoint(else_block);
-    emit(s.else_body);
+void FunctionLowerer::emit_if(const ir::If &first) {
+  // An if/elif chain is lowered in a loop and branches to one endif block.
+  // Nested, each elif added a level of recursion and an empty endif block
+  // branching to the next one.
+  llvm::BasicBlock *merge = nullptr;
+  for (const ir::If *s = &first;;) {
+    llvm::Value *cond = emit(s->cond);
+    llvm::BasicBlock *then_block = new_block(emitter_, "then");
+    llvm::BasicBlock *else_block = s->else_body ? new_block(emitter_, "else") : nullptr;
+    if (merge == nullptr) merge = new_block(emitter_, "endif");
+    builder_.CreateCondBr(cond, then_block, else_block != nullptr ? else_block : merge);
+    builder_.SetInsertPoint(then_block);
+    emit(s->then_body);
     branch_to(merge);
+    if (else_block == nullptr) break;
+    builder_.SetInsertPoint(else_block);
+    if (const ir::If *elif = s->elif()) {
+      s = elif;
+      continue;
+    }
+    emit(s->else_body);
+    branch_to(merge);
+    break;
   }
   builder_.SetInsertPoint(merge);
 }
@@ -217,6 +229,20 @@ void FunctionLowerer::emit_array_store(const ir::ArrayStore &s) {
 
 }  // namespace lower
 
+/// Kernel entries call the lowered entry function, which LLVM inlines into
+/// their loops unless the module has more basic blocks than this (its helpers
+/// are inlined into it either way). Inlined into a loop, a long if/elif chain
+/// on a loop-invariant operand (a scalar operand of the CPU kernel) has its
+/// compares hoisted by LICM; SimplifyCFG then turns the chain into one select
+/// chain, on which InstCombine is quadratic (isImpliedCondition against each
+/// earlier condition): 1,000 elifs took 17 s, 3,000 over 100 s. Called, the
+/// function is optimized once, on its own, in linear time; a call costs
+/// nothing next to a thousand blocks of work.
+constexpr std::size_t kMaxInlinedBlocks = 1000;
+/// Nor when it has more instructions than this: each kernel variant (PTX has
+/// four or five) would optimize and code-generate its own copy.
+constexpr std::size_t kMaxInlinedInstructions = 20000;
+
 llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}};
@@ -248,7 +274,18 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
     internal_assert(!llvm::verifyFunction(*f, &stream)) << "lowered function " << f->getName().str()
                                                         << " is invalid: " << stream.str();
   }
-  return ms.functions.at(module.entry_function().name);
+  llvm::Function *entry = ms.functions.at(module.entry_function().name);
+  std::size_t blocks = 0;
+  std::size_t instructions = 0;
+  for (const auto &named : ms.functions) {
+    blocks += named.second->size();
+    instructions += named.second->getInstructionCount();
+  }
+  if (blocks > kMaxInlinedBlocks || instructions > kMaxInlinedInstructions) {
+    entry->removeFnAttr(llvm::Attribute::AlwaysInline);
+    entry->addFnAttr(llvm::Attribute::NoInline);
+  }
+  return entry;
 }
 
 }  // namespace ufjit::codegen

@@ -1,6 +1,7 @@
 // NVPTX target machine, optimization pipeline and PTX emission
 // (codegen/NVPTXTarget.h).
 #include "codegen/NVPTXTarget.h"
+#include "codegen/HugeFunctions.h"
 
 #include <algorithm>
 #include <mutex>
@@ -140,7 +141,9 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   tuning.SLPVectorization = false;
   // The PassBuilder asks the target machine for its callbacks: on NVPTX they
   // add NVVMReflect (resolving libdevice's __nvvm_reflect) at pipeline start.
-  llvm::PassBuilder builder(&tm, tuning);
+  llvm::PassInstrumentationCallbacks instrumentation;
+  skip_quadratic_passes_on_huge_functions(instrumentation);
+  llvm::PassBuilder builder(&tm, tuning, std::nullopt, &instrumentation);
   // No C library on the device: LLVM must not turn code into libcalls.
   llvm::TargetLibraryInfoImpl library_info(llvm::Triple(module.getTargetTriple()));
   library_info.disableAllFunctions();
@@ -178,6 +181,8 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
   optimize(module, *tm);
   verify_or_throw(module, "after optimization");
+  // Below Aggressive, NVPTX's code generator runs EarlyCSE instead of GVN.
+  if (has_huge_function(module)) tm->setOptLevel(llvm::CodeGenOptLevel::Default);
   return emit_text(module, *tm);
 }
 

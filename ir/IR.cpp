@@ -443,6 +443,14 @@ Stmt If::make(Expr cond, Stmt then_body, Stmt else_body) {
   return Stmt(std::move(n));
 }
 
+const If *If::elif() const {
+  if (!else_body) return nullptr;
+  if (const If *i = else_body.as<If>()) return i;
+  const Block *b = else_body.as<Block>();
+  if (b == nullptr || b->stmts.size() != 1) return nullptr;
+  return b->stmts[0].as<If>();
+}
+
 Stmt While::make(Expr cond, Stmt body) {
   check_expr(cond, "While");
   internal_assert(cond.type().is_bool()) << "While condition of type " << cond.type().str();

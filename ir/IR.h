@@ -381,6 +381,11 @@ struct If : StmtNode {
   Stmt then_body;
   Stmt else_body;  // may be null
   If() : StmtNode(kKind) {}
+
+  /// The If that is all of this one's else (an `elif`), or nullptr. Passes
+  /// walk an if/elif chain with it in a loop: recursing, their depth (and a
+  /// printer's indentation) would grow with the chain's length.
+  const If *elif() const;
 };
 
 struct While : StmtNode {

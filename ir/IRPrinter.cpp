@@ -115,12 +115,22 @@ class Printer {
         return;
       }
       case NodeKind::If: {
+        // An elif chain prints flat ("} else if c {"): nested, its
+        // indentation grew with its length (10,000 elifs: 1 GB of text).
         const If *i = s.as<If>();
         out_ << pad << "if " << expr(i->cond) << " {\n";
-        stmt(i->then_body, indent + 1);
-        if (i->else_body) {
-          out_ << pad << "} else {\n";
-          stmt(i->else_body, indent + 1);
+        for (;;) {
+          stmt(i->then_body, indent + 1);
+          if (const If *elif = i->elif()) {
+            out_ << pad << "} else if " << expr(elif->cond) << " {\n";
+            i = elif;
+            continue;
+          }
+          if (i->else_body) {
+            out_ << pad << "} else {\n";
+            stmt(i->else_body, indent + 1);
+          }
+          break;
         }
         out_ << pad << "}\n";
         return;

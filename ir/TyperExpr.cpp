@@ -218,6 +218,12 @@ Value BodyTyper::boolop_expr(const ast::BoolOp &e) {
       continue;
     }
     if (!result.is_weak() && !next.is_weak() && result.type.is_bool() && next.type.is_bool()) {
+      if (const Const *k = result.expr.as<Const>()) {
+        // `FLAG and x`, `OFF or ON`: a constant first operand decides, as
+        // for weak operands, so that `if OFF or ON:` is a constant condition.
+        if ((op == ShortCircuit::Op::And) == (k->int_bits != 0)) result = next;
+        continue;
+      }
       result = Value::strong(ShortCircuit::make(op, result.expr, next.expr));
       continue;
     }

@@ -476,18 +476,28 @@ void BodyTyper::aug_assign_stmt(const ast::AugAssign &s, std::vector<Stmt> &out)
 void BodyTyper::if_stmt(const ast::If &s, std::vector<Stmt> &out) {
   Value cond = truth(expr(*s.test), s.test->loc);
   flush_pre(out);
+  // A constant condition (`if True:`, `if DEBUG:`, `elif not FLAG:`) takes
+  // one branch: the other is typed as unreachable code (its errors are
+  // reported, its statements are not emitted) and no If is emitted, so that
+  // the verifier and the lowering see exactly the paths the typer saw.
+  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
+  bool then_dead = k != nullptr && k->int_bits == 0;
+  bool else_dead = k != nullptr && k->int_bits != 0;
   Flow entry = flow_;
+  if (then_dead) flow_.reachable = false;
   Stmt then_body = block(s.body);
   Flow after_then = flow_;
   flow_ = entry;
+  if (else_dead) flow_.reachable = false;
   Stmt else_body = s.orelse.empty() ? Stmt() : block(s.orelse);
   Flow after_else = flow_;
-  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
   if (k != nullptr) {
-    flow_ = k->int_bits != 0 ? after_then : after_else;
-  } else {
-    flow_ = join(after_then, after_else);
+    flow_ = else_dead ? after_then : after_else;
+    Stmt taken = else_dead ? then_body : else_body;
+    if (taken) out.push_back(taken);
+    return;
   }
+  flow_ = join(after_then, after_else);
   if (cond.ok) out.push_back(If::make(cond.expr, then_body, else_body));
 }
 
@@ -496,18 +506,20 @@ void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
   std::vector<Stmt> cond_pre;
   flush_pre(cond_pre);
   Flow entry = flow_;
+  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
+  bool forever = k != nullptr && k->int_bits != 0;
+  bool never = k != nullptr && k->int_bits == 0;  // `while False:`: the body is dead
   ++loop_depth_;
   Flow unreachable;
   unreachable.reachable = false;
   break_flows_.push_back(unreachable);
+  if (never) flow_.reachable = false;
   Stmt body = block(s.body);
   Flow breaks = break_flows_.back();
   break_flows_.pop_back();
   --loop_depth_;
-  const Const *k = cond.ok ? cond.expr.as<Const>() : nullptr;
-  bool forever = k != nullptr && k->int_bits != 0;
   flow_ = forever ? breaks : join(entry, breaks);
-  if (!cond.ok) return;
+  if (!cond.ok || never) return;
   if (cond_pre.empty()) {
     out.push_back(While::make(cond.expr, body));
     return;

@@ -17,6 +17,15 @@ Type complex_part(const Type &t) {
   return Type::scalar(t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64);
 }
 
+/// For an If whose condition is a constant: the branch taken (possibly
+/// empty); nullptr otherwise. The typer reasons the same way (it emits only
+/// the taken branch), so both agree on which paths exist.
+const Stmt *taken_branch(const If *i) {
+  const Const *c = i->cond.as<Const>();
+  if (c == nullptr) return nullptr;
+  return c->int_bits != 0 ? &i->then_body : &i->else_body;
+}
+
 /// Whether a `while` body contains a `break` that leaves this loop (not one
 /// of a nested loop).
 bool has_own_break(const Stmt &s) {
@@ -28,7 +37,10 @@ bool has_own_break(const Stmt &s) {
     }
     return false;
   }
-  if (const If *i = s.as<If>()) return has_own_break(i->then_body) || has_own_break(i->else_body);
+  if (const If *i = s.as<If>()) {
+    if (const Stmt *t = taken_branch(i)) return has_own_break(*t);
+    return has_own_break(i->then_body) || has_own_break(i->else_body);
+  }
   return false;  // While/ForRange: their breaks are their own
 }
 
@@ -42,7 +54,10 @@ bool always_returns(const Stmt &s) {
     }
     return false;
   }
-  if (const If *i = s.as<If>()) return always_returns(i->then_body) && always_returns(i->else_body);
+  if (const If *i = s.as<If>()) {
+    if (const Stmt *t = taken_branch(i)) return always_returns(*t);
+    return always_returns(i->then_body) && always_returns(i->else_body);
+  }
   if (const While *w = s.as<While>()) {
     const Const *c = w->cond.as<Const>();
     return c != nullptr && c->int_bits != 0 && !has_own_break(w->body);
