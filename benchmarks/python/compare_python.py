@@ -65,12 +65,13 @@ def kernels(vectorize, device_jit):
 def cupy_kernels(cp):
     gauss = cp.ElementwiseKernel("float32 x, float32 mean, float32 sigma", "float32 y",
                                  f"y = expf(-0.5f * ((x - mean) / sigma) * ((x - mean) / sigma)) / "
-                                 f"(sigma * {float(SQRT_2PI)}f)", "gauss")
+                                 f"(sigma * {float(SQRT_2PI)}f)", "cmp_gauss")
     polar = cp.ElementwiseKernel("float32 r1, float32 t1, float32 r2, float32 t2", "float32 d",
                                  "float dx = r1 * cosf(t1) - r2 * cosf(t2); float dy = r1 * sinf(t1) - r2 * sinf(t2);"
-                                 " d = sqrtf(dx * dx + dy * dy)", "polar")
-    sincos = cp.ElementwiseKernel("float32 x", "float32 y", "y = cosf(x) * cosf(x) + sinf(x) * sinf(x)", "sincos")
-    add = cp.ElementwiseKernel("int64 x, int64 y", "int64 z", "z = x + y", "add")
+                                 " d = sqrtf(dx * dx + dy * dy)", "cmp_polar")
+    sincos = cp.ElementwiseKernel("float32 x", "float32 y", "y = cosf(x) * cosf(x) + sinf(x) * sinf(x)",
+                                  "cmp_sincos")  # a kernel named sincos clashes with CUDA's sincos()
+    add = cp.ElementwiseKernel("int64 x, int64 y", "int64 z", "z = x + y", "cmp_add")
     return {"add_ufunc": add, "gaussian_pdf": gauss, "polar_distance": polar, "sincos": sincos}
 
 
