@@ -165,6 +165,13 @@ CompileResult compile_here(const CompileRequest &request) {
         result.output += ir::print(module);
         continue;
       }
+      if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
+        // Typed (section 8 of LANGUAGE.md) but without kernel entries yet:
+        // say so at the signature instead of failing inside code generation.
+        diags.error(sig.loc, "'@guvectorize' function '" + ufunc.name + "' cannot be compiled to a module yet: " +
+                                 "generalized ufuncs have no kernel entries (--emit ir shows its typed IR)");
+        continue;
+      }
       codegen::EntryRequest entry;
       entry.module = &module;
       entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
@@ -183,6 +190,7 @@ CompileResult compile_here(const CompileRequest &request) {
     result.ok = true;
     return finish(std::move(result), diags);
   }
+  if (diags.has_errors()) return finish(std::move(result), diags);
 
   codegen::GpuOptions gpu;
   gpu.arch = request.arch;

@@ -150,6 +150,21 @@ class OutputFiles(Hostile):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("directory", r.stderr)
 
+    def test_gufunc_compile_is_a_located_error_and_writes_nothing(self):
+        src = self.path("dot.ufn")
+        with open(src, "w") as f:
+            f.write("from numba import guvectorize\n\n"
+                    "@guvectorize(['void(float32[:], float32[:], float32[:])'], '(n),(n)->()')\n"
+                    "def dot(a, b, out):\n"
+                    "    out[0] = a[0] * b[0]\n")
+        r = ufjit("compile", src, "-o", self.path("dot.ptx"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("dot.ufn:3:", r.stderr)
+        self.assertIn("cannot be compiled to a module yet", r.stderr)
+        self.assertNotIn("internal error", r.stderr)
+        self.assertFalse(os.path.exists(self.path("dot.ptx")))
+        self.assert_no_temps()
+
     def test_failing_manifest_leaves_no_module(self):
         # The manifest's path is a directory: nothing may be written at all.
         os.mkdir(self.path("m.json"))
