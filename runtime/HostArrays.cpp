@@ -273,6 +273,7 @@ Array allocate_host(DType dtype, const std::vector<int64_t> &shape) {
 
 void copy_host_strided(const ArrayView &src, const ArrayView &dst) {
   const std::size_t itemsize = dtype_size(src.dtype);
+  if (src.size() == 0) return;  // an empty view may have no data pointer, and memcpy takes none
   if (src.is_c_contiguous() && dst.is_c_contiguous()) {
     std::memcpy(dst.data, src.data, static_cast<std::size_t>(src.size()) * itemsize);
     return;
