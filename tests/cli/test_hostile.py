@@ -3,9 +3,12 @@ are links, devices, read-only files or the inputs themselves; inputs that
 are FIFOs, directories, devices or lie about their size; a cache directory
 holding FIFOs or being a file; command-line scalars. Each test checks the
 exit code, a message naming the problem, and that nothing was lost."""
+import json
 import os
+import shutil
 import stat
 import subprocess
+import sys
 import threading
 import unittest
 
@@ -286,6 +289,21 @@ class Cache(Hostile):
         self.assertIn("Permission denied", r.stderr)
 
 
+# Run by a NumPy-capable interpreter: saves each case as DIR/cI.npy and
+# prints the list of NumPy's reprs as JSON.
+NUMPY_REPR_CASES = """
+import json, sys
+import numpy as np
+cases = [np.zeros((0, 3), np.float32), np.arange(6.0).reshape(2, 3) / 3, np.array([1e-10, 1.0, 2.0]),
+         np.array([1e20, 2.5]), np.arange(2000), np.array([[True, False]]), np.array([1 + 2j, 3 - 4j]),
+         np.arange(12, dtype=np.int32).reshape(2, 2, 3), np.array([np.nan, np.inf, -np.inf, 0.5], np.float32),
+         np.array([255, 0], np.uint8), np.linspace(0, 1, 7, dtype=np.float32),
+         np.array([123456789.0, 0.001]), np.array([0.1, 65504, -2.5], np.float16)]
+for i, a in enumerate(cases):
+    np.save('%s/c%d.npy' % (sys.argv[1], i), a)
+print(json.dumps([repr(a) for a in cases]))
+"""
+
 IDENT = """from numba import vectorize
 
 @vectorize(['float32(float32)', 'float64(float64)', 'int32(int32)', 'int64(int64)', 'complex128(complex128)',
@@ -346,6 +364,22 @@ class Arguments(Hostile):
         self.assertEqual(r.stdout.strip(), "array([], shape=(0, 3), dtype=float32)", r.stderr)
         npyfile.write(self.path("e1.npy"), "<i8", (0,), [])
         self.assertEqual(self.ident(self.path("e1.npy")).stdout.strip(), "array([], dtype=int64)")
+
+    def test_printed_results_equal_numpys_own_repr(self):
+        # Differential: the strings above were written from NumPy's rules; here
+        # NumPy itself (Debian's python3-numpy) writes the files and the
+        # expected reprs, from whichever interpreter can import it.
+        python = next((exe for exe in (sys.executable, "/usr/bin/python3", shutil.which("python3"))
+                       if exe and subprocess.run([exe, "-c", "import numpy"], capture_output=True).returncode == 0),
+                      None)
+        if python is None:
+            self.skipTest("no interpreter here imports NumPy")
+        made = subprocess.run([python, "-c", NUMPY_REPR_CASES, self.d], capture_output=True, text=True, check=True)
+        expected = json.loads(made.stdout)
+        self.assertGreater(len(expected), 10)
+        for i, want in enumerate(expected):
+            with self.subTest(case=i):
+                self.assertEqual(self.ident(self.path("c%d.npy" % i)).stdout, want + "\n")
 
     def test_nd_results_print_as_numpy_does(self):
         npyfile.write(self.path("a.npy"), "<i4", (2, 2, 2), list(range(8)))
