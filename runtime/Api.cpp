@@ -45,10 +45,6 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
   return ufuncs;
 }
 
-std::string read_file(const std::string &path) {
-  return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
-}
-
 }  // namespace
 
 // -------------------------------------------------------------------- Runtime
@@ -85,7 +81,7 @@ UfuncSet Runtime::load(const std::string &source, const std::string &source_name
   return set;
 }
 
-UfuncSet Runtime::load_file(const std::string &path) { return load(read_file(path), path); }
+UfuncSet Runtime::load_file(const std::string &path) { return load(read_source_file(path), path); }
 
 Array Runtime::to_device(const ArrayView &host) {
   runtime::validate_view(host, [] { return std::string("to_device: the array"); });

@@ -264,7 +264,6 @@ void OutputFile::commit() {
   temp_.clear();
 }
 
-
 std::string read_regular_file(const std::string &path, std::size_t max_bytes, const std::string &what) {
   const runtime::RegularFile file(path, what);
   if (file.size() > max_bytes) {
@@ -292,6 +291,10 @@ std::string read_regular_file(const std::string &path, std::size_t max_bytes, co
   }
   bytes.resize(done);
   return bytes;
+}
+
+std::string read_source_file(const std::string &path) {
+  return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
 }
 
 }  // namespace ufjit

@@ -78,9 +78,8 @@ Array &Array::operator=(Array &&o) noexcept {
 }
 
 Array Array::host(DType dtype, std::vector<int64_t> shape) {
-  const int64_t bytes = runtime::checked_bytes(dtype, shape);
-  Array a = runtime::allocate_host(dtype, shape);
-  std::memset(a.data(), 0, static_cast<std::size_t>(bytes));
+  Array a = runtime::allocate_host(dtype, shape);  // checks the byte size
+  std::memset(a.data(), 0, static_cast<std::size_t>(a.size()) * dtype_size(dtype));
   return a;
 }
 

@@ -39,6 +39,10 @@ constexpr std::size_t kMaxSourceBytes = std::size_t{64} << 20;
 /// should hold in messages (".ufn sources"). Throws InputError naming the path.
 UFJIT_API std::string read_regular_file(const std::string &path, std::size_t max_bytes, const std::string &what);
 
+/// Reads a .ufn source as the tool and Runtime::load_file do: a regular file
+/// of at most kMaxSourceBytes. Throws InputError naming the path.
+UFJIT_API std::string read_source_file(const std::string &path);
+
 /// One output file under the rules above.
 class UFJIT_API OutputFile {
  public:

@@ -3,6 +3,7 @@
 #include "Verbs.h"
 #include "VerifyDiagnostics.h"
 #include "ufjit/compiler.h"
+#include "ufjit/files.h"
 
 namespace ufjit::tool {
 namespace {
@@ -13,7 +14,7 @@ struct CheckOptions {
 };
 
 ExitCode run_check(const CheckOptions &options) {
-  std::string source = read_source(options.file);
+  std::string source = read_source_file(options.file);
   if (options.verify) {
     return verify_diagnostics(source, options.file) ? ExitCode::Ok : ExitCode::SourceError;
   }

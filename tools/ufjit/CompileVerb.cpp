@@ -51,7 +51,7 @@ ExitCode run_compile(const CompileOptions &options) {
       manifest.emplace(manifest_name);
     }
   }
-  request.source = read_source(options.file);
+  request.source = read_source_file(options.file);
   request.source_name = options.file;
   request.arch = options.arch;
   request.function = options.function;

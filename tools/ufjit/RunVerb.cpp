@@ -52,7 +52,7 @@ ExitCode run_run(const RunOptions &options) {
   if (options.target == "cpu") runtime_options.target = TargetKind::Cpu;
   if (options.target == "cuda") runtime_options.target = TargetKind::Cuda;
   Runtime runtime(runtime_options);
-  UfuncSet ufuncs = runtime.load(read_source(options.file), options.file);
+  UfuncSet ufuncs = runtime.load_file(options.file);
   const Ufunc &ufunc = ufuncs[options.function];
 
   std::vector<Array> arrays;  // keep loaded inputs alive during the call

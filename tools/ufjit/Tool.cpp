@@ -15,10 +15,6 @@ namespace ufjit::tool {
 
 void print_error(const std::string &message) { std::cerr << "ufjit: error: " << message << "\n"; }
 
-std::string read_source(const std::string &path) {
-  return read_regular_file(path, kMaxSourceBytes, ".ufn sources (64 MiB at most)");
-}
-
 void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs) {
   struct stat out;
   if (::stat(output.c_str(), &out) != 0) {

@@ -28,11 +28,6 @@ class UsageError : public std::runtime_error {
 /// UsageError. Paths that do not exist are skipped.
 void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs);
 
-/// Reads a .ufn source: a regular file of at most kMaxSourceBytes. A FIFO,
-/// device or directory is refused at once (never waited on); throws
-/// ufjit::InputError naming the path, the problem and the fix.
-std::string read_source(const std::string &path);
-
 /// Flushes standard output before exit: a write error there (`> /dev/full`,
 /// a closed pipe) is an error (exit 1), not a silently lost result.
 ExitCode flush_stdout(ExitCode code);
