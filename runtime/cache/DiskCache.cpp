@@ -377,8 +377,7 @@ std::optional<std::string> DiskCache::load(const KeyHash &key) {
     return std::nullopt;
   }
   std::string bytes;
-  bool ok = true;
-  ok = ok && read_all(fd, bytes);
+  const bool ok = read_all(fd, bytes);
   std::string_view payload;
   problem = ok ? check_entry(bytes, &key, nullptr, &payload) : "unreadable";
   if (!problem.empty()) {
