@@ -110,6 +110,9 @@ HostMath host_math(const llvm::orc::JITTargetMachineBuilder &machine) {
   auto loaded = [](VectorMathLibrary library) {
     return load_vector_math(library) ? library : VectorMathLibrary::None;
   };
+  if (choice != "" && choice != "auto" && choice != "none" && choice != "sleef" && choice != "libmvec") {
+    throw Error("UFJIT_CPU_VECTOR_MATH=" + choice + ": expected auto, none, sleef or libmvec");
+  }
   if (choice == "none") {
     return math;
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "codegen/HostJit.h"
 #include "codegen/VectorMath.h"
 #include "tests/unit/codegen_targets_ir.h"
+#include "ufjit/errors.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 
@@ -84,6 +86,36 @@ TEST(CpuVectorMath, SincosSeedLoopCallsSleefSincosOnce) {
   EXPECT_EQ(ir_text.find("call <"), std::string::npos) << "unfused vector sin or cos left:\n" << ir_text;
 }
 
+/// Sets UFJIT_CPU_VECTOR_MATH for one scope.
+class VectorMathEnv {
+ public:
+  explicit VectorMathEnv(const char *value) { setenv("UFJIT_CPU_VECTOR_MATH", value, 1); }
+  ~VectorMathEnv() { unsetenv("UFJIT_CPU_VECTOR_MATH"); }
+};
+
+TEST(CpuVectorMath, NoneKeepsTheScalarCLibrary) {
+  VectorMathEnv env("none");
+  CpuCompiler compiler;
+  EXPECT_NE(compiler.host_description().find("vector math none/none"), std::string::npos)
+      << compiler.host_description();
+  ir::Module m = test_ir::sincos_module(DType::Float32);
+  std::string ir_text = optimized_cpu_ir({EntryRequest{&m, "sincos__float32", {contiguous()}}});
+  EXPECT_EQ(ir_text.find("Sleef_"), std::string::npos) << ir_text;
+  EXPECT_EQ(ir_text.find("_ZGV"), std::string::npos) << ir_text;
+}
+
+TEST(CpuVectorMath, UnknownLibraryNameIsAnError) {
+  VectorMathEnv env("sleeef");
+  try {
+    CpuCompiler compiler;
+    FAIL() << "no error for UFJIT_CPU_VECTOR_MATH=sleeef";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("UFJIT_CPU_VECTOR_MATH=sleeef: expected auto, none, sleef or libmvec"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 /// Error of `got` in units in the last place of T at the exact value `ref`.
 template <typename T>
 double ulp_error(T got, long double ref) {
@@ -104,7 +136,7 @@ double ulp_error(T got, long double ref) {
 struct UnaryCase {
   ir::IntrinsicOp op;
   long double (*reference)(long double);
-  double lo, hi;  // the random inputs' range (log-uniform magnitudes above 1e3)
+  double lo, hi;  // the random inputs are uniform in [lo, hi]
 };
 
 template <typename T>
