@@ -73,5 +73,88 @@ TEST(TyperGufunc, ErrorsForArraysMisused) {
   EXPECT_TRUE(contains(m, "8:12: a generalized ufunc returns no value")) << m;
 }
 
+const char *const kMatmulLayoutOnly =
+    "from numba import guvectorize\n"
+    "@guvectorize('(m,n),(n,p)->(m,p)')\n"
+    "def matmul(a, b, out):\n"
+    "    for i in range(a.shape[0]):\n"
+    "        for j in range(b.shape[1]):\n"
+    "            acc = 0\n"
+    "            for k in range(a.shape[1]):\n"
+    "                acc += a[i, k] * b[k, j]\n"
+    "            out[i, j] = acc\n";
+
+TEST(TyperGufunc, LayoutOnlyHasNoModulesUntilTypedForDtypes) {
+  std::unique_ptr<Typed> t = type_source(kMatmulLayoutOnly);
+  ASSERT_TRUE(t->program) << t->messages;
+  const ir::TypedUfunc &u = t->program->ufuncs[0];
+  EXPECT_TRUE(u.options.is_dynamic);
+  EXPECT_TRUE(u.modules.empty());
+  EXPECT_TRUE(u.signatures.empty());
+  EXPECT_EQ(u.core.str(), "(m,n),(n,p)->(m,p)");
+
+  auto file = std::make_shared<SourceFile>("test.ufn", kMatmulLayoutOnly);
+  DiagnosticEngine diags;
+  std::optional<ir::TypedGufuncSignature> f32 =
+      ir::type_gufunc(file, "matmul", {DType::Float32, DType::Float32, DType::Float32}, diags);
+  ASSERT_TRUE(f32) << diags.render_all();
+  EXPECT_EQ(f32->signature.str(), "void(float32[:, :], float32[:, :], float32[:, :])");
+  std::string ir = ir::print(f32->module);
+  EXPECT_TRUE(contains(ir, "var acc: float32")) << ir;
+  std::optional<ir::TypedGufuncSignature> i64 =
+      ir::type_gufunc(file, "matmul", {DType::Int64, DType::Int64, DType::Float64}, diags);
+  ASSERT_TRUE(i64) << diags.render_all();
+  EXPECT_TRUE(contains(ir::print(i64->module), "var acc: int64")) << ir::print(i64->module);
+  EXPECT_TRUE(contains(ir::print(i64->module), "= float64(acc)")) << ir::print(i64->module);
+}
+
+TEST(TyperGufunc, DynamicSignatureFollowsNumbaForZeroDimensionalCores) {
+  const char *src =
+      "@guvectorize('(n),()->()')\n"
+      "def f(a, s, out):\n"
+      "    out[0] = a[0] + s\n";
+  auto file = std::make_shared<SourceFile>("test.ufn", src);
+  DiagnosticEngine diags;
+  auto typed = ir::type_gufunc(file, "f", {DType::Float64, DType::Int32, DType::Float64}, diags);
+  ASSERT_TRUE(typed) << diags.render_all();
+  EXPECT_EQ(typed->signature.str(), "void(float64[:], int32, float64[:])");
+}
+
+TEST(TyperGufunc, TypeGufuncReportsLocatedErrors) {
+  const char *src =
+      "@guvectorize('(n)->(n)')\n"
+      "def f(a, out):\n"
+      "    out[0] = a[0].real\n";
+  auto file = std::make_shared<SourceFile>("test.ufn", src);
+  {
+    DiagnosticEngine diags;
+    EXPECT_FALSE(ir::type_gufunc(file, "f", {DType::Float64}, diags));
+    EXPECT_EQ(diags.error_count(), 1);
+    EXPECT_TRUE(contains(diags.render_all(), "'f' has 2 operands in layout '(n)->(n)', but 1 dtypes were given"))
+        << diags.render_all();
+  }
+  {
+    DiagnosticEngine diags;
+    EXPECT_FALSE(ir::type_gufunc(file, "g", {DType::Float64, DType::Float64}, diags));
+    EXPECT_TRUE(contains(diags.render_all(), "the source has no @guvectorize function 'g'")) << diags.render_all();
+  }
+  {
+    DiagnosticEngine diags;
+    auto ok = ir::type_gufunc(file, "f", {DType::Complex128, DType::Float32}, diags);
+    ASSERT_TRUE(ok) << diags.render_all();
+  }
+}
+
+TEST(TyperGufunc, WritableArgsLetTheBodyWriteAnInput) {
+  std::string messages;
+  std::string ir = ir_text(
+      "@guvectorize(['void(f8[:], f8[:])'], '(n)->()', writable_args=('a',))\n"
+      "def f(a, out):\n"
+      "    a[0] = 1.0\n"
+      "    out[0] = a[0]\n",
+      0, &messages);
+  EXPECT_TRUE(contains(ir, "a[0:int64] = 1.0:float64")) << ir << messages;
+}
+
 }  // namespace
 }  // namespace ufjit::irtest
