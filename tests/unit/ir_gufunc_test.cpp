@@ -60,15 +60,14 @@ TEST(TyperGufunc, ErrorsForArraysMisused) {
       "    a[0] = 1\n"
       "    out[0, 1] = 2\n"
       "    b = a\n"
-      "    c = a.shape\n"
+      "    b[0] = 2\n"
       "    d = a + 1\n"
       "    return 3\n");
   EXPECT_FALSE(t->program);
   const std::string &m = t->messages;
   EXPECT_TRUE(contains(m, "3:5: cannot write to 'a': only output arrays")) << m;
-  EXPECT_TRUE(contains(m, "4:9: an array of type 'float32[:]' needs 1 index, got 2")) << m;
-  EXPECT_TRUE(contains(m, "5:5: an array cannot be assigned to a variable ('b')")) << m;
-  EXPECT_TRUE(contains(m, "6:11: '.shape' must be indexed with a constant")) << m;
+  EXPECT_TRUE(contains(m, "4:9: too many indices for an array of type 'float32[:]': it has 1 dimension, got 2")) << m;
+  EXPECT_TRUE(contains(m, "6:5: cannot write to 'b': only output arrays")) << m;  // b holds a view of input a
   EXPECT_TRUE(contains(m, "7:11: cannot add 'float32[:]' and 'int'")) << m;
   EXPECT_TRUE(contains(m, "8:12: a generalized ufunc returns no value")) << m;
 }
@@ -154,6 +153,53 @@ TEST(TyperGufunc, WritableArgsLetTheBodyWriteAnInput) {
       "    out[0] = a[0]\n",
       0, &messages);
   EXPECT_TRUE(contains(ir, "a[0:int64] = 1.0:float64")) << ir << messages;
+}
+
+TEST(TyperGufunc, ShapeUnpacksAndViewsHoldTheirType) {
+  std::string messages;
+  std::string ir = ir_text(
+      "@guvectorize(['void(f4[:, :], f4[:])'], '(m,n)->(n)')\n"
+      "def f(a, out):\n"
+      "    m, n = a.shape\n"
+      "    row = a[0]\n"
+      "    out[:] = row[::-1][0] + m * n\n",
+      0, &messages);
+  EXPECT_TRUE(contains(ir, "var row: float32[:]")) << ir << messages;
+  EXPECT_TRUE(contains(ir, "row = a[0:int64, 0:int64 +: a.shape[1] by 1]")) << ir;
+  EXPECT_TRUE(contains(ir, "row[(row.shape[0] - 1:int64) +: ")) << ir;
+}
+
+TEST(TyperGufunc, ErrorsForViewsAndSlicesMisused) {
+  std::unique_ptr<Typed> t = type_source(
+      "@guvectorize(['void(f4[:, :], i8, f4[:])'], '(m,n),()->(n)')\n"
+      "def f(a, k, out):\n"
+      "    x = 1:2\n");
+  EXPECT_FALSE(t->program);  // a slice outside a subscript does not even parse
+  t = type_source(
+      "@guvectorize(['void(f4[:, :], i8, f4[:])'], '(m,n),()->(n)')\n"
+      "def f(a, k, out):\n"
+      "    out[::k] = 1\n"
+      "    out[:] += 1\n"
+      "    out[0] = a.T\n"
+      "    out[1.5:] = 2\n"
+      "    out[::0] = 3\n"
+      "    out[:] = a[0]\n"
+      "    v = a[0]\n"
+      "    v = a\n");
+  EXPECT_FALSE(t->program);
+  const std::string &m = t->messages;
+  EXPECT_TRUE(contains(m, "3:11: a slice step must be an integer constant")) << m;
+  EXPECT_TRUE(contains(m, "4:5: augmented assignment to a slice or a whole array ('out[:]') is not supported"))
+      << m;
+  EXPECT_TRUE(contains(m, "5:16: attribute 'T' is not supported on an array of type 'float32[:, :]' (only .shape, "
+                          ".size and .ndim)"))
+      << m;
+  EXPECT_TRUE(contains(m, "6:9: slice indices must be integers, not 'float64'")) << m;
+  EXPECT_TRUE(contains(m, "7:11: slice step cannot be zero")) << m;
+  EXPECT_TRUE(contains(m, "8:5: cannot store a value of type 'float32[:]' in an array of 'float32' (copying arrays is "
+                          "not supported: write a loop)"))
+      << m;
+  EXPECT_TRUE(contains(m, "10:5: variable 'v' is assigned values of incompatible types")) << m;
 }
 
 }  // namespace
