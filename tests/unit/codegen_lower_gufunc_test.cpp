@@ -171,5 +171,38 @@ def f(a, out):
   EXPECT_EQ(out, (std::vector<int64_t>{62, 42, 22}));
 }
 
+TEST(LowerGufunc, ViewsPassedToHelpersSeveralOutputsAndAnEarlyReturn) {
+  const char *source = R"SRC(
+from numba import guvectorize, njit
+
+@njit
+def total(v):
+    s = 0.0
+    for x in v:
+        s += x
+    return s
+
+@guvectorize(["void(float64[:], float64[:], float64[:])"], "(n)->(n),()")
+def f(a, out, t):
+    if len(a) < 2:
+        t[0] = -1.0
+        return
+    out[:] = a[0]
+    t[0] = total(a[1:])
+)SRC";
+  Jit jit(typed(source));
+  std::vector<double> a = {2.0, 3.0, 4.5};
+  std::vector<double> out(3, 0.0);
+  std::vector<double> t(1, 0.0);
+  jit.run(view(a), view(out), view(t));
+  EXPECT_EQ(out, (std::vector<double>{2.0, 2.0, 2.0}));
+  EXPECT_EQ(t[0], 7.5);
+  std::vector<double> one = {5.0};
+  std::vector<double> untouched(1, 9.0);
+  jit.run(view(one), view(untouched), view(t));
+  EXPECT_EQ(untouched[0], 9.0);
+  EXPECT_EQ(t[0], -1.0);
+}
+
 }  // namespace
 }  // namespace ufjit::codegen::testing

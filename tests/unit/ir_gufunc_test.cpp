@@ -2,6 +2,9 @@
 // len(a), element reads with Python's negative indices, writes to outputs.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "ir_test_util.h"
 
 namespace ufjit::irtest {
@@ -200,6 +203,28 @@ TEST(TyperGufunc, ErrorsForViewsAndSlicesMisused) {
                           "not supported: write a loop)"))
       << m;
   EXPECT_TRUE(contains(m, "10:5: variable 'v' is assigned values of incompatible types")) << m;
+}
+
+TEST(TyperGufunc, EveryExampleOfLanguageSection8Types) {
+  std::ifstream in(std::string(UFJIT_SOURCE_DIR) + "/docs/LANGUAGE.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string doc = text.str();
+  std::size_t section = doc.find("## 8. Generalized ufuncs");
+  ASSERT_NE(section, std::string::npos);
+  int examples = 0;
+  for (std::size_t at = doc.find("```python\n", section); at != std::string::npos;
+       at = doc.find("```python\n", at + 1)) {
+    std::size_t begin = at + 10;
+    std::size_t end = doc.find("```", begin);
+    ASSERT_NE(end, std::string::npos);
+    std::string example = "from numba import guvectorize\n" + doc.substr(begin, end - begin);
+    std::unique_ptr<Typed> t = type_source(example);
+    EXPECT_TRUE(t->program) << example << t->messages;
+    EXPECT_EQ(t->messages, "") << example;
+    ++examples;
+  }
+  EXPECT_GE(examples, 2);
 }
 
 }  // namespace
