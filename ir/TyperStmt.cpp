@@ -372,6 +372,15 @@ void BodyTyper::assign_name(const std::string &name, const Value &v, const Sourc
     error(loc, "cannot assign to array '" + name + "'; assign to its elements ('" + name + "[i] = ...')");
     return;
   }
+  if (v.type.is_tuple()) {
+    for (const Type &e : v.type.elements()) {
+      if (e.is_array()) {
+        error(loc, "a tuple holding an array ('" + e.str() + "') cannot be assigned to '" + name +
+                       "'; assign the array to its own variable");
+        return;
+      }
+    }
+  }
   if (v.type.is_array() && !v.literal_tuple) note_array_local(name, v.expr);
   if (mode_ == Mode::Infer) {
     Value m = v;
@@ -389,8 +398,8 @@ void BodyTyper::assign_name(const std::string &name, const Value &v, const Sourc
   if (it->second.is_array() || v.type.is_array()) {
     // A view: the same array type every time (no conversion between arrays).
     if (it->second != v.type) {
-      error(loc, "variable '" + name + "' is assigned arrays of different types ('" + it->second.str() + "' and '" +
-                     v.type.str() + "')");
+      error(loc, "variable '" + name + "' is assigned values of incompatible types: an array of type '" +
+                     (v.type.is_array() ? v.type : it->second).str() + "' and other values");
       return;
     }
     out.push_back(Assign::make(ir_var_name(name), v.expr));
