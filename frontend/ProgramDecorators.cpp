@@ -322,8 +322,9 @@ void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out
       if (auto sig = parse_signature(str->value, str->content_loc, diags_)) out.push_back(*sig);
       return;
     }
-    if (item.isa<Call>()) {
-      // Numba's typed form: `float32(float32, float32)` with imported types.
+    if (item.isa<Call>() || item.isa<Tuple>()) {
+      // Numba's typed forms: `float32(float32, float32)`, `void(float32[:], float32[:, ::1])`
+      // and `(float64[:], float64[:])` with imported types.
       if (auto sig = parse_signature(to_source(item), item.loc, diags_)) out.push_back(*sig);
       return;
     }

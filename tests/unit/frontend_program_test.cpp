@@ -278,6 +278,20 @@ TEST(CollectProgram, GuVectorizeEveryNumbaSpelling) {
   EXPECT_EQ(f.layout, " (n) -> () ");
 }
 
+TEST(CollectProgram, GuVectorizeTypedSignaturesWithoutQuotes) {
+  auto c = collect(
+      "from numba import guvectorize, void, float32, float64\n"
+      "@guvectorize([void(float32[:], float32[:, ::1]), (float64[::1], float64[:, :])], '(n)->(n,m)')\n"
+      "def f(a, out):\n"
+      "    out[0, 0] = a[0]\n");
+  ASSERT_FALSE(c->diags.has_errors()) << c->diags.render_all();
+  const UfuncDecl &u = c->program.ufuncs[0];
+  ASSERT_EQ(u.signatures.size(), 2u);
+  EXPECT_EQ(u.signatures[0].str(), "void(float32[:], float32[:, :])");
+  EXPECT_EQ(u.signatures[1].str(), "void(float64[:], float64[:, :])");
+  EXPECT_FALSE(u.signatures[1].has_return_type);
+}
+
 TEST(CollectProgram, ImportsBecomeTheImportTable) {
   auto c = collect("import math\nimport cmath as cm\nimport numpy as np\nimport numba.cuda\n"
                    "from math import exp, sqrt as s\nfrom numba import cuda\n");
