@@ -120,6 +120,28 @@ def f(a, out):
   EXPECT_EQ(out, (std::vector<double>{9, 24, 18 * 1e4, 15, 35, 0, 1 + 8 + 8, 4}));
 }
 
+TEST(LowerGufunc, TwoDimensionalViewsMultiplyStridesAndMoveTheStart) {
+  const char *source = R"SRC(
+@guvectorize(["void(int64[:, :], int64[:])"], "(m,n)->(k)")
+def f(a, out):
+    v = a[::-1, 1::2]
+    k = 0
+    for row in v:
+        for x in row:
+            out[k] = x
+            k += 1
+    out[k] = v.shape[0] * 100 + v.shape[1]
+    out[k + 1] = a[:, -1][::-1][0]
+)SRC";
+  Jit jit(typed(source));
+  std::vector<int64_t> a(12);
+  for (int i = 0; i < 12; ++i) a[static_cast<std::size_t>(i)] = i;  // 3x4: rows 0..3, 4..7, 8..11
+  std::vector<int64_t> out(8, -1);
+  jit.run(matrix(a, 3, 4), view(out));
+  // a[::-1, 1::2] = [[9, 11], [5, 7], [1, 3]]; shape (3, 2); a[:, -1][::-1][0] = 11.
+  EXPECT_EQ(out, (std::vector<int64_t>{9, 11, 5, 7, 1, 3, 302, 11}));
+}
+
 TEST(LowerGufunc, FillsAndRowWritesThroughViewsOfOutputs) {
   const char *source = R"SRC(
 @guvectorize(["void(int32[:, :], int32, int32[:, :])"], "(m,n),()->(m,n)")
