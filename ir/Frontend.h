@@ -16,7 +16,9 @@
 namespace ufjit::ir {
 
 /// One exported ufunc with one typed module per signature, in signature
-/// order (the dispatcher tries them in that order).
+/// order (the dispatcher tries them in that order). A layout-only
+/// @guvectorize has `options.is_dynamic`, its parsed `core` and no
+/// signatures or modules: type_gufunc types it per call dtypes.
 struct TypedUfunc {
   std::string name;
   frontend::UfuncKind kind = frontend::UfuncKind::Vectorize;
