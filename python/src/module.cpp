@@ -34,11 +34,8 @@ std::optional<TargetKind> parse_target(const py::object &target) {
     return std::nullopt;
   }
   const auto t = target.cast<std::string>();
-  if (t == "cpu" || t == "parallel") {
-    return TargetKind::Cpu;
-  }
-  if (t == "cuda" || t == "gpu") {
-    return TargetKind::Cuda;
+  if (std::optional<TargetKind> parsed = ufjit::parse_target_name(t)) {
+    return parsed;
   }
   throw py::value_error("unknown target '" + t + "' (expected 'cpu' or 'cuda')");
 }
@@ -59,9 +56,14 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     }
   }
   if (!out.is_none()) {
-    add_output(ops, out);
-    if (void *p = producer_stream(out)) {
-      producers.push_back(p);
+    // A tuple names every output of a gufunc (NumPy's out=(a, b)).
+    const bool several = py::isinstance<py::tuple>(out);
+    const py::tuple outs = several ? out.cast<py::tuple>() : py::make_tuple(out);
+    for (const py::handle &o : outs) {
+      add_output(ops, o);
+      if (void *p = producer_stream(o)) {
+        producers.push_back(p);
+      }
     }
   }
   std::optional<TargetKind> kind = parse_target(target);
@@ -82,18 +84,25 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     }
     return out;
   }
-  Array result;
+  std::vector<Array> results;
   {
     py::gil_scoped_release release;
     for (void *p : producers) {
       runtime().borrow_stream(p).synchronize();
     }
-    result = kind ? ufunc.call_on(*kind, ops.operands) : ufunc.call(ops.operands);
+    results = kind ? ufunc.call_all_on(*kind, ops.operands) : ufunc.call_all(ops.operands);
   }
   if (!out.is_none()) {
     return out;
   }
-  return to_python(std::move(result));
+  if (results.size() == 1) {
+    return to_python(std::move(results.front()));
+  }
+  py::tuple tuple(results.size());
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    tuple[k] = to_python(std::move(results[k]));
+  }
+  return std::move(tuple);
 }
 
 /// Every @vectorize / @guvectorize of a source, by name.
@@ -265,6 +274,8 @@ void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
       .def_property_readonly("signatures", &Ufunc::signatures)
+      .def_property_readonly("nout", &Ufunc::nout)
+      .def_property_readonly("layout", &Ufunc::layout)
       .def("__call__",
            [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
              py::object out = py::none();
