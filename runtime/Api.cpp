@@ -193,6 +193,19 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
   return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
 }
 
+std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
+                                   std::optional<TargetKind> target) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  if (!state_->generalized) {
+    throw InputError("axes=/axis= apply to generalized ufuncs (@guvectorize); '" + state_->name + "' is a ufunc");
+  }
+  runtime::Backend &backend =
+      state_->core->backend(target ? *target : state_->core->target_for(state_->decorator_target));
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr, &axes);
+}
+
 bool Ufunc::is_generalized() const {
   if (!state_) {
     empty_ufunc();

@@ -11,6 +11,7 @@
 // runtime/Backend.h.
 #include "runtime/Call.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "frontend/InternalAssert.h"
@@ -355,14 +356,149 @@ Array scalar_array(Backend &backend, const Scalar &value, DType dtype, Residence
   return host;
 }
 
+/// `v` with its dims `core_axes` (normalized) moved last, in that order.
+ArrayView move_axes_last(const ArrayView &v, const std::vector<int> &core_axes) {
+  ArrayView moved = v;
+  moved.shape.clear();
+  moved.strides.clear();
+  for (int d = 0; d < v.ndim(); ++d) {
+    if (std::find(core_axes.begin(), core_axes.end(), d) == core_axes.end()) {
+      moved.shape.push_back(v.shape[static_cast<std::size_t>(d)]);
+      moved.strides.push_back(v.strides[static_cast<std::size_t>(d)]);
+    }
+  }
+  for (int d : core_axes) {
+    moved.shape.push_back(v.shape[static_cast<std::size_t>(d)]);
+    moved.strides.push_back(v.strides[static_cast<std::size_t>(d)]);
+  }
+  return moved;
+}
+
+/// The inverse for a new output (core dims last): core dim j goes to axis
+/// core_axes[j], the loop dims fill the other axes in order.
+ArrayView place_core_axes(const ArrayView &v, const std::vector<int> &core_axes) {
+  ArrayView placed = v;
+  const std::size_t loop = v.shape.size() - core_axes.size();
+  std::size_t next_loop = 0;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    const auto it = std::find(core_axes.begin(), core_axes.end(), static_cast<int>(d));
+    const std::size_t from = it != core_axes.end() ? loop + static_cast<std::size_t>(it - core_axes.begin()) : next_loop++;
+    placed.shape[d] = v.shape[from];
+    placed.strides[d] = v.strides[from];
+  }
+  return placed;
+}
+
+/// NumPy's axes=/axis=: each operand's core axes, normalized and checked.
+std::vector<std::vector<int>> resolve_core_axes(const GufuncLayout &layout, const CoreAxes &axes,
+                                                const std::vector<int> &ndims, const std::string &ufunc_name) {
+  const std::size_t n = layout.operands();
+  std::vector<std::vector<int>> entries = axes.axes;
+  if (axes.axis) {
+    if (!axes.axes.empty()) {
+      throw InputError("'" + ufunc_name + "': give axes= or axis=, not both");
+    }
+    std::string shared;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::vector<std::string> &c = layout.core(k);
+      if (c.size() > 1 || (c.size() == 1 && !shared.empty() && c[0] != shared)) {
+        throw InputError("'" + ufunc_name + "': axis= needs operands with at most one core dimension, all the same "
+                         "(layout '" + layout.text + "'); use axes=");
+      }
+      if (c.size() == 1) {
+        shared = c[0];
+      }
+      entries.push_back(c.empty() ? std::vector<int>{} : std::vector<int>{*axes.axis});
+    }
+  }
+  while (entries.size() < n && layout.core(entries.size()).empty() && entries.size() >= layout.inputs.size()) {
+    entries.emplace_back();  // outputs without core dims may be left out
+  }
+  if (entries.size() != n) {
+    throw InputError("'" + ufunc_name + "': axes= has " + std::to_string(axes.axes.size()) + " entries; layout '" +
+                     layout.text + "' has " + std::to_string(n) + " operands");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t core = layout.core(k).size();
+    std::vector<int> &e = entries[k];
+    if (e.size() != core) {
+      throw InputError("'" + ufunc_name + "': axes= entry " + std::to_string(k + 1) + " names " +
+                       std::to_string(e.size()) + " axes; the operand has " + std::to_string(core) +
+                       " core dimensions in layout '" + layout.text + "'");
+    }
+    for (int &a : e) {
+      const int nd = ndims[k];
+      if (a < -nd || a >= nd) {
+        throw InputError("'" + ufunc_name + "': axis " + std::to_string(a) + " is out of bounds for operand " +
+                         std::to_string(k + 1) + " of " + std::to_string(nd) + " dimensions");
+      }
+      a = a < 0 ? a + nd : a;
+    }
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      if (std::find(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(i), e[i]) != e.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw InputError("'" + ufunc_name + "': axes= entry " + std::to_string(k + 1) + " repeats axis " +
+                         std::to_string(e[i]));
+      }
+    }
+  }
+  return entries;
+}
+
+/// A call with axes=/axis=: the operands' core axes moved last (views), the
+/// call run as usual, new outputs' core dims put at their axes.
+std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+                                      const std::vector<CompiledSignature> &signatures,
+                                      const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes &axes) {
+  const GufuncLayout &layout = *signatures.front().layout;
+  const SplitOperands split = split_operands(operands, layout.outputs.size());
+  validate_operands(split, ufunc_name);
+  // Operand dims; a new output has the loop dims (the most outer dims of any
+  // operand) and its core dims.
+  std::vector<int> ndims;
+  int loop_ndim = 0;
+  for (std::size_t k = 0; k < split.inputs.size() + split.outs.size(); ++k) {
+    const Operand *op = k < split.inputs.size() ? split.inputs[k] : split.outs[k - split.inputs.size()];
+    ndims.push_back(op->kind == Operand::Kind::Scalar ? 0 : op->array.ndim());
+    if (k < layout.operands()) {
+      loop_ndim = std::max(loop_ndim, ndims.back() - static_cast<int>(layout.core(k).size()));
+    }
+  }
+  for (std::size_t k = ndims.size(); k < layout.operands(); ++k) {
+    ndims.push_back(loop_ndim + static_cast<int>(layout.core(k).size()));
+  }
+  if (split.inputs.size() != layout.inputs.size()) {
+    throw DispatchError("'" + ufunc_name + "' (layout '" + layout.text + "') takes " +
+                        std::to_string(layout.inputs.size()) + " inputs, got " + std::to_string(split.inputs.size()));
+  }
+  const std::vector<std::vector<int>> entries = resolve_core_axes(layout, axes, ndims, ufunc_name);
+  std::vector<Operand> moved = operands;
+  std::size_t input = 0;
+  std::size_t output = layout.inputs.size();
+  for (Operand &op : moved) {
+    const std::size_t k = op.kind == Operand::Kind::Out ? output++ : input++;
+    if (op.kind != Operand::Kind::Scalar) {
+      op.array = move_axes_last(op.array, entries[k]);
+    }
+  }
+  std::vector<Array> results = run_gufunc_call(core, backend, ufunc_name, signatures, moved, stream, nullptr);
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const ArrayView placed = place_core_axes(results[k].view(), entries[layout.inputs.size() + k]);
+    results[k] = Array(placed, results[k].holder());
+  }
+  return results;
+}
+
 }  // namespace
 
 std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                                    const std::vector<CompiledSignature> &signatures,
-                                   const std::vector<Operand> &operands, StreamImpl *stream) {
+                                   const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes *axes) {
   internal_assert(!signatures.empty() && signatures.front().generalized()) << "run_gufunc_call of a ufunc";
   const GufuncLayout &layout = *signatures.front().layout;
   const std::size_t n_out = layout.outputs.size();
+  if (axes != nullptr && (!axes->axes.empty() || axes->axis)) {
+    return run_with_core_axes(core, backend, ufunc_name, signatures, operands, stream, *axes);
+  }
 
   // ---- 1. operands and their views
   const SplitOperands split = split_operands(operands, n_out);

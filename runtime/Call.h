@@ -22,6 +22,7 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
 /// every output was given with out(...).
 std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                                    const std::vector<CompiledSignature> &signatures,
-                                   const std::vector<Operand> &operands, StreamImpl *stream);
+                                   const std::vector<Operand> &operands, StreamImpl *stream,
+                                   const CoreAxes *axes = nullptr);
 
 }  // namespace ufjit::runtime

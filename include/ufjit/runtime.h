@@ -88,6 +88,19 @@ class Runtime;
 class Stream;
 struct UfuncState;
 
+/// NumPy's `axes=` / `axis=` of a generalized ufunc call: which axes of each
+/// operand hold its core dimensions. They are moved last as views (nothing
+/// is copied); a new output gets its core dimensions at the axes named.
+struct UFJIT_API CoreAxes {
+  /// One entry per operand (inputs, then outputs): its core axes in the
+  /// layout's order, negative ones counting from the end. Entries of trailing
+  /// outputs without core dimensions may be left out.
+  std::vector<std::vector<int>> axes;
+  /// Or one axis for every operand with one core dimension, which they all
+  /// share; operands without core dimensions take none.
+  std::optional<int> axis;
+};
+
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
 /// Every member of an empty (default-constructed or moved-from) Ufunc
 /// throws InputError.
@@ -122,6 +135,9 @@ class UFJIT_API Ufunc {
   }
   std::vector<Array> call_all(const std::vector<Operand> &operands) const;
   std::vector<Array> call_all_on(TargetKind target, const std::vector<Operand> &operands) const;
+  /// With NumPy's `axes=`/`axis=` (gufuncs only); `target` empty: the default.
+  std::vector<Array> call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
+                              std::optional<TargetKind> target = std::nullopt) const;
   /// Whether this is a generalized ufunc, and its layout ("(n),(n)->()"; "" if not).
   bool is_generalized() const;
   std::string layout() const;

@@ -42,7 +42,8 @@ std::optional<TargetKind> parse_target(const py::object &target) {
 
 /// f(*args, out=None, stream=None, target=None).
 py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
-                      const py::object &stream, const py::object &target) {
+                      const py::object &stream, const py::object &target,
+                      const std::optional<CoreAxes> &core_axes = std::nullopt) {
   Operands ops;
   if (!stream.is_none()) {  // DLPack producers order their work before the call's stream
     const auto handle = reinterpret_cast<uintptr_t>(stream.cast<PyStream>().stream->handle());
@@ -67,6 +68,9 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     }
   }
   std::optional<TargetKind> kind = parse_target(target);
+  if (!stream.is_none() && core_axes) {
+    throw py::type_error("axes=/axis= cannot be combined with stream=");
+  }
   if (!stream.is_none()) {
     if (out.is_none()) {
       throw py::type_error(
@@ -90,7 +94,11 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     for (void *p : producers) {
       runtime().borrow_stream(p).synchronize();
     }
-    results = kind ? ufunc.call_all_on(*kind, ops.operands) : ufunc.call_all(ops.operands);
+    if (core_axes) {
+      results = ufunc.call_all(ops.operands, *core_axes, kind);
+    } else {
+      results = kind ? ufunc.call_all_on(*kind, ops.operands) : ufunc.call_all(ops.operands);
+    }
   }
   if (!out.is_none()) {
     return out;
@@ -281,9 +289,26 @@ void bind_ufunc(py::module_ &m) {
              py::object out = py::none();
              py::object stream = py::none();
              py::object target = py::none();
+             std::optional<CoreAxes> core_axes;
              for (const auto &[key, value] : kwargs) {
                const auto k = key.cast<std::string>();
-               if (k == "out") {
+               if ((k == "axes" || k == "axis") && !value.is_none()) {
+                 if (!core_axes) {
+                   core_axes.emplace();
+                 }
+                 if (k == "axis") {
+                   core_axes->axis = value.cast<int>();
+                 } else {
+                   for (const py::handle &entry : value) {
+                     // NumPy also takes a bare int for a one-axis entry.
+                     core_axes->axes.push_back(py::isinstance<py::int_>(entry)
+                                                   ? std::vector<int>{entry.cast<int>()}
+                                                   : entry.cast<std::vector<int>>());
+                   }
+                 }
+               } else if (k == "axes" || k == "axis") {
+                 // None: NumPy's default
+               } else if (k == "out") {
                  out = py::reinterpret_borrow<py::object>(value);
                } else if (k == "stream") {
                  stream = py::reinterpret_borrow<py::object>(value);
@@ -291,10 +316,10 @@ void bind_ufunc(py::module_ &m) {
                  target = py::reinterpret_borrow<py::object>(value);
                } else {
                  throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
-                                      "' (ufjit takes out=, stream= and target=)");
+                                      "' (ufjit takes out=, stream=, target=, and axes=/axis= for gufuncs)");
                }
              }
-             return call_ufunc(u, args, out, stream, target);
+             return call_ufunc(u, args, out, stream, target, core_axes);
            })
       .def(
           "ptx",

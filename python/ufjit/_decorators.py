@@ -95,7 +95,7 @@ class GUFunc(UFunc):
         self.nin = len(inspect.signature(fn).parameters) - self.nout
         self.nargs = self.nin + self.nout
 
-    def __call__(self, *args, out=None, stream=None):
+    def __call__(self, *args, out=None, stream=None, axes=None, axis=None):
         if len(args) == self.nargs and out is None:
             out = tuple(args[self.nin:])
             args = args[: self.nin]
@@ -103,7 +103,7 @@ class GUFunc(UFunc):
             out = out[0]
         if stream is not None:
             stream = as_stream(stream)
-        return self._core(*args, out=out, stream=stream)
+        return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
 
 
 def _make_decorator(kind, signatures, layout, target, identity, fastmath):

@@ -260,4 +260,50 @@ TEST_F(Gufunc, OutWithWrongShapeOrDtypeIsRefusedBeforeWriting) {
   EXPECT_THROW(dot(view_of(a, {2, 3}), view_of(b, {3}), ufjit::out(f)), ufjit::DispatchError);
 }
 
+TEST_F(Gufunc, AxisPicksTheSharedCoreDimensionAsNumPy) {
+  ufjit::Ufunc dot = rt_->vectorize(kDot);
+  std::vector<double> a{1, 2, 3, 4, 5, 6}, b{1, 1, 10, 10, 100, 100};  // (3, 2): contract over axis 0
+  ufjit::CoreAxes axis0;
+  axis0.axis = 0;
+  std::vector<Array> r = dot.call_all({view_of(a, {3, 2}), view_of(b, {3, 2})}, axis0);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].view().shape, Shape{2});
+  EXPECT_EQ(rt_->to_host(r[0].view()).to_vector<double>(), (std::vector<double>{1 + 30 + 500, 2 + 40 + 600}));
+  ufjit::CoreAxes last;
+  last.axis = -1;  // the default
+  EXPECT_EQ(rt_->to_host(dot.call_all({view_of(a, {3, 2}), view_of(b, {3, 2})}, last)[0].view()).to_vector<double>(),
+            (std::vector<double>{1 + 2, 30 + 40, 500 + 600}));
+}
+
+TEST_F(Gufunc, AxesMoveInputCoresAndPlaceOutputCores) {
+  ufjit::Ufunc matmul = rt_->vectorize(kMatmul);
+  const int64_t batch = 2, m = 3, n = 4, p = 5;
+  std::vector<double> a = ramp(static_cast<std::size_t>(batch * m * n), 0.5, -2.0);  // (batch, m, n)
+  std::vector<double> b = ramp(static_cast<std::size_t>(n * p), 0.25, 1.0);         // (n, p)
+  const std::vector<double> expected = reference_matmul(a, {batch, m, n}, b, {n, p}, {batch});  // (batch, m, p)
+  // a stored as (m, n, batch): its core axes are (0, 1); the output's core goes to axes (0, 1) too.
+  std::vector<double> a_mnb(a.size());
+  for (int64_t k = 0; k < batch; ++k)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        a_mnb[static_cast<std::size_t>((i * n + j) * batch + k)] = a[static_cast<std::size_t>((k * m + i) * n + j)];
+  ufjit::CoreAxes axes;
+  axes.axes = {{0, 1}, {-2, -1}, {0, 1}};
+  std::vector<Array> r = matmul.call_all({view_of(a_mnb, {m, n, batch}), view_of(b, {n, p})}, axes);
+  ASSERT_EQ(r[0].view().shape, (Shape{m, p, batch}));
+  std::vector<double> got = rt_->to_host(r[0].view()).to_vector<double>();  // C order of (m, p, batch)
+  for (int64_t k = 0; k < batch; ++k)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < p; ++j)
+        ASSERT_EQ(got[static_cast<std::size_t>((i * p + j) * batch + k)], expected[static_cast<std::size_t>((k * m + i) * p + j)]);
+  ufjit::CoreAxes wrong;
+  wrong.axes = {{0}, {-2, -1}, {0, 1}};
+  EXPECT_THROW(matmul.call_all({view_of(a_mnb, {m, n, batch}), view_of(b, {n, p})}, wrong), ufjit::InputError);
+  wrong.axes = {{0, 0}, {-2, -1}, {0, 1}};
+  EXPECT_THROW(matmul.call_all({view_of(a_mnb, {m, n, batch}), view_of(b, {n, p})}, wrong), ufjit::InputError);
+  ufjit::CoreAxes axis;
+  axis.axis = 0;  // (m,n) has two core dims
+  EXPECT_THROW(matmul.call_all({view_of(a_mnb, {m, n, batch}), view_of(b, {n, p})}, axis), ufjit::InputError);
+}
+
 }  // namespace

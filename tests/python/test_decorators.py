@@ -189,6 +189,13 @@ def test_guvectorize_matmul_several_outputs_and_positional_out():
     lo2, hi2 = np.empty(2, np.int64), np.empty(2, np.int64)
     minmax(x, out=(lo2, hi2))
     np.testing.assert_array_equal(hi2, x.max(axis=-1))
+    lo3, hi3 = minmax(x, axis=0)
+    np.testing.assert_array_equal(lo3, x.min(axis=0))
+    np.testing.assert_array_equal(hi3, x.max(axis=0))
+
+    at = np.ascontiguousarray(np.moveaxis(a, 0, -1))  # (m, n, batch)
+    np.testing.assert_array_equal(matmul(at, b, axes=[(0, 1), (-2, -1), (0, 1)]),
+                                  np.matmul(at, b, axes=[(0, 1), (-2, -1), (0, 1)]))
 
 
 def test_guvectorize_without_layout_is_refused():
