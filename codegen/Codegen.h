@@ -18,6 +18,9 @@ struct EntryRequest {
   const ir::Module *module = nullptr;
   std::string base_name;
   std::vector<KernelVariant> variants;
+  /// Gufuncs: how many of the core function's last parameters are outputs
+  /// (variants: {gufunc_variant()}); 0 for elementwise ufuncs.
+  std::size_t gufunc_outputs = 0;
 };
 
 /// What the GPU side needs; the canonical string of these options is part of
@@ -34,6 +37,9 @@ struct GpuOptions {
 /// and readable: "gaussian_pdf__float32_float32_float32".
 std::string entry_base_name(const std::string &ufunc_name, const std::vector<std::string> &arg_dtype_names);
 std::string entry_name(const std::string &base_name, const KernelVariant &variant);
+/// An argument type as it appears in entry base names: "float32", or for
+/// gufunc arrays "float32_2d" (PTX identifiers take no brackets).
+std::string entry_type_name(DType dtype, int ndim);
 
 /// Textual LLVM IR of the entries (for `--emit llvm`), target "cuda" or "cpu".
 std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,

@@ -14,17 +14,6 @@
 
 namespace ufjit::codegen {
 
-std::string KernelVariant::suffix() const {
-  std::string s = layout == Layout::Contiguous ? "contig" : "strided";
-  s += index32 ? "_i32" : "_i64";
-  if (scalar_mask != 0) {
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "_s%x", static_cast<unsigned>(scalar_mask));
-    s += hex;
-  }
-  return s;
-}
-
 std::string GpuOptions::canonical() const {
   if (ptx_isa.empty()) {
     return arch + "-ptx(default)";
@@ -48,6 +37,14 @@ std::string entry_base_name(const std::string &ufunc_name, const std::vector<std
   return name;
 }
 
+std::string entry_type_name(DType dtype, int ndim) {
+  std::string name(dtype_name(dtype));
+  if (ndim > 0) {
+    name += "_" + std::to_string(ndim) + "d";
+  }
+  return name;
+}
+
 std::string entry_name(const std::string &base_name, const KernelVariant &variant) {
   return base_name + "__" + variant.suffix();
 }
@@ -56,12 +53,11 @@ namespace {
 
 std::string emit_llvm_ir_here(const std::vector<EntryRequest> &entries, const std::string &target,
                               const GpuOptions &gpu) {
-  TargetKind kind = TargetKind::Cpu;
-  if (target == "cuda") {
-    kind = TargetKind::Cuda;
-  } else if (target != "cpu") {
+  const std::optional<TargetKind> parsed = parse_target_name(target);
+  if (!parsed || target == "parallel" || target == "gpu") {
     throw Error("unknown target '" + target + "' (expected 'cuda' or 'cpu')");
   }
+  const TargetKind kind = *parsed;
   initialize_llvm_targets();
   llvm::LLVMContext context;
   auto module = std::make_unique<llvm::Module>("ufjit", context);

@@ -2,45 +2,55 @@
 // code generation (which emits the entries) and the runtime (which launches
 // them on the GPU with cuLaunchKernel, or calls them on the CPU).
 //
-// One ufunc signature yields several entries ("variants"):
+// The parameter list of an entry is DATA: kernel_params(spec) below is the
+// one table that the GPU and CPU entry builders (codegen/KernelGpu.cpp,
+// KernelCpu.cpp, KernelGufunc.cpp), the runtime's packer
+// (runtime/KernelParams.cpp) and the `ufjit compile` manifest
+// (runtime/driver/Pipeline.cpp) all read (Halide's DeviceArgument list).
 //
-//   Contiguous: every array operand is contiguous, aligned to its element size,
-//   and has the output's shape (n elements, C order); 1-D grid-stride loop.
-//   Parameters, in order:
-//     n            int64       number of elements
-//     input i      array  -> a pointer (8 bytes) to element 0
-//                  scalar -> the value (see "scalar parameters")
-//     out          pointer
+// Kernel kinds:
 //
-//   Strided: any byte strides (0 for broadcast dimensions, negative allowed),
-//   up to kMaxDims dimensions after the host collapsed contiguous ones.
-//   Parameters, in order:
-//     n            int64       number of elements (product of shape)
-//     ndim         int64       1..kMaxDims
-//     shape        Dims        int64[kMaxDims], unused trailing entries 1
-//     input i      array  -> a pointer, then its byte strides as Dims
-//                  scalar -> the value
-//     out          pointer, then its byte strides as Dims
-//   Elements are visited in C order of `shape` (linear index -> coordinates).
+//   Elementwise (one ufunc signature yields several variants):
+//     Contiguous: every array operand is contiguous, aligned to its element
+//       size, and has the output's shape (n elements, C order): `n`, then per
+//       input its pointer (or its value when a scalar), then the output pointer.
+//     Strided: any byte strides (0 for broadcast dimensions, negative
+//       allowed), up to kMaxDims dimensions after the host collapsed
+//       contiguous ones: `n`, `ndim`, `shape`, then per operand its pointer
+//       and its byte strides (scalars: the value). Elements are visited in C
+//       order of `shape` (linear index -> coordinates).
 //
-// Scalar parameters (bit i of `scalar_mask` set): passed by value in their
-// storage type: bool as 1 byte (0/1), integers as themselves, float16 as its
-// 16 raw bits, float32/float64 as themselves, complex64/complex128 as TWO
-// parameters (real, imaginary) of the component float type.
+//   Gufunc (a @guvectorize signature; one entry): `n` outer elements, `ndim`
+//     (>= 1) and `shape` of the outer (loop) dimensions, then per operand
+//     (inputs, then outputs) its pointer, its outer byte strides, and when the
+//     core function takes it as an array of d dims, its core shape and core
+//     byte strides (the first d entries used). The entry calls the core
+//     function once per outer index with array views {pointer + outer offset,
+//     core shape, core strides}, or the element value for a scalar parameter.
+//
+// Scalar parameters (elementwise, bit i of `scalar_mask` set): passed by
+// value in their storage type: bool as 1 byte (0/1), integers as themselves,
+// float16 as its 16 raw bits, float32/float64 as themselves,
+// complex64/complex128 as TWO parameters (real, imaginary) of the component
+// float type.
 //
 // On the GPU an entry is a `.entry` of the PTX module taking these parameters
 // directly (cuLaunchKernel's kernelParams[k] points at parameter k). On the
 // CPU an entry has the C signature `void(int64_t begin, int64_t end, void*
 // const* params)`, where params[k] points at parameter k exactly as for the
-// GPU (params[0] at n), and it computes elements [begin, end) of n, so that a
-// thread pool can split the range.
+// GPU (params[0] at n), and it computes elements (outer elements) [begin,
+// end) of n, so that a thread pool can split the range.
 //
 // index32: every element index and byte offset fits in int32, so the loop may
 // use 32-bit arithmetic (cheaper on the GPU). The runtime picks it per call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "ufjit/dtype.h"
 
 namespace ufjit::codegen {
 
@@ -54,18 +64,88 @@ struct Dims {
 
 enum class Layout : uint8_t { Contiguous, Strided };
 
+/// What an entry computes. Reduce and scan kernels add their kinds here.
+enum class KernelKind : uint8_t { Elementwise, Gufunc };
+
 struct KernelVariant {
   Layout layout = Layout::Contiguous;
   bool index32 = false;
   uint32_t scalar_mask = 0;  // bit i: input i is a scalar parameter
+  KernelKind kind = KernelKind::Elementwise;
 
   /// Stable, readable suffix used in entry names: "contig_i32", "strided_i64_s1"
-  /// (the scalar mask in hex, omitted when 0).
+  /// (the scalar mask in hex, omitted when 0), "gufunc".
   std::string suffix() const;
   bool operator==(const KernelVariant &o) const {
-    return layout == o.layout && index32 == o.index32 && scalar_mask == o.scalar_mask;
+    return layout == o.layout && index32 == o.index32 && scalar_mask == o.scalar_mask && kind == o.kind;
   }
 };
+
+/// The one variant of a gufunc signature.
+inline KernelVariant gufunc_variant() {
+  KernelVariant v;
+  v.layout = Layout::Strided;
+  v.kind = KernelKind::Gufunc;
+  return v;
+}
+
+/// The dtypes an entry moves between memory and the core function: the
+/// signature of one specialisation. Elementwise: inputs then the result.
+/// Gufunc: every operand (inputs, then outputs) in `args`, `arg_ndims[k]` the
+/// array dims the core function takes for it (0: a scalar parameter),
+/// `outputs` how many of the last args are outputs; `ret` unused.
+struct EntrySignature {
+  std::vector<DType> args;
+  DType ret = DType::Float64;
+  std::vector<int> arg_ndims;  // gufunc only
+  std::size_t outputs = 0;     // gufunc only
+};
+
+/// One operand of an entry, as the parameter table sees it.
+struct OperandSpec {
+  DType dtype = DType::Float64;
+  bool is_output = false;
+  bool is_scalar = false;  // elementwise: passed by value
+  int core_ndim = 0;       // gufunc: dims of the core function's array (0: scalar parameter)
+};
+
+/// An entry's kind, variant and operands: all the table depends on.
+struct KernelSpec {
+  KernelVariant variant;
+  std::vector<OperandSpec> operands;  // inputs, then outputs
+};
+KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant);
+
+/// What one parameter of an entry carries.
+enum class ParamRole : uint8_t {
+  Count,        // int64: elements (outer elements for gufuncs)
+  NDim,         // int64: dims of `Shape`
+  Shape,        // Dims: the iteration shape
+  Data,         // pointer to element 0 of an operand
+  Strides,      // Dims: byte strides of an operand over the iteration shape
+  Value,        // a scalar operand by value (complex: the real part)
+  ValueImag,    // the imaginary part of a complex scalar operand
+  CoreShape,    // Dims: a gufunc operand's core shape
+  CoreStrides,  // Dims: a gufunc operand's core byte strides
+};
+
+struct KernelParam {
+  ParamRole role = ParamRole::Count;
+  int operand = -1;  // index into KernelSpec::operands; -1 for Count/NDim/Shape
+  DType dtype = DType::Int64;  // Value/ValueImag: the operand's dtype
+  /// Byte size and alignment of the parameter.
+  std::size_t size() const;
+  std::size_t align() const;
+  /// The manifest's words: "n", "in0", "in0_strides", "out", "out1_core_shape";
+  /// kind "count", "ndim", "shape", "array", "strides", "scalar",
+  /// "core_shape", "core_strides"; type "int64", "int64[8]", "float32*", "float32".
+  std::string name(const KernelSpec &spec) const;
+  std::string kind_name() const;
+  std::string type_name() const;
+};
+
+/// The parameters of an entry, in launch order.
+std::vector<KernelParam> kernel_params(const KernelSpec &spec);
 
 /// The C signature of a CPU entry.
 using CpuEntry = void (*)(int64_t begin, int64_t end, void *const *params);

@@ -128,3 +128,115 @@ llvm::Value *call_scalar(llvm::IRBuilder<> &b, llvm::Function &scalar, const Ent
 }
 
 }  // namespace ufjit::codegen::kernel_detail
+
+namespace ufjit::codegen::kernel_detail {
+
+namespace {
+constexpr unsigned kGlobalAddressSpace = 1;
+
+bool is_dims_param(ParamRole role) {
+  return role == ParamRole::Shape || role == ParamRole::Strides || role == ParamRole::CoreShape ||
+         role == ParamRole::CoreStrides;
+}
+}  // namespace
+
+llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param) {
+  switch (param.role) {
+    case ParamRole::Count:
+    case ParamRole::NDim:
+      return llvm::Type::getInt64Ty(ctx);
+    case ParamRole::Data:
+      return llvm::PointerType::get(ctx, kGlobalAddressSpace);
+    case ParamRole::Value:
+    case ParamRole::ValueImag:
+      return component_type(ctx, param.dtype);
+    default:
+      return llvm::PointerType::get(ctx, 0);  // byval Dims
+  }
+}
+
+void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param) {
+  llvm::LLVMContext &ctx = fn.getContext();
+  if (is_dims_param(param.role)) {
+    llvm::Type *dims_type = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx), kMaxDims);
+    fn.addParamAttr(index, llvm::Attribute::getWithByValType(ctx, dims_type));
+    fn.addParamAttr(index, llvm::Attribute::getWithAlignment(ctx, llvm::Align(8)));
+    fn.addParamAttr(index, llvm::Attribute::NoCapture);
+    fn.addParamAttr(index, llvm::Attribute::ReadOnly);
+  } else if (param.role == ParamRole::Data) {
+    fn.addParamAttr(index, llvm::Attribute::NoUndef);
+  }
+}
+
+llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param) {
+  llvm::Type *ptr = b.getPtrTy();
+  llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, params, index);
+  llvm::Value *address = b.CreateAlignedLoad(ptr, slot, llvm::Align(8), "param" + std::to_string(index));
+  switch (param.role) {
+    case ParamRole::Count:
+    case ParamRole::NDim:
+      return b.CreateAlignedLoad(b.getInt64Ty(), address, llvm::Align(8));
+    case ParamRole::Data:
+      return b.CreateAlignedLoad(ptr, address, llvm::Align(8));
+    case ParamRole::Value:
+    case ParamRole::ValueImag:
+      return b.CreateAlignedLoad(component_type(b.getContext(), param.dtype), address,
+                                 llvm::Align(element_align(param.dtype)));
+    default:
+      return address;  // a Dims
+  }
+}
+
+BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, const std::vector<KernelParam> &params,
+                              const std::function<llvm::Value *(unsigned)> &value_of) {
+  BoundParams bound;
+  bound.operands.resize(spec.operands.size());
+  for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+    bound.operands[k].dtype = spec.operands[k].dtype;
+    bound.operands[k].is_scalar = spec.operands[k].is_scalar;
+    bound.operands[k].core_ndim = spec.operands[k].core_ndim;
+  }
+  llvm::Value *real_part = nullptr;
+  for (unsigned p = 0; p < params.size(); ++p) {
+    const KernelParam &param = params[p];
+    llvm::Value *value = value_of(p);
+    value->setName(param.name(spec));
+    EntryOperand *op = param.operand >= 0 ? &bound.operands[static_cast<std::size_t>(param.operand)] : nullptr;
+    switch (param.role) {
+      case ParamRole::Count:
+        bound.n = value;
+        break;
+      case ParamRole::NDim:
+        bound.ndim = value;
+        break;
+      case ParamRole::Shape:
+        bound.shape = value;
+        break;
+      case ParamRole::Data:
+        op->pointer = value;
+        break;
+      case ParamRole::Strides:
+        op->strides = value;
+        break;
+      case ParamRole::CoreShape:
+        op->core_shape = value;
+        break;
+      case ParamRole::CoreStrides:
+        op->core_strides = value;
+        break;
+      case ParamRole::Value:
+        if (is_complex_dtype(op->dtype)) {
+          real_part = value;
+        } else {
+          op->value = storage_to_value(b, op->dtype, value);
+        }
+        break;
+      case ParamRole::ValueImag:
+        op->value = make_complex(b, op->dtype, real_part, value);
+        break;
+    }
+  }
+  return bound;
+}
+
+}  // namespace ufjit::codegen::kernel_detail

@@ -17,13 +17,7 @@ namespace {
 
 using namespace kernel_detail;
 
-struct CpuOperand {
-  DType dtype = DType::Float64;
-  bool is_scalar = false;
-  llvm::Value *pointer = nullptr;  // arrays: element 0
-  llvm::Value *strides = nullptr;  // strided arrays: pointer to Dims
-  llvm::Value *value = nullptr;    // scalars, in value type
-};
+using CpuOperand = EntryOperand;
 
 class CpuEntryBuilder {
  public:
@@ -34,8 +28,6 @@ class CpuEntryBuilder {
   llvm::Function *build(const std::string &name);
 
  private:
-  /// The address params[k] holds: where parameter k lives.
-  llvm::Value *param_address(unsigned k);
   void bind_parameters();
   void emit_element(const std::vector<llvm::Value *> &addresses);
   void emit_contiguous();
@@ -57,50 +49,20 @@ class CpuEntryBuilder {
   std::vector<CpuOperand> operands_;  // inputs, then the output
 };
 
-llvm::Value *CpuEntryBuilder::param_address(unsigned k) {
-  llvm::Type *ptr = b_.getPtrTy();
-  llvm::Value *slot = b_.CreateConstInBoundsGEP1_64(ptr, params_, k);
-  return b_.CreateAlignedLoad(ptr, slot, llvm::Align(8), "param" + std::to_string(k));
-}
-
 llvm::Value *CpuEntryBuilder::load_dim(llvm::Value *dims, llvm::Value *d) {
   llvm::Type *i64 = b_.getInt64Ty();
   return b_.CreateAlignedLoad(i64, b_.CreateInBoundsGEP(i64, dims, d), llvm::Align(8));
 }
 
 void CpuEntryBuilder::bind_parameters() {
-  bool strided = variant_.layout == Layout::Strided;
-  unsigned p = 1;  // params[0] is n; begin/end already bound the work
-  if (strided) {
-    ndim_ = b_.CreateAlignedLoad(b_.getInt64Ty(), param_address(p++), llvm::Align(8), "ndim");
-    shape_ = param_address(p++);
-  }
-  for (std::size_t k = 0; k <= sig_.args.size(); ++k) {
-    bool is_output = k == sig_.args.size();
-    CpuOperand op;
-    op.dtype = is_output ? sig_.ret : sig_.args[k];
-    bool is_scalar = !is_output && k < 32 && ((variant_.scalar_mask >> k) & 1u) != 0;
-    if (is_scalar) {
-      op.is_scalar = true;
-      llvm::Type *component = component_type(ctx_, op.dtype);
-      llvm::Align align(element_align(op.dtype));
-      llvm::Value *first = b_.CreateAlignedLoad(component, param_address(p++), align);
-      if (is_complex_dtype(op.dtype)) {
-        llvm::Value *im = b_.CreateAlignedLoad(component, param_address(p++), align);
-        op.value = make_complex(b_, op.dtype, first, im);
-      } else {
-        op.value = storage_to_value(b_, op.dtype, first);
-      }
-      operands_.push_back(op);
-      continue;
-    }
-    std::string base = is_output ? std::string("out") : "in" + std::to_string(k);
-    op.pointer = b_.CreateAlignedLoad(b_.getPtrTy(), param_address(p++), llvm::Align(8), base);
-    if (strided) {
-      op.strides = param_address(p++);
-    }
-    operands_.push_back(op);
-  }
+  const KernelSpec spec = make_kernel_spec(sig_, variant_);
+  const std::vector<KernelParam> params = kernel_params(spec);
+  // Parameter 0 (n) is loaded but unused: begin/end bound the work.
+  BoundParams bound = bind_entry_params(
+      b_, spec, params, [&](unsigned p) { return load_cpu_param(b_, params_, p, params[p]); });
+  ndim_ = bound.ndim;
+  shape_ = bound.shape;
+  operands_ = std::move(bound.operands);
 }
 
 void CpuEntryBuilder::emit_element(const std::vector<llvm::Value *> &addresses) {

@@ -7,6 +7,7 @@
 // optimizer) and stores the result converted to its storage type.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,19 +17,19 @@
 
 namespace ufjit::codegen {
 
-/// The dtypes an entry moves between memory and the scalar function: the
-/// signature of one ufunc specialisation (inputs, then the result).
-struct EntrySignature {
-  std::vector<DType> args;
-  DType ret = DType::Float64;
-};
-
 /// A GPU `.entry` (ptx_kernel calling convention and nvvm.annotations):
 /// grid-stride loop over [0, n); 128-bit vector loads/stores in the
 /// contiguous variant when every array pointer is 16-byte aligned; 32-bit
 /// index arithmetic in the index32 variant.
 llvm::Function *build_gpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                                 const KernelVariant &variant, const std::string &name);
+
+/// Gufunc entries (KernelABI.h, kind Gufunc): one call of the core function
+/// per outer element; a grid-stride loop on the GPU, [begin, end) on the CPU.
+llvm::Function *build_gpu_gufunc_entry(llvm::Module &module, llvm::Function &core, const EntrySignature &sig,
+                                       const std::string &name);
+llvm::Function *build_cpu_gufunc_entry(llvm::Module &module, llvm::Function &core, const EntrySignature &sig,
+                                       const std::string &name);
 
 /// A CPU entry `void(int64 begin, int64 end, void *const *params)`: a counted
 /// loop the loop vectorizer can widen (contiguous), or a loop over rows whose
@@ -61,6 +62,45 @@ llvm::Value *storage_to_value(llvm::IRBuilder<> &b, DType t, llvm::Value *stored
 llvm::Value *value_to_storage(llvm::IRBuilder<> &b, DType t, llvm::Value *value);
 /// A complex value {re, im} from two component values.
 llvm::Value *make_complex(llvm::IRBuilder<> &b, DType t, llvm::Value *re, llvm::Value *im);
+
+/// One operand of an entry as the builders hold it: KernelABI.h's table bound
+/// to LLVM values.
+struct EntryOperand {
+  DType dtype = DType::Float64;
+  bool is_scalar = false;  // elementwise: `value` holds it
+  int core_ndim = 0;       // gufunc: dims of the core function's array
+  llvm::Value *pointer = nullptr;       // arrays: element 0
+  llvm::Value *strides = nullptr;       // pointer to Dims (strided and gufunc entries)
+  llvm::Value *core_shape = nullptr;    // gufunc: pointer to Dims
+  llvm::Value *core_strides = nullptr;  // gufunc: pointer to Dims
+  llvm::Value *value = nullptr;         // scalars, in value type
+};
+
+/// Every parameter of an entry, bound.
+struct BoundParams {
+  llvm::Value *n = nullptr;      // int64
+  llvm::Value *ndim = nullptr;   // int64
+  llvm::Value *shape = nullptr;  // pointer to Dims
+  std::vector<EntryOperand> operands;  // KernelSpec::operands' order
+};
+
+/// Binds the table `params` of `spec`: `value_of(k)` is parameter k's value
+/// (a GPU argument, or a load from a CPU entry's `params`); a complex
+/// scalar's two parts become one value; each value is named as the manifest
+/// names the parameter.
+BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, const std::vector<KernelParam> &params,
+                              const std::function<llvm::Value *(unsigned)> &value_of);
+
+/// The LLVM type of one GPU entry parameter: i64 (count, ndim), a global
+/// pointer (data), a pointer to a byval Dims (shape, strides), or the
+/// component type of a scalar.
+llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param);
+/// The attributes of GPU entry parameter `index`: byval/align 8/readonly for
+/// Dims, noundef for data pointers.
+void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param);
+/// Loads CPU entry parameter `index` from `params` (`void *const *`): the
+/// value of count/ndim/data/scalars, the address of a Dims.
+llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param);
 
 /// Calls the scalar function; checks argument and result types against `sig`.
 llvm::Value *call_scalar(llvm::IRBuilder<> &b, llvm::Function &scalar, const EntrySignature &sig,

@@ -18,24 +18,22 @@ namespace {
 
 using namespace kernel_detail;
 
-constexpr unsigned kGlobalAddressSpace = 1;
 constexpr uint64_t kVectorBytes = 16;
 constexpr uint64_t kMaxLanes = 4;  // elements per thread and group of an expensive body
 
-/// Where one operand (an input, or the output last) comes from.
-struct Operand {
-  DType dtype = DType::Float64;
-  bool is_scalar = false;
-  llvm::Value *pointer = nullptr;  // arrays: element 0, addrspace(1)
-  llvm::Value *strides = nullptr;  // strided arrays: pointer to Dims
-  llvm::Value *value = nullptr;    // scalars: the value in value type
-};
+using Operand = EntryOperand;  // inputs, then the output
 
 class GpuEntryBuilder {
  public:
   GpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                   const KernelVariant &variant)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), variant_(variant), b_(ctx_) {}
+      : module_(module),
+        ctx_(module.getContext()),
+        scalar_(scalar),
+        sig_(sig),
+        variant_(variant),
+        params_(kernel_params(make_kernel_spec(sig, variant))),
+        b_(ctx_) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -67,6 +65,7 @@ class GpuEntryBuilder {
   llvm::Function &scalar_;
   const EntrySignature &sig_;
   const KernelVariant &variant_;
+  std::vector<KernelParam> params_;  // KernelABI.h's table
   llvm::IRBuilder<> b_;
   llvm::Function *fn_ = nullptr;
   llvm::Type *index_type_ = nullptr;
@@ -76,34 +75,10 @@ class GpuEntryBuilder {
   std::vector<Operand> operands_;  // inputs, then the output
 };
 
-bool input_is_scalar(const KernelVariant &variant, std::size_t k) {
-  return k < 32 && ((variant.scalar_mask >> k) & 1u) != 0;
-}
-
 llvm::FunctionType *GpuEntryBuilder::entry_type() const {
-  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx_);
-  llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
-  llvm::Type *generic_ptr = llvm::PointerType::get(ctx_, 0);
-  bool strided = variant_.layout == Layout::Strided;
-  std::vector<llvm::Type *> params{i64};
-  if (strided) {
-    params.push_back(i64);
-    params.push_back(generic_ptr);
-  }
-  for (std::size_t k = 0; k <= sig_.args.size(); ++k) {
-    bool is_output = k == sig_.args.size();
-    DType t = is_output ? sig_.ret : sig_.args[k];
-    if (!is_output && input_is_scalar(variant_, k)) {
-      params.push_back(component_type(ctx_, t));
-      if (is_complex_dtype(t)) {
-        params.push_back(component_type(ctx_, t));
-      }
-      continue;
-    }
-    params.push_back(global_ptr);
-    if (strided) {
-      params.push_back(generic_ptr);
-    }
+  std::vector<llvm::Type *> params;
+  for (const KernelParam &p : params_) {
+    params.push_back(gpu_param_type(ctx_, p));
   }
   return llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false);
 }
@@ -116,54 +91,15 @@ llvm::Value *GpuEntryBuilder::to_index(llvm::Value *v64) {
 }
 
 void GpuEntryBuilder::bind_parameters() {
-  llvm::Type *dims_type = llvm::ArrayType::get(llvm::Type::getInt64Ty(ctx_), kMaxDims);
-  auto byval = [&](unsigned index) {
-    fn_->addParamAttr(index, llvm::Attribute::getWithByValType(ctx_, dims_type));
-    fn_->addParamAttr(index, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(8)));
-    fn_->addParamAttr(index, llvm::Attribute::NoCapture);
-    fn_->addParamAttr(index, llvm::Attribute::ReadOnly);
-  };
-  unsigned p = 0;
-  fn_->getArg(p)->setName("n");
-  n_ = to_index(fn_->getArg(p++));
-  if (variant_.layout == Layout::Strided) {
-    fn_->getArg(p)->setName("ndim");
-    ndim_ = to_index(fn_->getArg(p++));
-    fn_->getArg(p)->setName("shape");
-    byval(p);
-    shape_ = fn_->getArg(p++);
-  }
-  for (std::size_t k = 0; k <= sig_.args.size(); ++k) {
-    bool is_output = k == sig_.args.size();
-    Operand op;
-    op.dtype = is_output ? sig_.ret : sig_.args[k];
-    std::string base = is_output ? std::string("out") : "in" + std::to_string(k);
-    if (!is_output && input_is_scalar(variant_, k)) {
-      op.is_scalar = true;
-      llvm::Value *first = fn_->getArg(p++);
-      first->setName(base);
-      if (is_complex_dtype(op.dtype)) {
-        llvm::Value *im = fn_->getArg(p++);
-        first->setName(base + ".re");
-        im->setName(base + ".im");
-        op.value = make_complex(b_, op.dtype, first, im);
-      } else {
-        op.value = storage_to_value(b_, op.dtype, first);
-      }
-      operands_.push_back(op);
-      continue;
-    }
-    op.pointer = fn_->getArg(p);
-    op.pointer->setName(base);
-    fn_->addParamAttr(p, llvm::Attribute::NoUndef);
-    ++p;
-    if (variant_.layout == Layout::Strided) {
-      fn_->getArg(p)->setName(base + ".strides");
-      byval(p);
-      op.strides = fn_->getArg(p++);
-    }
-    operands_.push_back(op);
-  }
+  const KernelSpec spec = make_kernel_spec(sig_, variant_);
+  BoundParams bound = bind_entry_params(b_, spec, params_, [&](unsigned p) -> llvm::Value * {
+    mark_gpu_param(*fn_, p, params_[p]);
+    return fn_->getArg(p);
+  });
+  n_ = to_index(bound.n);
+  ndim_ = bound.ndim != nullptr ? to_index(bound.ndim) : nullptr;
+  shape_ = bound.shape;
+  operands_ = std::move(bound.operands);
 }
 
 llvm::Value *GpuEntryBuilder::read_sreg(llvm::Intrinsic::ID id) {

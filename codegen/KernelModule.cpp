@@ -24,6 +24,23 @@ EntrySignature entry_signature(const ir::Function &fn) {
   return sig;
 }
 
+EntrySignature gufunc_entry_signature(const ir::Function &fn, std::size_t outputs) {
+  EntrySignature sig;
+  for (const ir::Variable &param : fn.params) {
+    if (!param.type.is_scalar() && !param.type.is_array()) {
+      throw Error("gufunc '" + fn.name + "' takes '" + param.type.str() + "' for '" + param.name +
+                  "'; a gufunc takes arrays and scalars");
+    }
+    sig.args.push_back(param.type.dtype());
+    sig.arg_ndims.push_back(param.type.is_array() ? param.type.ndim() : 0);
+  }
+  if (!fn.ret.is_void()) {
+    throw Error("gufunc '" + fn.name + "' returns '" + fn.ret.str() + "'; a gufunc writes its outputs");
+  }
+  sig.outputs = outputs;
+  return sig;
+}
+
 namespace {
 
 /// Numba's CUDA fastmath for one GPU function: approximate division and
@@ -58,7 +75,9 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
     target.fastmath = module.options.fastmath;
     info.all_fastmath = info.all_fastmath && target.fastmath;
     info.any_fastmath = info.any_fastmath || target.fastmath;
-    EntrySignature sig = entry_signature(module.entry_function());
+    EntrySignature sig = request.gufunc_outputs > 0
+                             ? gufunc_entry_signature(module.entry_function(), request.gufunc_outputs)
+                             : entry_signature(module.entry_function());
     llvm::Function *scalar = lower_module(module, out, request.base_name + ".", target);
     internal_assert(scalar != nullptr) << "lowering returned no entry function for " << request.base_name;
     lowered.push_back({&request, std::move(sig), scalar});
@@ -70,6 +89,20 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
     for (const KernelVariant &variant : item.request->variants) {
       internal_assert(item.sig.args.size() <= 32 || variant.scalar_mask == 0) << "scalar mask beyond 32 inputs";
       std::string name = entry_name(item.request->base_name, variant);
+      if (variant.kind == KernelKind::Gufunc) {
+        internal_assert(item.request->gufunc_outputs > 0) << "gufunc variant for an elementwise request";
+        if (kind == TargetKind::Cuda) {
+          llvm::Function *entry = build_gpu_gufunc_entry(out, *item.scalar, item.sig, name);
+          if (item.request->module->options.fastmath) {
+            mark_gpu_fastmath(*entry);
+            mark_gpu_fastmath(*item.scalar);
+          }
+        } else {
+          build_cpu_gufunc_entry(out, *item.scalar, item.sig, name);
+        }
+        info.entry_names.push_back(name);
+        continue;
+      }
       if (kind == TargetKind::Cuda) {
         llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name);
         if (item.request->module->options.fastmath) {

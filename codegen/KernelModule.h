@@ -17,6 +17,9 @@ namespace ufjit::codegen {
 /// The dtypes of an IR function's scalar parameters and result. Throws
 /// ufjit::Error for functions that are not elementwise (arrays, tuples).
 EntrySignature entry_signature(const ir::Function &fn);
+/// The signature of a gufunc core function (scalars and arrays, void result)
+/// whose last `outputs` parameters are outputs.
+EntrySignature gufunc_entry_signature(const ir::Function &fn, std::size_t outputs);
 
 /// What build_entry_module produced.
 struct EntryModuleInfo {

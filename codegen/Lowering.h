@@ -9,10 +9,11 @@
 
 #include "codegen/LLVMHeaders.h"
 #include "ir/IR.h"
+#include "ufjit/target.h"
 
 namespace ufjit::codegen {
 
-enum class TargetKind : uint8_t { Cuda, Cpu };
+// TargetKind: ufjit/target.h (one enum for codegen and the runtime).
 
 struct LoweringTarget {
   TargetKind kind = TargetKind::Cuda;

@@ -4,6 +4,7 @@
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
+#include "runtime/GufuncLayout.h"
 #include "runtime/ViewChecks.h"
 #include "ufjit/files.h"
 
@@ -31,8 +32,13 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     state->decorator_target = typed.options.target;
     state->generalized = typed.kind == frontend::UfuncKind::GuVectorize;
     state->core = core;
+    std::shared_ptr<const runtime::GufuncLayout> layout;
+    if (state->generalized) {
+      layout = std::make_shared<const runtime::GufuncLayout>(runtime::parse_gufunc_layout(typed.layout));
+    }
     for (std::size_t i = 0; i < typed.modules.size(); ++i) {
       runtime::CompiledSignature sig;
+      sig.layout = layout;
       sig.module = std::make_shared<const ir::Module>(std::move(typed.modules[i]));
       sig.ufunc_name = typed.name;
       sig.signature = typed.signatures[i].str();
@@ -150,23 +156,92 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
     empty_ufunc();
   }
   if (state_->generalized) {
-    throw DispatchError("'" + state_->name + "' is a generalized ufunc (@guvectorize); calling it is not supported yet");
+    std::vector<Array> results = call_all_on(target, operands);
+    if (results.size() > 1) {
+      throw InputError("'" + state_->name + "' has " + std::to_string(results.size()) +
+                       " outputs: use Ufunc::call_all (or outputs(...)) to get them all, or give them with out(...)");
+    }
+    if (results.empty()) {
+      return Array();
+    }
+    return std::move(results.front());
   }
   runtime::Backend &backend = state_->core->backend(target);
   return runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+}
+
+std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_all_on(state_->core->target_for(state_->decorator_target), operands);
+}
+
+std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  runtime::Backend &backend = state_->core->backend(target);
+  if (!state_->generalized) {
+    Array result = runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+    std::vector<Array> results;
+    if (!result.empty_handle()) {
+      results.push_back(std::move(result));
+    }
+    return results;
+  }
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+}
+
+std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
+                                   std::optional<TargetKind> target) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  if (!state_->generalized) {
+    throw InputError("axes=/axis= apply to generalized ufuncs (@guvectorize); '" + state_->name + "' is a ufunc");
+  }
+  runtime::Backend &backend =
+      state_->core->backend(target ? *target : state_->core->target_for(state_->decorator_target));
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr, &axes);
+}
+
+bool Ufunc::is_generalized() const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return state_->generalized;
+}
+
+int Ufunc::nout() const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  if (!state_->generalized || state_->signatures.empty()) {
+    return 1;
+  }
+  return static_cast<int>(state_->signatures.front().layout->outputs.size());
+}
+
+std::string Ufunc::layout() const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return state_->generalized && !state_->signatures.empty() ? state_->signatures.front().layout->text : "";
 }
 
 void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) const {
   if (!state_) {
     empty_ufunc();
   }
-  if (state_->generalized) {
-    throw DispatchError("'" + state_->name + "' is a generalized ufunc (@guvectorize); calling it is not supported yet");
-  }
   if (stream.impl() == nullptr) {
     throw InputError("call_async: the stream is empty (moved from or default-constructed)");
   }
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
+  if (state_->generalized) {
+    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
+    return;
+  }
   (void)runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
 }
 
@@ -193,6 +268,10 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
     codegen::KernelVariant strided;
     strided.layout = codegen::Layout::Strided;
     request.variants = {contiguous, strided};
+    if (s.generalized()) {
+      request.variants = {codegen::gufunc_variant()};
+      request.gufunc_outputs = s.out_dtypes.size();
+    }
     codegen::GpuOptions gpu;
     gpu.arch = arch;
     return codegen::emit_ptx({request}, gpu);

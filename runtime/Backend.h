@@ -50,6 +50,7 @@
 
 #include "codegen/KernelABI.h"
 #include "ir/IR.h"
+#include "runtime/GufuncLayout.h"
 #include "ufjit/array.h"
 #include "ufjit/device.h"
 #include "ufjit/runtime.h"
@@ -72,6 +73,15 @@ struct CompiledSignature {
   /// Hash of the module's canonical IR text (with FloatOptions); the part of
   /// every kernel cache key that says "which code".
   uint64_t ir_hash = 0;
+
+  // Gufuncs (@guvectorize) only; `params` are then the INPUT dtypes.
+  std::shared_ptr<const GufuncLayout> layout;  // null: an elementwise ufunc
+  std::vector<DType> out_dtypes;               // per output
+  std::vector<int> arg_ndims;                  // per argument (inputs, outputs): 0 a scalar
+
+  bool generalized() const { return layout != nullptr; }
+  /// What codegen's entry builders and the parameter table take.
+  codegen::EntrySignature entry_signature() const;
 };
 
 /// One input of a prepared call.
@@ -102,6 +112,18 @@ struct PreparedCall {
   std::vector<int64_t> broadcast_shape;
 };
 
+/// Everything a backend needs to run one gufunc call. All checks are done.
+struct PreparedGufunc {
+  const CompiledSignature *signature = nullptr;
+  /// Inputs, then outputs; dtype == the parameter's. Shape: loop_shape then
+  /// the core dims as the core function takes them (arg_ndims[k] dims; a
+  /// layout core of fewer dims is padded in front with size-1, stride-0
+  /// dims); outer strides 0 on broadcast dims. Host or device.
+  std::vector<ArrayView> operands;
+  std::vector<int64_t> loop_shape;  // may be empty (one outer element)
+  int64_t loop_size = 1;            // > 0: Call.cpp does not run empty loops
+};
+
 /// The kernel variant for a call: Contiguous when every array operand (and
 /// the output) collapsed to one dim (or none) with stride == element size and
 /// its data pointer is aligned to the element size; index32 when the element
@@ -119,6 +141,8 @@ class KernelParams {
   /// ignored for scalar inputs). Strides are taken from the PreparedCall.
   KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
                const std::vector<const void *> &input_data, void *output_data);
+  /// A gufunc call; `data[k]` the address the kernel uses for operand k.
+  KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data);
   KernelParams(const KernelParams &) = delete;
   KernelParams &operator=(const KernelParams &) = delete;
 
@@ -130,6 +154,10 @@ class KernelParams {
     uint8_t bytes[sizeof(codegen::Dims)];
   };
   void push(const void *data, std::size_t size);
+  /// Pushes a Count, NDim or Shape parameter of an iteration of `n`
+  /// elements over `shape`; false for other roles.
+  bool push_iteration(const codegen::KernelParam &param, int64_t n, const std::vector<int64_t> &shape);
+  void finish();
   std::vector<Slot> slots_;
   std::vector<void *> pointers_;
 };
@@ -144,6 +172,7 @@ struct CompiledKernel {
 struct BackendConfig {
   int device = 0;         // CUDA device ordinal
   int cpu_threads = 0;    // 0: one per hardware thread
+  bool warn_low_occupancy = true;  // RuntimeOptions::warn_low_occupancy
   KernelCache *cache = nullptr;  // owned by the RuntimeImpl; outlives backends
 };
 
@@ -170,6 +199,9 @@ class Backend {
   /// is written, host outputs included). Non-null: enqueue on that stream and
   /// return (CUDA only; device operands and output only, Call.cpp checks).
   virtual void execute(const PreparedCall &call, StreamImpl *stream) = 0;
+  /// Runs a prepared gufunc call: one core call per outer element (one GPU
+  /// thread, or one CPU iteration). Streams and host operands as execute().
+  virtual void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) = 0;
 
   // ---- data movement; the CPU backend throws NoDeviceError for these.
   /// A new C-contiguous device array holding a copy of a host view.

@@ -11,6 +11,11 @@
 // runtime/Backend.h.
 #include "runtime/Call.h"
 
+#include <algorithm>
+#include <cstring>
+
+#include "frontend/InternalAssert.h"
+
 #include "runtime/Broadcast.h"
 #include "runtime/Dispatch.h"
 #include "runtime/ViewChecks.h"
@@ -23,34 +28,76 @@ std::string operand_label(std::size_t index) { return "input " + std::to_string(
 
 struct SplitOperands {
   std::vector<const Operand *> inputs;
-  const Operand *out = nullptr;
+  const Operand *out = nullptr;        // elementwise calls: the one out(...)
+  std::vector<const Operand *> outs;   // every out(...), in order
 };
 
-SplitOperands split_operands(const std::vector<Operand> &operands) {
+/// Step 1a: inputs and out(...) operands. `max_outs`: 1 for ufuncs.
+SplitOperands split_operands(const std::vector<Operand> &operands, std::size_t max_outs = 1) {
   SplitOperands split;
   for (const Operand &op : operands) {
     if (op.kind != Operand::Kind::Out) {
       split.inputs.push_back(&op);
       continue;
     }
-    if (split.out != nullptr) {
-      throw DispatchError("a call takes at most one out(...) operand");
+    if (split.outs.size() == max_outs) {
+      throw DispatchError(max_outs == 1 ? std::string("a call takes at most one out(...) operand")
+                                        : "a call takes at most " + std::to_string(max_outs) +
+                                              " out(...) operands (one per output)");
     }
-    split.out = &op;
+    split.outs.push_back(&op);
   }
+  split.out = split.outs.empty() ? nullptr : split.outs.front();
   return split;
+}
+
+/// Step 1b: every view is checked before anything else.
+void validate_operands(const SplitOperands &split, const std::string &ufunc_name) {
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    if (split.inputs[i]->kind == Operand::Kind::Array) {
+      validate_view(split.inputs[i]->array, [&] { return operand_label(i) + " of '" + ufunc_name + "'"; });
+    }
+  }
+  for (std::size_t k = 0; k < split.outs.size(); ++k) {
+    validate_view(split.outs[k]->array, [&] {
+      return (split.outs.size() == 1 ? std::string("out") : "out " + std::to_string(k + 1)) + " of '" + ufunc_name + "'";
+    });
+  }
+}
+
+/// Step 2: the signature the inputs dispatch to.
+const CompiledSignature &resolve(const SplitOperands &split, const std::string &ufunc_name,
+                                 const std::vector<CompiledSignature> &signatures) {
+  std::vector<DispatchInput> dispatch;
+  dispatch.reserve(split.inputs.size());
+  for (const Operand *op : split.inputs) {
+    dispatch.push_back(dispatch_input(*op));
+  }
+  return signatures.at(resolve_signature(ufunc_name, signatures, dispatch));
+}
+
+/// Where a new result lives: the device if any array input is there.
+Residence result_residence(const SplitOperands &split) {
+  for (const Operand *op : split.inputs) {
+    if (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device) {
+      return Residence::Device;
+    }
+  }
+  return Residence::Host;
 }
 
 /// Residence checks: the CPU target touches host memory only; async calls
 /// take device operands only (staging would need the host to wait).
 void check_residence(const Backend &backend, const SplitOperands &split, StreamImpl *stream) {
-  for (std::size_t i = 0; i <= split.inputs.size(); ++i) {
-    const bool is_out = i == split.inputs.size();
-    const Operand *op = is_out ? split.out : split.inputs[i];
-    if (op == nullptr || op->kind == Operand::Kind::Scalar) {
+  for (std::size_t i = 0; i < split.inputs.size() + split.outs.size(); ++i) {
+    const bool is_out = i >= split.inputs.size();
+    const Operand *op = is_out ? split.outs[i - split.inputs.size()] : split.inputs[i];
+    if (op->kind == Operand::Kind::Scalar) {
       continue;
     }
-    const std::string label = is_out ? std::string("out") : operand_label(i);
+    const std::string label = !is_out ? operand_label(i)
+                              : split.outs.size() == 1 ? std::string("out")
+                                                       : "out " + std::to_string(i - split.inputs.size() + 1);
     if (backend.kind() == TargetKind::Cpu && op->array.residence == Residence::Device) {
       throw InputError("the CPU target cannot use device memory: " + label + " (" + op->array.describe() +
                         ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
@@ -138,74 +185,32 @@ Array convert(RuntimeCore &core, Backend &backend, const ArrayView &view, DType 
 /// The value of a one-element host array, as a strong scalar.
 Scalar read_single_element(const ArrayView &v) { return scalar_from_bytes(v.data, v.dtype); }
 
-}  // namespace
-
-Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
-               const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
-               StreamImpl *stream) {
-  // ---- 1. operands and their views
-  const SplitOperands split = split_operands(operands);
+/// Step 4b: an async call cannot wait for a temporary cast of a device
+/// operand (the generated cast ufunc runs synchronously).
+void check_async_casts(const SplitOperands &split, const CompiledSignature &sig, const std::string &ufunc_name,
+                       StreamImpl *stream) {
+  if (stream == nullptr) {
+    return;
+  }
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
-    if (split.inputs[i]->kind == Operand::Kind::Array) {
-      validate_view(split.inputs[i]->array, [&] { return operand_label(i) + " of '" + ufunc_name + "'"; });
+    const Operand *op = split.inputs[i];
+    if (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device &&
+        op->array.dtype != sig.params[i]) {
+      throw DispatchError("an async call of '" + ufunc_name + "' would need a temporary cast of a device operand to " +
+                          sig.signature + "'s parameter type; convert it first or call synchronously");
     }
   }
-  if (split.out != nullptr) {
-    validate_view(split.out->array, [&] { return "out of '" + ufunc_name + "'"; });
-  }
+}
 
-  // ---- 2. resolve the signature
-  std::vector<DispatchInput> dispatch;
-  dispatch.reserve(split.inputs.size());
-  for (const Operand *op : split.inputs) {
-    dispatch.push_back(dispatch_input(*op));
-  }
-  const CompiledSignature &sig = signatures.at(resolve_signature(ufunc_name, signatures, dispatch));
-
-  // ---- 3. residence
-  check_residence(backend, split, stream);
-  bool any_device = false;
-  for (const Operand *op : split.inputs) {
-    any_device = any_device || (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device);
-  }
-  const Residence result_residence = any_device ? Residence::Device : Residence::Host;
-
-  // ---- 4. broadcasting and `out` checks
-  const std::vector<int64_t> shape = call_shape(split, ufunc_name);
-  if (split.out != nullptr) {
-    const ArrayView &o = split.out->array;
-    if (o.dtype != sig.ret) {
-      throw DispatchError("out(...) of '" + ufunc_name + "' has dtype " + std::string(dtype_name(o.dtype)) +
-                          " but the chosen signature " + sig.signature + " returns " +
-                          std::string(dtype_name(sig.ret)));
-    }
-  }
-  const int64_t size = checked_size(shape);
-  if (split.out == nullptr) {
-    (void)checked_bytes(sig.ret, shape);  // the new output's size fits
-  }
-  const bool has_device_cast = [&] {
-    for (std::size_t i = 0; i < split.inputs.size(); ++i) {
-      const Operand *op = split.inputs[i];
-      if (op->kind == Operand::Kind::Array && op->array.residence == Residence::Device &&
-          op->array.dtype != sig.params[i]) {
-        return true;
-      }
-    }
-    return false;
-  }();
-  if (stream != nullptr && has_device_cast) {
-    throw DispatchError("an async call of '" + ufunc_name + "' would need a temporary cast of a device operand to " +
-                        sig.signature + "'s parameter type; convert it first or call synchronously");
-  }
-  // Every user-visible check is done: from here on we allocate and launch.
-
-  // ---- 5. place arguments: scalars as parameters, casts, broadcast views
-  std::vector<Array> temporaries;  // converted operands; live until the call returns
-  PreparedCall call;
-  call.signature = &sig;
+/// Step 5 of an elementwise call: scalars (and one-element host arrays) as
+/// kernel parameters, converted copies for casts and for inputs that overlap
+/// `out`, then views broadcast to `shape`. `full_shape_inputs` collects the
+/// inputs that vote for a new output's memory order.
+void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &split, const std::vector<int64_t> &shape,
+                  int64_t size, StreamImpl *stream, PreparedCall &call, std::vector<Array> &temporaries,
+                  std::vector<ArrayView> &full_shape_inputs) {
+  const CompiledSignature &sig = *call.signature;
   call.inputs.resize(split.inputs.size());
-  std::vector<ArrayView> full_shape_inputs;  // vote for a new output's memory order
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     const Operand &op = *split.inputs[i];
     PreparedOperand &p = call.inputs[i];
@@ -233,6 +238,61 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
     }
     p.array = view.shape == shape ? std::move(view) : broadcast_to(view, shape);
   }
+}
+
+/// Step 6: a new output of `shape` laid out in the inputs' memory order
+/// (NumPy's K); the Array's view has `shape`'s dimension order.
+Array allocate_output(Backend &backend, DType dtype, const std::vector<int64_t> &shape,
+                      const std::vector<ArrayView> &full_shape_inputs, Residence residence, StreamImpl *stream) {
+  const std::vector<int> order = output_memory_order(shape, full_shape_inputs);
+  std::vector<int64_t> memory_shape;
+  for (int d : order) {
+    memory_shape.push_back(shape[static_cast<std::size_t>(d)]);
+  }
+  Array allocated = backend.make_output(dtype, memory_shape, residence, stream);
+  const ArrayView out_view = unpermute(allocated.view(), order);
+  return Array(out_view, allocated.holder());
+}
+
+}  // namespace
+
+Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+               const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
+               StreamImpl *stream) {
+  // ---- 1. operands and their views
+  const SplitOperands split = split_operands(operands);
+  validate_operands(split, ufunc_name);
+
+  // ---- 2. resolve the signature
+  const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
+
+  // ---- 3. residence
+  check_residence(backend, split, stream);
+  const Residence residence = result_residence(split);
+
+  // ---- 4. broadcasting and `out` checks
+  const std::vector<int64_t> shape = call_shape(split, ufunc_name);
+  if (split.out != nullptr) {
+    const ArrayView &o = split.out->array;
+    if (o.dtype != sig.ret) {
+      throw DispatchError("out(...) of '" + ufunc_name + "' has dtype " + std::string(dtype_name(o.dtype)) +
+                          " but the chosen signature " + sig.signature + " returns " +
+                          std::string(dtype_name(sig.ret)));
+    }
+  }
+  const int64_t size = checked_size(shape);
+  if (split.out == nullptr) {
+    (void)checked_bytes(sig.ret, shape);  // the new output's size fits
+  }
+  check_async_casts(split, sig, ufunc_name, stream);
+  // Every user-visible check is done: from here on we allocate and launch.
+
+  // ---- 5. place arguments: scalars as parameters, casts, broadcast views
+  std::vector<Array> temporaries;  // converted operands; live until the call returns
+  PreparedCall call;
+  call.signature = &sig;
+  std::vector<ArrayView> full_shape_inputs;  // vote for a new output's memory order
+  place_inputs(core, backend, split, shape, size, stream, call, temporaries, full_shape_inputs);
 
   // ---- 6. allocate the output, in the inputs' memory order (NumPy's K)
   Array result;
@@ -240,14 +300,8 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   if (split.out != nullptr) {
     out_view = split.out->array;
   } else {
-    const std::vector<int> order = output_memory_order(shape, full_shape_inputs);
-    std::vector<int64_t> memory_shape;
-    for (int d : order) {
-      memory_shape.push_back(shape[static_cast<std::size_t>(d)]);
-    }
-    Array allocated = backend.make_output(sig.ret, memory_shape, result_residence, stream);
-    out_view = unpermute(allocated.view(), order);
-    result = Array(out_view, allocated.holder());
+    result = allocate_output(backend, sig.ret, shape, full_shape_inputs, residence, stream);
+    out_view = result.view();
   }
   if (size == 0) {
     return result;
@@ -268,4 +322,281 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   return result;
 }
 
+// ------------------------------------------------------------------ gufuncs
+
+namespace {
+
+/// `view` (outer dims, then `core` layout dims) as the kernel reads it: outer
+/// dims broadcast to `loop_shape` (stride 0 where they grow), then
+/// `param_ndim - core` size-1 dims, then the core dims.
+ArrayView gufunc_view(const ArrayView &view, std::size_t core, const std::vector<int64_t> &loop_shape,
+                      int param_ndim) {
+  const std::size_t outer = view.shape.size() - core;
+  ArrayView outer_view = view;
+  outer_view.shape.resize(outer);
+  outer_view.strides.resize(outer);
+  ArrayView placed = outer_view.shape == loop_shape ? outer_view : broadcast_to(outer_view, loop_shape);
+  const std::size_t pad = static_cast<std::size_t>(param_ndim) - core;
+  placed.shape.insert(placed.shape.end(), pad, 1);
+  placed.strides.insert(placed.strides.end(), pad, 0);
+  placed.shape.insert(placed.shape.end(), view.shape.begin() + static_cast<std::ptrdiff_t>(outer), view.shape.end());
+  placed.strides.insert(placed.strides.end(), view.strides.begin() + static_cast<std::ptrdiff_t>(outer),
+                        view.strides.end());
+  return placed;
+}
+
+/// A 0-d array holding a scalar operand converted to `dtype`, in `residence`.
+Array scalar_array(Backend &backend, const Scalar &value, DType dtype, Residence residence) {
+  Array host = allocate_host(dtype, {});
+  const std::array<uint8_t, 16> bytes = convert_scalar(value, dtype);
+  std::memcpy(host.data(), bytes.data(), dtype_size(dtype));
+  if (residence == Residence::Device) {
+    return backend.to_device(host.view());
+  }
+  return host;
+}
+
+/// `v` with its dims `core_axes` (normalized) moved last, in that order.
+ArrayView move_axes_last(const ArrayView &v, const std::vector<int> &core_axes) {
+  ArrayView moved = v;
+  moved.shape.clear();
+  moved.strides.clear();
+  for (int d = 0; d < v.ndim(); ++d) {
+    if (std::find(core_axes.begin(), core_axes.end(), d) == core_axes.end()) {
+      moved.shape.push_back(v.shape[static_cast<std::size_t>(d)]);
+      moved.strides.push_back(v.strides[static_cast<std::size_t>(d)]);
+    }
+  }
+  for (int d : core_axes) {
+    moved.shape.push_back(v.shape[static_cast<std::size_t>(d)]);
+    moved.strides.push_back(v.strides[static_cast<std::size_t>(d)]);
+  }
+  return moved;
+}
+
+/// The inverse for a new output (core dims last): core dim j goes to axis
+/// core_axes[j], the loop dims fill the other axes in order.
+ArrayView place_core_axes(const ArrayView &v, const std::vector<int> &core_axes) {
+  ArrayView placed = v;
+  const std::size_t loop = v.shape.size() - core_axes.size();
+  std::size_t next_loop = 0;
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    const auto it = std::find(core_axes.begin(), core_axes.end(), static_cast<int>(d));
+    const std::size_t from = it != core_axes.end() ? loop + static_cast<std::size_t>(it - core_axes.begin()) : next_loop++;
+    placed.shape[d] = v.shape[from];
+    placed.strides[d] = v.strides[from];
+  }
+  return placed;
+}
+
+/// NumPy's axes=/axis=: each operand's core axes, normalized and checked.
+std::vector<std::vector<int>> resolve_core_axes(const GufuncLayout &layout, const CoreAxes &axes,
+                                                const std::vector<int> &ndims, const std::string &ufunc_name) {
+  const std::size_t n = layout.operands();
+  std::vector<std::vector<int>> entries = axes.axes;
+  if (axes.axis) {
+    if (!axes.axes.empty()) {
+      throw InputError("'" + ufunc_name + "': give axes= or axis=, not both");
+    }
+    std::string shared;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::vector<std::string> &c = layout.core(k);
+      if (c.size() > 1 || (c.size() == 1 && !shared.empty() && c[0] != shared)) {
+        throw InputError("'" + ufunc_name + "': axis= needs operands with at most one core dimension, all the same "
+                         "(layout '" + layout.text + "'); use axes=");
+      }
+      if (c.size() == 1) {
+        shared = c[0];
+      }
+      entries.push_back(c.empty() ? std::vector<int>{} : std::vector<int>{*axes.axis});
+    }
+  }
+  while (entries.size() < n && layout.core(entries.size()).empty() && entries.size() >= layout.inputs.size()) {
+    entries.emplace_back();  // outputs without core dims may be left out
+  }
+  if (entries.size() != n) {
+    throw InputError("'" + ufunc_name + "': axes= has " + std::to_string(axes.axes.size()) + " entries; layout '" +
+                     layout.text + "' has " + std::to_string(n) + " operands");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t core = layout.core(k).size();
+    std::vector<int> &e = entries[k];
+    if (e.size() != core) {
+      throw InputError("'" + ufunc_name + "': axes= entry " + std::to_string(k + 1) + " names " +
+                       std::to_string(e.size()) + " axes; the operand has " + std::to_string(core) +
+                       " core dimensions in layout '" + layout.text + "'");
+    }
+    for (int &a : e) {
+      const int nd = ndims[k];
+      if (a < -nd || a >= nd) {
+        throw InputError("'" + ufunc_name + "': axis " + std::to_string(a) + " is out of bounds for operand " +
+                         std::to_string(k + 1) + " of " + std::to_string(nd) + " dimensions");
+      }
+      a = a < 0 ? a + nd : a;
+    }
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      if (std::find(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(i), e[i]) != e.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw InputError("'" + ufunc_name + "': axes= entry " + std::to_string(k + 1) + " repeats axis " +
+                         std::to_string(e[i]));
+      }
+    }
+  }
+  return entries;
+}
+
+/// A call with axes=/axis=: the operands' core axes moved last (views), the
+/// call run as usual, new outputs' core dims put at their axes.
+std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+                                      const std::vector<CompiledSignature> &signatures,
+                                      const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes &axes) {
+  const GufuncLayout &layout = *signatures.front().layout;
+  const SplitOperands split = split_operands(operands, layout.outputs.size());
+  validate_operands(split, ufunc_name);
+  // Operand dims; a new output has the loop dims (the most outer dims of any
+  // operand) and its core dims.
+  std::vector<int> ndims;
+  int loop_ndim = 0;
+  for (std::size_t k = 0; k < split.inputs.size() + split.outs.size(); ++k) {
+    const Operand *op = k < split.inputs.size() ? split.inputs[k] : split.outs[k - split.inputs.size()];
+    ndims.push_back(op->kind == Operand::Kind::Scalar ? 0 : op->array.ndim());
+    if (k < layout.operands()) {
+      loop_ndim = std::max(loop_ndim, ndims.back() - static_cast<int>(layout.core(k).size()));
+    }
+  }
+  for (std::size_t k = ndims.size(); k < layout.operands(); ++k) {
+    ndims.push_back(loop_ndim + static_cast<int>(layout.core(k).size()));
+  }
+  if (split.inputs.size() != layout.inputs.size()) {
+    throw DispatchError("'" + ufunc_name + "' (layout '" + layout.text + "') takes " +
+                        std::to_string(layout.inputs.size()) + " inputs, got " + std::to_string(split.inputs.size()));
+  }
+  const std::vector<std::vector<int>> entries = resolve_core_axes(layout, axes, ndims, ufunc_name);
+  std::vector<Operand> moved = operands;
+  std::size_t input = 0;
+  std::size_t output = layout.inputs.size();
+  for (Operand &op : moved) {
+    const std::size_t k = op.kind == Operand::Kind::Out ? output++ : input++;
+    if (op.kind != Operand::Kind::Scalar) {
+      op.array = move_axes_last(op.array, entries[k]);
+    }
+  }
+  std::vector<Array> results = run_gufunc_call(core, backend, ufunc_name, signatures, moved, stream, nullptr);
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const ArrayView placed = place_core_axes(results[k].view(), entries[layout.inputs.size() + k]);
+    results[k] = Array(placed, results[k].holder());
+  }
+  return results;
+}
+
+}  // namespace
+
+std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+                                   const std::vector<CompiledSignature> &signatures,
+                                   const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes *axes) {
+  internal_assert(!signatures.empty() && signatures.front().generalized()) << "run_gufunc_call of a ufunc";
+  const GufuncLayout &layout = *signatures.front().layout;
+  const std::size_t n_out = layout.outputs.size();
+  if (axes != nullptr && (!axes->axes.empty() || axes->axis)) {
+    return run_with_core_axes(core, backend, ufunc_name, signatures, operands, stream, *axes);
+  }
+
+  // ---- 1. operands and their views
+  const SplitOperands split = split_operands(operands, n_out);
+  validate_operands(split, ufunc_name);
+  if (!split.outs.empty() && split.outs.size() != n_out) {
+    throw DispatchError("'" + ufunc_name + "' has " + std::to_string(n_out) +
+                        " outputs (layout '" + layout.text + "'); give all of them with out(...) or none, not " +
+                        std::to_string(split.outs.size()));
+  }
+
+  // ---- 2. resolve the signature on the input dtypes
+  const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
+
+  // ---- 3. residence
+  check_residence(backend, split, stream);
+  const Residence residence = result_residence(split);
+
+  // ---- 4. schedule: loop dims, core dims, output shapes; `out` dtypes
+  std::vector<std::vector<int64_t>> input_shapes;
+  for (const Operand *op : split.inputs) {
+    input_shapes.push_back(op->kind == Operand::Kind::Array ? op->array.shape : std::vector<int64_t>{});
+  }
+  std::vector<std::vector<int64_t>> out_shapes;
+  for (const Operand *op : split.outs) {
+    out_shapes.push_back(op->array.shape);
+  }
+  const GufuncSchedule plan = schedule(layout, input_shapes, out_shapes, ufunc_name);
+  for (std::size_t k = 0; k < split.outs.size(); ++k) {
+    if (split.outs[k]->array.dtype != sig.out_dtypes[k]) {
+      throw DispatchError("out(...) " + std::to_string(k + 1) + " of '" + ufunc_name + "' has dtype " +
+                          std::string(dtype_name(split.outs[k]->array.dtype)) + " but the chosen signature " +
+                          sig.signature + " writes " + std::string(dtype_name(sig.out_dtypes[k])));
+    }
+  }
+  for (std::size_t k = 0; k < layout.operands(); ++k) {
+    if (static_cast<std::size_t>(sig.arg_ndims[k]) < layout.core(k).size()) {
+      throw DispatchError("'" + ufunc_name + "': argument " + std::to_string(k + 1) + " of signature " + sig.signature +
+                          " has " + std::to_string(sig.arg_ndims[k]) + " dims but layout '" + layout.text +
+                          "' gives it " + std::to_string(layout.core(k).size()) + " core dims");
+    }
+  }
+  for (std::size_t k = 0; split.outs.empty() && k < n_out; ++k) {
+    (void)checked_bytes(sig.out_dtypes[k], plan.output_shapes[k]);
+  }
+  check_async_casts(split, sig, ufunc_name, stream);
+  // Every user-visible check is done: from here on we allocate and launch.
+
+  // ---- 5. allocate outputs
+  std::vector<Array> results;
+  std::vector<ArrayView> out_views;
+  for (std::size_t k = 0; k < n_out; ++k) {
+    if (!split.outs.empty()) {
+      out_views.push_back(split.outs[k]->array);
+      continue;
+    }
+    results.push_back(backend.make_output(sig.out_dtypes[k], plan.output_shapes[k], residence, stream));
+    out_views.push_back(results.back().view());
+  }
+  if (plan.loop_size == 0) {
+    return results;
+  }
+
+  // ---- 6. place inputs: scalars as 0-d arrays, casts, copies of inputs
+  // that overlap an output, broadcast outer dims
+  std::vector<Array> temporaries;
+  PreparedGufunc call;
+  call.signature = &sig;
+  call.loop_shape = plan.loop_shape;
+  call.loop_size = plan.loop_size;
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    const DType dtype = sig.params[i];
+    ArrayView view;
+    if (op.kind == Operand::Kind::Scalar) {
+      temporaries.push_back(scalar_array(backend, op.scalar, dtype, residence));
+      view = temporaries.back().view();
+    } else {
+      view = op.array;
+      bool overlaps = false;
+      for (const ArrayView &out : out_views) {
+        overlaps = overlaps || (out.residence == view.residence && may_overlap(view, out));
+      }
+      if (view.dtype != dtype || overlaps) {
+        temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));
+        view = temporaries.back().view();
+      }
+    }
+    call.operands.push_back(gufunc_view(view, layout.inputs[i].size(), plan.loop_shape, sig.arg_ndims[i]));
+  }
+  for (std::size_t k = 0; k < n_out; ++k) {
+    call.operands.push_back(gufunc_view(out_views[k], layout.outputs[k].size(), plan.loop_shape,
+                                        sig.arg_ndims[split.inputs.size() + k]));
+  }
+
+  // ---- 7. launch (the backend)
+  backend.execute_gufunc(call, stream);
+  return results;
+}
+
 }  // namespace ufjit::runtime
+

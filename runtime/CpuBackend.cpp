@@ -46,27 +46,7 @@ class CpuBackend final : public Backend {
 
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
     const codegen::KernelVariant variant = choose_variant(call);
-    const CompiledSignature &sig = *call.signature;
-    auto key = [&] {
-      KernelKey key;
-      key.ir_hash = sig.ir_hash;
-      key.signature = sig.signature;
-      key.target_key = key_;
-      key.arch = "host";
-      key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
-      key.variant = variant;
-      return key;
-    };
-    const CpuKernel &kernel = kernels_.get(sig, variant, *cache_, key, [&]() -> std::shared_ptr<const CompiledKernel> {
-      codegen::EntryRequest request;
-      request.module = sig.module.get();
-      request.base_name = sig.base_name;
-      request.variants = {variant};
-      std::vector<codegen::CpuEntry> entries = compiler_.compile({request});
-      internal_assert(entries.size() == 1 && entries[0] != nullptr) << "CpuCompiler returned no entry for " << variant.suffix();
-      return std::make_shared<CpuKernel>(entries[0]);
-    });
-    const codegen::CpuEntry entry = kernel.entry;
+    const codegen::CpuEntry entry = kernel_for(*call.signature, variant).entry;
 
     std::vector<const void *> inputs(call.inputs.size(), nullptr);
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -77,15 +57,42 @@ class CpuBackend final : public Backend {
       }
     }
     const KernelParams params(call, variant, inputs, call.output.data);
-    void *const *p = params.pointers();
-    const int64_t n = call.size;
-    if (n < kInlineElements || pool_.concurrency() == 1) {
+    run_range(entry, params.pointers(), call.size, 1);
+  }
+
+  /// One iteration per outer element; the work of one is about its core
+  /// elements, which decide whether threads pay off.
+  void execute_gufunc(const PreparedGufunc &call, StreamImpl * /*stream*/) override {
+    const codegen::CpuEntry entry = kernel_for(*call.signature, codegen::gufunc_variant()).entry;
+    std::vector<const void *> data;
+    int64_t core_elements = 1;
+    for (const ArrayView &v : call.operands) {
+      internal_assert(v.residence == Residence::Host) << "device operand on the CPU target";
+      data.push_back(v.data);
+      int64_t elements = 1;
+      for (std::size_t d = call.loop_shape.size(); d < v.shape.size(); ++d) {
+        elements *= v.shape[d];
+      }
+      core_elements = std::max(core_elements, elements);
+    }
+    const KernelParams params(call, data);
+    run_range(entry, params.pointers(), call.loop_size, core_elements);
+  }
+
+ private:
+  /// Runs entry over [0, n): inline when small, else in chunks over the pool.
+  /// `weight`: elements of work per index.
+  void run_range(codegen::CpuEntry entry, void *const *p, int64_t n, int64_t weight) {
+    const int64_t per_index = std::max<int64_t>(1, weight);
+    if (n <= 1 || n < kInlineElements / std::min(per_index, kInlineElements) || pool_.concurrency() == 1) {
       entry(0, n, p);
       return;
     }
     const int64_t wanted_chunks = static_cast<int64_t>(pool_.concurrency()) * 4;
-    int64_t chunk = std::max(kMinChunkElements, (n + wanted_chunks - 1) / wanted_chunks);
-    chunk = (chunk + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+    const int64_t min_chunk = per_index == 1 ? kMinChunkElements : std::max<int64_t>(1, kMinChunkElements / per_index);
+    const int64_t align = per_index == 1 ? kChunkAlign : 1;
+    int64_t chunk = std::max(min_chunk, (n + wanted_chunks - 1) / wanted_chunks);
+    chunk = (chunk + align - 1) / align * align;
     const int64_t chunks = (n + chunk - 1) / chunk;
     pool_.parallel_for(chunks, [&](int64_t c) {
       const int64_t begin = c * chunk;
@@ -94,7 +101,29 @@ class CpuBackend final : public Backend {
     });
   }
 
- private:
+  const CpuKernel &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+    auto key = [&] {
+      KernelKey key;
+      key.ir_hash = sig.ir_hash;
+      key.signature = sig.signature;
+      key.target_key = key_;
+      key.arch = "host";
+      key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+      key.variant = variant;
+      return key;
+    };
+    return kernels_.get(sig, variant, *cache_, key, [&]() -> std::shared_ptr<const CompiledKernel> {
+      codegen::EntryRequest request;
+      request.module = sig.module.get();
+      request.base_name = sig.base_name;
+      request.variants = {variant};
+      request.gufunc_outputs = sig.out_dtypes.size();
+      std::vector<codegen::CpuEntry> entries = compiler_.compile({request});
+      internal_assert(entries.size() == 1 && entries[0] != nullptr) << "CpuCompiler returned no entry for " << variant.suffix();
+      return std::make_shared<CpuKernel>(entries[0]);
+    });
+  }
+
   KernelCache *cache_;
   HotKernels<CpuKernel> kernels_;
   codegen::CpuCompiler compiler_;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "frontend/InternalAssert.h"
 #include "runtime/Backend.h"
 
 namespace ufjit::runtime {
@@ -58,52 +59,119 @@ void KernelParams::push(const void *data, std::size_t size) {
   slots_.push_back(slot);
 }
 
+namespace {
+
+codegen::Dims dims_of(const std::vector<int64_t> &values, std::size_t first, std::size_t count, int64_t fill) {
+  codegen::Dims d{};
+  for (std::size_t k = 0; k < static_cast<std::size_t>(codegen::kMaxDims); ++k) {
+    d.v[k] = k < count ? values[first + k] : fill;
+  }
+  return d;
+}
+
+}  // namespace
+
 KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
                            const std::vector<const void *> &input_data, void *output_data) {
-  const bool strided = variant.layout == codegen::Layout::Strided;
-  const int ndim = static_cast<int>(call.shape.size());
-  auto dims_of = [&](const std::vector<int64_t> &values, int64_t fill) {
-    codegen::Dims d{};
-    for (int k = 0; k < codegen::kMaxDims; ++k) {
-      d.v[k] = k < ndim ? values[static_cast<std::size_t>(k)] : fill;
-    }
-    return d;
-  };
-  // Every parameter gets one slot; reserve so that pointers stay valid.
-  slots_.reserve(3 + 3 * call.inputs.size() + 2);
-  const int64_t n = call.size;
-  push(&n, sizeof n);
-  if (strided) {
-    // A 0-d call runs as one dimension of size 1 (strides unused).
-    const int64_t nd = ndim == 0 ? 1 : ndim;
-    push(&nd, sizeof nd);
-    const codegen::Dims shape = dims_of(call.shape, 1);
-    push(&shape, sizeof shape);
-  }
-  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
-    const PreparedOperand &in = call.inputs[i];
-    if (in.is_scalar) {
-      if (is_complex(in.dtype)) {
-        const std::size_t half = dtype_size(in.dtype) / 2;
-        push(in.scalar_bytes.data(), half);
-        push(in.scalar_bytes.data() + half, half);
-      } else {
-        push(in.scalar_bytes.data(), dtype_size(in.dtype));
-      }
+  codegen::EntrySignature sig;
+  sig.args = call.signature->params;
+  sig.ret = call.signature->ret;
+  const codegen::KernelSpec spec = codegen::make_kernel_spec(sig, variant);
+  const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
+  const std::size_t ndim = call.shape.size();
+  const std::size_t inputs = call.inputs.size();
+  slots_.reserve(table.size());  // pointers into slots_ must stay valid
+  for (const codegen::KernelParam &param : table) {
+    const std::size_t k = static_cast<std::size_t>(param.operand);
+    const bool is_output = param.operand >= 0 && k == inputs;
+    if (push_iteration(param, call.size, call.shape)) {
       continue;
     }
-    const void *ptr = input_data.at(i);
-    push(&ptr, sizeof ptr);
-    if (strided) {
-      const codegen::Dims strides = dims_of(in.array.strides, 0);
-      push(&strides, sizeof strides);
+    switch (param.role) {
+      case codegen::ParamRole::Data: {
+        const void *ptr = is_output ? output_data : input_data.at(k);
+        push(&ptr, sizeof ptr);
+        break;
+      }
+      case codegen::ParamRole::Strides: {
+        const ArrayView &v = is_output ? call.output : call.inputs[k].array;
+        const codegen::Dims strides = dims_of(v.strides, 0, ndim, 0);
+        push(&strides, sizeof strides);
+        break;
+      }
+      case codegen::ParamRole::Value:
+        push(call.inputs[k].scalar_bytes.data(), param.size());
+        break;
+      case codegen::ParamRole::ValueImag:
+        push(call.inputs[k].scalar_bytes.data() + param.size(), param.size());
+        break;
+      default:
+        internal_assert(false) << "parameter " << param.name(spec) << " in an elementwise call";
     }
   }
-  push(&output_data, sizeof output_data);
-  if (strided) {
-    const codegen::Dims strides = dims_of(call.output.strides, 0);
-    push(&strides, sizeof strides);
+  finish();
+}
+
+KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data) {
+  const codegen::KernelSpec spec = codegen::make_kernel_spec(call.signature->entry_signature(), codegen::gufunc_variant());
+  const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
+  const std::size_t loop_ndim = call.loop_shape.size();
+  slots_.reserve(table.size());
+  for (const codegen::KernelParam &param : table) {
+    const std::size_t k = static_cast<std::size_t>(param.operand);
+    if (push_iteration(param, call.loop_size, call.loop_shape)) {
+      continue;
+    }
+    switch (param.role) {
+      case codegen::ParamRole::Data: {
+        const void *ptr = data.at(k);
+        push(&ptr, sizeof ptr);
+        break;
+      }
+      case codegen::ParamRole::Strides: {
+        const codegen::Dims strides = dims_of(call.operands[k].strides, 0, loop_ndim, 0);
+        push(&strides, sizeof strides);
+        break;
+      }
+      case codegen::ParamRole::CoreShape:
+      case codegen::ParamRole::CoreStrides: {
+        const ArrayView &v = call.operands[k];
+        const std::size_t core = v.shape.size() - loop_ndim;
+        const bool shape = param.role == codegen::ParamRole::CoreShape;
+        const codegen::Dims d = dims_of(shape ? v.shape : v.strides, loop_ndim, core, shape ? 1 : 0);
+        push(&d, sizeof d);
+        break;
+      }
+      default:
+        internal_assert(false) << "parameter " << param.name(spec) << " in a gufunc call";
+    }
   }
+  finish();
+}
+
+bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, const std::vector<int64_t> &shape) {
+  const std::size_t ndim = shape.size();
+  switch (param.role) {
+    case codegen::ParamRole::Count:
+      push(&n, sizeof n);
+      return true;
+    case codegen::ParamRole::NDim: {
+      // A 0-d call runs as one dimension of size 1 (strides unused).
+      const int64_t nd = ndim == 0 ? 1 : static_cast<int64_t>(ndim);
+      push(&nd, sizeof nd);
+      return true;
+    }
+    case codegen::ParamRole::Shape: {
+      const codegen::Dims dims = dims_of(shape, 0, ndim, 1);
+      push(&dims, sizeof dims);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+void KernelParams::finish() {
   pointers_.reserve(slots_.size());
   for (Slot &s : slots_) {
     pointers_.push_back(s.bytes);

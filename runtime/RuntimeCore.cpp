@@ -6,6 +6,7 @@
 #include <xxhash.h>
 
 #include "codegen/Codegen.h"
+#include "frontend/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "runtime/RuntimeImpl.h"
 
@@ -22,11 +23,8 @@ std::optional<TargetKind> parse_target(const std::string &text, const char *orig
   if (text.empty()) {
     return std::nullopt;
   }
-  if (text == "cpu" || text == "parallel") {
-    return TargetKind::Cpu;
-  }
-  if (text == "cuda" || text == "gpu") {
-    return TargetKind::Cuda;
+  if (std::optional<TargetKind> target = parse_target_name(text)) {
+    return target;
   }
   throw Error(std::string(origin) + " must be 'cpu' or 'cuda', not '" + text + "'");
 }
@@ -64,6 +62,7 @@ Backend &RuntimeCore::backend(TargetKind target) {
   BackendConfig config;
   config.device = options_.device;
   config.cpu_threads = options_.cpu_threads;
+  config.warn_low_occupancy = options_.warn_low_occupancy;
   config.cache = &cache_;
   if (target == TargetKind::Cpu) {
     if (!cpu_) {
@@ -134,15 +133,39 @@ void finish_signature(CompiledSignature &sig) {
   const ir::Function &entry = sig.module->entry_function();
   sig.params.clear();
   std::vector<std::string> names;
+  sig.arg_ndims.clear();
   for (const ir::Variable &p : entry.params) {
     sig.params.push_back(p.type.dtype());
-    names.emplace_back(dtype_name(p.type.dtype()));
+    sig.arg_ndims.push_back(p.type.is_array() ? p.type.ndim() : 0);
+    names.push_back(codegen::entry_type_name(p.type.dtype(), sig.arg_ndims.back()));
+  }
+  if (sig.generalized()) {
+    // Inputs dispatch; outputs are the last layout->outputs.size() arguments.
+    const std::size_t n_out = sig.layout->outputs.size();
+    internal_assert(n_out <= sig.params.size()) << "gufunc " << sig.ufunc_name << " has fewer arguments than outputs";
+    sig.out_dtypes.assign(sig.params.end() - static_cast<std::ptrdiff_t>(n_out), sig.params.end());
+    sig.params.resize(sig.params.size() - n_out);
+  } else {
+    sig.arg_ndims.clear();
   }
   sig.ret = entry.ret.is_void() ? DType::Bool : entry.ret.dtype();
   sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
   sig.base_name_hash = XXH3_64bits(sig.base_name.data(), sig.base_name.size());
   const std::string text = ir::print(*sig.module);
   sig.ir_hash = XXH3_64bits(text.data(), text.size());
+}
+
+codegen::EntrySignature CompiledSignature::entry_signature() const {
+  codegen::EntrySignature entry;
+  entry.args = params;
+  if (!generalized()) {
+    entry.ret = ret;
+    return entry;
+  }
+  entry.args.insert(entry.args.end(), out_dtypes.begin(), out_dtypes.end());
+  entry.arg_ndims = arg_ndims;
+  entry.outputs = out_dtypes.size();
+  return entry;
 }
 
 }  // namespace ufjit::runtime

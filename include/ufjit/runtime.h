@@ -20,10 +20,10 @@
 #include "ufjit/array.h"
 #include "ufjit/errors.h"
 #include "ufjit/export.h"
+#include "ufjit/target.h"
 
 namespace ufjit {
 
-enum class TargetKind : uint8_t { Cpu, Cuda };
 
 /// A scalar operand. `weak` scalars (plain C++ arithmetic values, CLI numbers)
 /// adapt to the signature as Python scalars do under NEP 50; strong ones
@@ -88,6 +88,19 @@ class Runtime;
 class Stream;
 struct UfuncState;
 
+/// NumPy's `axes=` / `axis=` of a generalized ufunc call: which axes of each
+/// operand hold its core dimensions. They are moved last as views (nothing
+/// is copied); a new output gets its core dimensions at the axes named.
+struct UFJIT_API CoreAxes {
+  /// One entry per operand (inputs, then outputs): its core axes in the
+  /// layout's order, negative ones counting from the end. Entries of trailing
+  /// outputs without core dimensions may be left out.
+  std::vector<std::vector<int>> axes;
+  /// Or one axis for every operand with one core dimension, which they all
+  /// share; operands without core dimensions take none.
+  std::optional<int> axis;
+};
+
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
 /// Every member of an empty (default-constructed or moved-from) Ufunc
 /// throws InputError.
@@ -111,6 +124,25 @@ class UFJIT_API Ufunc {
   Array call(const std::vector<Operand> &operands) const;
   /// Runs on `target` instead of the ufunc's default.
   Array call_on(TargetKind target, const std::vector<Operand> &operands) const;
+
+  /// Every result of a call: one Array per output of a generalized ufunc
+  /// (@guvectorize with several outputs: `auto [q, r] = ...`), none when
+  /// they were given with out(...) (all or none, as NumPy). `call` returns
+  /// the one result, and throws InputError for several.
+  template <typename... Args>
+  std::vector<Array> outputs(Args &&...args) const {
+    return call_all(std::vector<Operand>{Operand(std::forward<Args>(args))...});
+  }
+  std::vector<Array> call_all(const std::vector<Operand> &operands) const;
+  std::vector<Array> call_all_on(TargetKind target, const std::vector<Operand> &operands) const;
+  /// With NumPy's `axes=`/`axis=` (gufuncs only); `target` empty: the default.
+  std::vector<Array> call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
+                              std::optional<TargetKind> target = std::nullopt) const;
+  /// Whether this is a generalized ufunc, and its layout ("(n),(n)->()"; "" if not).
+  bool is_generalized() const;
+  std::string layout() const;
+  /// Outputs per call (NumPy's `ufunc.nout`): 1 for a ufunc.
+  int nout() const;
 
   /// Enqueues on `stream` and returns without synchronising. Device operands
   /// (and `out`) only. Later work of this Runtime (calls, copies) is ordered
@@ -148,6 +180,11 @@ struct UFJIT_API RuntimeOptions {
   int device = 0;
   /// CPU worker threads; 0: one per hardware thread.
   int cpu_threads = 0;
+  /// A gufunc call on the GPU whose outer loop has too few elements to fill
+  /// the device (fewer blocks than twice the multiprocessors) prints a
+  /// one-line warning to stderr, once per gufunc signature and Runtime.
+  /// False: silent (as Numba, which runs `(n),(n)->(n)` on one thread).
+  bool warn_low_occupancy = true;
 };
 
 struct RuntimeImpl;

@@ -34,18 +34,16 @@ std::optional<TargetKind> parse_target(const py::object &target) {
     return std::nullopt;
   }
   const auto t = target.cast<std::string>();
-  if (t == "cpu" || t == "parallel") {
-    return TargetKind::Cpu;
-  }
-  if (t == "cuda" || t == "gpu") {
-    return TargetKind::Cuda;
+  if (std::optional<TargetKind> parsed = ufjit::parse_target_name(t)) {
+    return parsed;
   }
   throw py::value_error("unknown target '" + t + "' (expected 'cpu' or 'cuda')");
 }
 
 /// f(*args, out=None, stream=None, target=None).
 py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
-                      const py::object &stream, const py::object &target) {
+                      const py::object &stream, const py::object &target,
+                      const std::optional<CoreAxes> &core_axes = std::nullopt) {
   Operands ops;
   if (!stream.is_none()) {  // DLPack producers order their work before the call's stream
     const auto handle = reinterpret_cast<uintptr_t>(stream.cast<PyStream>().stream->handle());
@@ -59,12 +57,20 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     }
   }
   if (!out.is_none()) {
-    add_output(ops, out);
-    if (void *p = producer_stream(out)) {
-      producers.push_back(p);
+    // A tuple names every output of a gufunc (NumPy's out=(a, b)).
+    const bool several = py::isinstance<py::tuple>(out);
+    const py::tuple outs = several ? out.cast<py::tuple>() : py::make_tuple(out);
+    for (const py::handle &o : outs) {
+      add_output(ops, o);
+      if (void *p = producer_stream(o)) {
+        producers.push_back(p);
+      }
     }
   }
   std::optional<TargetKind> kind = parse_target(target);
+  if (!stream.is_none() && core_axes) {
+    throw py::type_error("axes=/axis= cannot be combined with stream=");
+  }
   if (!stream.is_none()) {
     if (out.is_none()) {
       throw py::type_error(
@@ -82,18 +88,29 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     }
     return out;
   }
-  Array result;
+  std::vector<Array> results;
   {
     py::gil_scoped_release release;
     for (void *p : producers) {
       runtime().borrow_stream(p).synchronize();
     }
-    result = kind ? ufunc.call_on(*kind, ops.operands) : ufunc.call(ops.operands);
+    if (core_axes) {
+      results = ufunc.call_all(ops.operands, *core_axes, kind);
+    } else {
+      results = kind ? ufunc.call_all_on(*kind, ops.operands) : ufunc.call_all(ops.operands);
+    }
   }
   if (!out.is_none()) {
     return out;
   }
-  return to_python(std::move(result));
+  if (results.size() == 1) {
+    return to_python(std::move(results.front()));
+  }
+  py::tuple tuple(results.size());
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    tuple[k] = to_python(std::move(results[k]));
+  }
+  return std::move(tuple);
 }
 
 /// Every @vectorize / @guvectorize of a source, by name.
@@ -265,14 +282,33 @@ void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
       .def_property_readonly("signatures", &Ufunc::signatures)
+      .def_property_readonly("nout", &Ufunc::nout)
+      .def_property_readonly("layout", &Ufunc::layout)
       .def("__call__",
            [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
              py::object out = py::none();
              py::object stream = py::none();
              py::object target = py::none();
+             std::optional<CoreAxes> core_axes;
              for (const auto &[key, value] : kwargs) {
                const auto k = key.cast<std::string>();
-               if (k == "out") {
+               if ((k == "axes" || k == "axis") && !value.is_none()) {
+                 if (!core_axes) {
+                   core_axes.emplace();
+                 }
+                 if (k == "axis") {
+                   core_axes->axis = value.cast<int>();
+                 } else {
+                   for (const py::handle &entry : value) {
+                     // NumPy also takes a bare int for a one-axis entry.
+                     core_axes->axes.push_back(py::isinstance<py::int_>(entry)
+                                                   ? std::vector<int>{entry.cast<int>()}
+                                                   : entry.cast<std::vector<int>>());
+                   }
+                 }
+               } else if (k == "axes" || k == "axis") {
+                 // None: NumPy's default
+               } else if (k == "out") {
                  out = py::reinterpret_borrow<py::object>(value);
                } else if (k == "stream") {
                  stream = py::reinterpret_borrow<py::object>(value);
@@ -280,10 +316,10 @@ void bind_ufunc(py::module_ &m) {
                  target = py::reinterpret_borrow<py::object>(value);
                } else {
                  throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
-                                      "' (ufjit takes out=, stream= and target=)");
+                                      "' (ufjit takes out=, stream=, target=, and axes=/axis= for gufuncs)");
                }
              }
-             return call_ufunc(u, args, out, stream, target);
+             return call_ufunc(u, args, out, stream, target, core_axes);
            })
       .def(
           "ptx",

@@ -80,26 +80,30 @@ class UFunc:
 
 
 class GUFunc(UFunc):
-    """A generalized ufunc made by ``@ufjit.guvectorize``.
+    """A generalized ufunc made by ``@ufjit.guvectorize``: call it like NumPy's.
 
-    It compiles (and type-checks) now; calling it raises NotImplementedError
-    while the C++ runtime cannot launch generalized ufuncs.
+    ``f(a, b)`` returns the output (a tuple of them when the layout has
+    several); the outer dimensions broadcast as NumPy's; ``out=`` takes one
+    array or a tuple of every output, and the outputs may also be passed
+    positionally after the inputs (Numba's way), which returns them.
     """
 
     def __init__(self, fn, core, source, target, identity, layout):
         super().__init__(fn, core, source, target, identity)
         self.layout = layout
-        self.nout = layout.count(",", layout.index("->")) + 1 if "->" in layout else 1
+        self.nout = core.nout  # the C++ runtime's parsed layout
         self.nin = len(inspect.signature(fn).parameters) - self.nout
         self.nargs = self.nin + self.nout
 
-    def __call__(self, *args, out=None, stream=None):
-        try:
-            return super().__call__(*args, out=out, stream=stream)
-        except _ufjit.DispatchError as e:
-            if "generalized ufunc" in str(e):
-                raise NotImplementedError(str(e)) from None
-            raise
+    def __call__(self, *args, out=None, stream=None, axes=None, axis=None):
+        if len(args) == self.nargs and out is None:
+            out = tuple(args[self.nin:])
+            args = args[: self.nin]
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if stream is not None:
+            stream = as_stream(stream)
+        return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
 
 
 def _make_decorator(kind, signatures, layout, target, identity, fastmath):

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <mutex>
+#include <set>
 
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
@@ -48,6 +50,7 @@ class CudaBackend final : public Backend {
   explicit CudaBackend(const BackendConfig &config)
       : context_(std::make_shared<cuda::CudaContext>(config.device)),
         cache_(config.cache),
+        warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
         staging_(context_),
         pinned_(context_) {
@@ -96,6 +99,51 @@ class CudaBackend final : public Backend {
     } else {
       run_strided_host(call, variant);
     }
+  }
+
+  /// One thread per outer element. Host operands are staged by byte extent
+  /// (as run_strided_host): copied in, computed, host outputs copied back.
+  void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) override {
+    context_->make_current();
+    const CompiledSignature &sig = *call.signature;
+    const cuda::CudaKernel &kernel = kernel_for(sig, codegen::gufunc_variant());
+    warn_if_underused(sig, kernel, call.loop_size);
+    bool any_host = false;
+    for (const ArrayView &v : call.operands) {
+      any_host = any_host || v.residence == Residence::Host;
+    }
+    if (!any_host) {
+      std::vector<const void *> data;
+      for (const ArrayView &v : call.operands) {
+        data.push_back(v.data);
+      }
+      const KernelParams params(call, data);
+      cuda::launch(kernel, call.loop_size, params.pointers(), cuda::stream_handle(stream));
+      if (stream == nullptr) {
+        UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+      }
+      return;
+    }
+    if (stream != nullptr) {
+      throw InputError("an async call takes device arrays only; copy host operands with Runtime::to_device");
+    }
+    std::vector<Array> scratch;
+    std::vector<const void *> data;
+    for (const ArrayView &v : call.operands) {
+      data.push_back(v.residence == Residence::Host ? stage_extent(v, scratch) : v.data);
+    }
+    const KernelParams params(call, data);
+    cuda::launch(kernel, call.loop_size, params.pointers(), nullptr);
+    const std::size_t first_output = sig.params.size();
+    for (std::size_t k = first_output; k < call.operands.size(); ++k) {
+      const ArrayView &out = call.operands[k];
+      if (out.residence == Residence::Host) {
+        const auto [lo, hi] = byte_extent(out);
+        staging_.copy_to_host(static_cast<char *>(out.data) + lo,
+                              device_ptr(static_cast<const char *>(data[k]) + lo), static_cast<std::size_t>(hi - lo));
+      }
+    }
+    UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
   }
 
   Array to_device(const ArrayView &host) override {
@@ -191,13 +239,7 @@ class CudaBackend final : public Backend {
   /// host output's extent is copied back.
   void run_strided_host(const PreparedCall &call, const codegen::KernelVariant &variant) {
     std::vector<Array> scratch;
-    auto stage = [&](const ArrayView &v) -> void * {
-      const auto [lo, hi] = byte_extent(v);
-      scratch.push_back(device_empty(DType::UInt8, {hi - lo}));
-      staging_.copy_to_device(device_ptr(scratch.back().data()), static_cast<const char *>(v.data) + lo,
-                              static_cast<std::size_t>(hi - lo));
-      return static_cast<char *>(scratch.back().data()) - lo;
-    };
+    auto stage = [&](const ArrayView &v) -> void * { return stage_extent(v, scratch); };
     std::vector<const void *> inputs(call.inputs.size(), nullptr);
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
       const PreparedOperand &in = call.inputs[i];
@@ -218,6 +260,41 @@ class CudaBackend final : public Backend {
     } else {
       UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
     }
+  }
+
+  /// A device copy of a host view's byte extent (kept in `scratch`); returns
+  /// the device address of the view's element 0, for the view's strides.
+  void *stage_extent(const ArrayView &v, std::vector<Array> &scratch) {
+    const auto [lo, hi] = byte_extent(v);
+    scratch.push_back(device_empty(DType::UInt8, {hi - lo}));
+    staging_.copy_to_device(device_ptr(scratch.back().data()), static_cast<const char *>(v.data) + lo,
+                            static_cast<std::size_t>(hi - lo));
+    return static_cast<char *>(scratch.back().data()) - lo;
+  }
+
+  /// The low-occupancy warning of a gufunc launch (RuntimeOptions::
+  /// warn_low_occupancy): fewer blocks than twice the multiprocessors leave
+  /// the GPU mostly idle. Printed to stderr once per signature.
+  void warn_if_underused(const CompiledSignature &sig, const cuda::CudaKernel &kernel, int64_t outer) {
+    if (!warn_low_occupancy_) {
+      return;
+    }
+    const int sms = context_->properties().sm_count;
+    const int64_t blocks = (outer + kernel.block - 1) / kernel.block;
+    if (blocks >= 2 * static_cast<int64_t>(sms)) {
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(warned_mutex_);
+      if (!warned_.insert(sig.base_name).second) {
+        return;
+      }
+    }
+    std::cerr << "ufjit: warning: gufunc '" << sig.ufunc_name << "' (" << sig.signature << ") runs " << outer
+              << " outer element" << (outer == 1 ? "" : "s") << " as " << blocks << " block"
+              << (blocks == 1 ? "" : "s") << " of " << kernel.block << " threads on a GPU with " << sms
+              << " multiprocessors: most of the GPU idles (one thread per outer element). Batch more outer "
+                 "elements, or set RuntimeOptions::warn_low_occupancy = false to silence this.\n";
   }
 
   /// The loaded kernel for a signature and variant: a HotKernels hit on the
@@ -278,6 +355,7 @@ class CudaBackend final : public Backend {
     request.module = sig.module.get();
     request.base_name = sig.base_name;
     request.variants = {variant};
+    request.gufunc_outputs = sig.out_dtypes.size();
     const Clock::time_point t1 = Clock::now();
     const std::string ptx = codegen::emit_ptx({request}, gpu_);
     const Clock::time_point t2 = Clock::now();
@@ -298,6 +376,9 @@ class CudaBackend final : public Backend {
   // Declared first: destroyed last, after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
   KernelCache *cache_;
+  bool warn_low_occupancy_;
+  std::mutex warned_mutex_;
+  std::set<std::string> warned_;  // base names already warned about
   cache::DiskCache disk_;
   cuda::HostStaging staging_;
   cuda::PinnedPool pinned_;

@@ -13,6 +13,7 @@
 #include "frontend/Parser.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
+#include "runtime/GufuncLayout.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {
@@ -40,23 +41,13 @@ json param(const std::string &name, const std::string &kind, const std::string &
   return json{{"name", name}, {"kind", kind}, {"type", type}, {"size", size}, {"align", align}};
 }
 
-// The parameter list of KernelABI.h for an all-array variant.
+// The parameter list of KernelABI.h: the table every builder and packer reads.
 json entry_params(const ManifestEntry &e) {
-  const bool strided = e.variant.layout == codegen::Layout::Strided;
-  const int dims_bytes = static_cast<int>(sizeof(codegen::Dims));
   json params = json::array();
-  params.push_back(param("n", "count", "int64", 8, 8));
-  if (strided) {
-    params.push_back(param("ndim", "ndim", "int64", 8, 8));
-    params.push_back(param("shape", "shape", "int64[8]", dims_bytes, 8));
+  for (const codegen::KernelParam &p : codegen::kernel_params(e.spec)) {
+    params.push_back(param(p.name(e.spec), p.kind_name(), p.type_name(), static_cast<int>(p.size()),
+                           static_cast<int>(p.align())));
   }
-  for (std::size_t i = 0; i < e.arg_dtypes.size(); ++i) {
-    const std::string name = "in" + std::to_string(i);
-    params.push_back(param(name, "array", e.arg_dtypes[i] + "*", 8, 8));
-    if (strided) params.push_back(param(name + "_strides", "strides", "int64[8]", dims_bytes, 8));
-  }
-  params.push_back(param("out", "array", e.ret_dtype + "*", 8, 8));
-  if (strided) params.push_back(param("out_strides", "strides", "int64[8]", dims_bytes, 8));
   return params;
 }
 
@@ -72,16 +63,24 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
       "Each entry is a kernel of the module. Launch with a 1-D grid and any block size (grid-stride "
       "loop). Parameters in order as listed: 'count' is the number of elements; 'array' a device "
       "pointer to element 0; 'shape'/'strides' 8 int64 values (strides in bytes, unused dims: shape 1, "
-      "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need every byte offset (n times the widest element size) under 2^31.";
+      "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need every byte offset (n times the widest element size) under 2^31. "
+      "'gufunc' entries (@guvectorize) take 'count' outer elements over the outer 'shape' (ndim >= 1), and per "
+      "operand its pointer, outer 'strides', and for array parameters 'core_shape'/'core_strides' (the first "
+      "ndim-of-the-parameter values used); one thread per outer element.";
   json list = json::array();
   for (const ManifestEntry &e : entries) {
     json item;
     item["entry"] = e.entry;
     item["function"] = e.function;
     item["signature"] = e.signature;
-    item["variant"] = {{"layout", e.variant.layout == codegen::Layout::Contiguous ? "contiguous" : "strided"},
-                       {"index32", e.variant.index32},
-                       {"scalar_mask", e.variant.scalar_mask}};
+    if (e.variant.kind == codegen::KernelKind::Gufunc) {
+      item["variant"] = {{"layout", "gufunc"}, {"index32", false}, {"scalar_mask", 0}};
+      item["gufunc_layout"] = e.layout;
+    } else {
+      item["variant"] = {{"layout", e.variant.layout == codegen::Layout::Contiguous ? "contiguous" : "strided"},
+                         {"index32", e.variant.index32},
+                         {"scalar_mask", e.variant.scalar_mask}};
+    }
     item["params"] = entry_params(e);
     list.push_back(std::move(item));
   }
@@ -120,8 +119,23 @@ CompileResult finish(CompileResult result, const DiagnosticEngine &diags) {
 
 std::vector<std::string> dtype_names(const std::vector<frontend::SigType> &types) {
   std::vector<std::string> names;
-  for (const frontend::SigType &t : types) names.push_back(t.str());
+  for (const frontend::SigType &t : types) names.push_back(codegen::entry_type_name(t.dtype, t.ndim));
   return names;
+}
+
+/// What the parameter table needs of a signature (codegen/KernelABI.h).
+codegen::EntrySignature entry_signature_of(const frontend::Signature &sig, std::size_t gufunc_outputs) {
+  codegen::EntrySignature entry;
+  for (const frontend::SigType &t : sig.args) {
+    entry.args.push_back(t.dtype);
+    entry.arg_ndims.push_back(t.ndim);
+  }
+  if (gufunc_outputs == 0) {
+    entry.arg_ndims.clear();
+    entry.ret = sig.ret.dtype;
+  }
+  entry.outputs = gufunc_outputs;
+  return entry;
 }
 
 CompileResult compile_here(const CompileRequest &request) {
@@ -165,20 +179,21 @@ CompileResult compile_here(const CompileRequest &request) {
         result.output += ir::print(module);
         continue;
       }
-      if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
-        // Typed (section 8 of LANGUAGE.md) but without kernel entries yet:
-        // say so at the signature instead of failing inside code generation.
-        diags.error(sig.loc, "'@guvectorize' function '" + ufunc.name + "' cannot be compiled to a module yet: " +
-                                 "generalized ufuncs have no kernel entries (--emit ir shows its typed IR)");
-        continue;
-      }
       codegen::EntryRequest entry;
       entry.module = &module;
       entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
-      entry.variants = driver::aot_variants();
+      codegen::EntrySignature entry_sig;
+      if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
+        // One entry: one thread (CPU iteration) per outer element.
+        entry.gufunc_outputs = runtime::parse_gufunc_layout(ufunc.layout).outputs.size();
+        entry.variants = {codegen::gufunc_variant()};
+      } else {
+        entry.variants = driver::aot_variants();
+      }
+      entry_sig = entry_signature_of(sig, entry.gufunc_outputs);
       for (const codegen::KernelVariant &v : entry.variants) {
         manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
-                                                 dtype_names(sig.args), sig.ret.str()});
+                                                 codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
       }
       requests.push_back(std::move(entry));
     }

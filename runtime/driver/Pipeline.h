@@ -22,8 +22,8 @@ struct ManifestEntry {
   std::string function;
   std::string signature;
   codegen::KernelVariant variant;
-  std::vector<std::string> arg_dtypes;
-  std::string ret_dtype;
+  codegen::KernelSpec spec;  // the parameter table's input (KernelABI.h)
+  std::string layout;        // gufuncs: "(n),(n)->()"
 };
 std::string manifest_json(const std::vector<ManifestEntry> &entries, const CompileRequest &request);
 

@@ -153,7 +153,7 @@ class OutputFiles(Hostile):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("directory", r.stderr)
 
-    def test_gufunc_compile_is_a_located_error_and_writes_nothing(self):
+    def test_gufunc_compile_writes_its_module_and_manifest(self):
         src = self.path("dot.ufn")
         with open(src, "w") as f:
             f.write("from numba import guvectorize\n\n"
@@ -161,11 +161,9 @@ class OutputFiles(Hostile):
                     "def dot(a, b, out):\n"
                     "    out[0] = a[0] * b[0]\n")
         r = ufjit("compile", src, "-o", self.path("dot.ptx"))
-        self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn("dot.ufn:3:", r.stderr)
-        self.assertIn("cannot be compiled to a module yet", r.stderr)
-        self.assertNotIn("internal error", r.stderr)
-        self.assertFalse(os.path.exists(self.path("dot.ptx")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(".entry dot__float32_1d_float32_1d_float32_1d__gufunc", slurp(self.path("dot.ptx")))
+        self.assertTrue(os.path.exists(self.path("dot.json")))
         self.assert_no_temps()
 
     def test_failing_manifest_leaves_no_module(self):

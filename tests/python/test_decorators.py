@@ -137,7 +137,7 @@ def test_fastmath_and_numba_options_are_accepted():
     assert abs(fm(np.float32(3)) - 1) < 1e-6
 
 
-def test_guvectorize_compiles_and_calling_is_not_implemented():
+def test_guvectorize_dot_matches_numpy_einsum_with_broadcast_outer_dims():
     @guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target="cpu")
     def dot(a, b, out):
         acc = 0.0
@@ -146,8 +146,56 @@ def test_guvectorize_compiles_and_calling_is_not_implemented():
         out[0] = acc
 
     assert dot.nin == 2 and dot.nout == 1
-    with pytest.raises(NotImplementedError, match="generalized"):
-        dot(np.ones(3), np.ones(3))
+    a = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    b = np.linspace(-1, 1, 12).reshape(3, 4)
+    np.testing.assert_allclose(dot(a, b), np.einsum("...n,...n->...", a, b), rtol=1e-15)
+    assert dot(np.ones(3), np.ones(3)) == 3.0
+    out = np.empty((2, 3))
+    assert dot(a, b, out=out) is out
+    np.testing.assert_allclose(out, np.einsum("...n,...n->...", a, b), rtol=1e-15)
+
+
+def test_guvectorize_matmul_several_outputs_and_positional_out():
+    @guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])"], "(m,n),(n,p)->(m,p)", target="cpu")
+    def matmul(a, b, out):
+        for i in range(a.shape[0]):
+            for j in range(b.shape[1]):
+                acc = 0
+                for k in range(a.shape[1]):
+                    acc += a[i, k] * b[k, j]
+                out[i, j] = acc
+
+    a = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    b = np.arange(4 * 5, dtype=np.float32)[::-1].reshape(4, 5)  # negative strides
+    np.testing.assert_array_equal(matmul(a, b), np.matmul(a, b))
+    c = np.zeros((2, 3, 5), dtype=np.float32)
+    matmul(a, b, c)  # Numba's positional output
+    np.testing.assert_array_equal(c, np.matmul(a, b))
+    with pytest.raises(ufjit.ShapeError, match="core dimension 'n'"):
+        matmul(a, np.ones((3, 5), dtype=np.float32))
+
+    @guvectorize(["void(int64[:], int64[:], int64[:])"], "(n)->(),()", target="cpu")
+    def minmax(x, lo, hi):
+        lo[0] = x[0]
+        hi[0] = x[0]
+        for i in range(x.shape[0]):
+            lo[0] = min(lo[0], x[i])
+            hi[0] = max(hi[0], x[i])
+
+    x = np.array([[3, -1, 7], [0, 0, 5]], dtype=np.int64)
+    lo, hi = minmax(x)
+    np.testing.assert_array_equal(lo, x.min(axis=-1))
+    np.testing.assert_array_equal(hi, x.max(axis=-1))
+    lo2, hi2 = np.empty(2, np.int64), np.empty(2, np.int64)
+    minmax(x, out=(lo2, hi2))
+    np.testing.assert_array_equal(hi2, x.max(axis=-1))
+    lo3, hi3 = minmax(x, axis=0)
+    np.testing.assert_array_equal(lo3, x.min(axis=0))
+    np.testing.assert_array_equal(hi3, x.max(axis=0))
+
+    at = np.ascontiguousarray(np.moveaxis(a, 0, -1))  # (m, n, batch)
+    np.testing.assert_array_equal(matmul(at, b, axes=[(0, 1), (-2, -1), (0, 1)]),
+                                  np.matmul(at, b, axes=[(0, 1), (-2, -1), (0, 1)]))
 
 
 def test_guvectorize_without_layout_is_refused():

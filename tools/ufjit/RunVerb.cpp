@@ -1,6 +1,7 @@
 #include <sys/stat.h>
 
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include "Operands.h"
@@ -17,7 +18,7 @@ struct RunOptions {
   std::string file;
   std::string function;
   std::vector<std::string> inputs;
-  std::string output;
+  std::vector<std::string> outputs;  // one per output of a gufunc, else at most one
   std::string target;
 };
 
@@ -42,15 +43,20 @@ ExitCode run_run(const RunOptions &options) {
       files.push_back(input);
     }
   }
-  std::optional<OutputFile> output;
-  if (!options.output.empty()) {
-    check_not_an_input(options.output, files);
-    output.emplace(options.output);
+  std::vector<std::unique_ptr<OutputFile>> outputs;
+  for (std::size_t k = 0; k < options.outputs.size(); ++k) {
+    const std::string &path = options.outputs[k];
+    for (std::size_t j = 0; j < k; ++j) {
+      if (options.outputs[j] == path) {
+        throw UsageError("--out " + path + " is given twice");
+      }
+    }
+    check_not_an_input(path, files);
+    outputs.push_back(std::make_unique<OutputFile>(path));
   }
 
   RuntimeOptions runtime_options;
-  if (options.target == "cpu") runtime_options.target = TargetKind::Cpu;
-  if (options.target == "cuda") runtime_options.target = TargetKind::Cuda;
+  if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
   Runtime runtime(runtime_options);
   UfuncSet ufuncs = runtime.load_file(options.file);
   const Ufunc &ufunc = ufuncs[options.function];
@@ -66,14 +72,31 @@ ExitCode run_run(const RunOptions &options) {
     arrays.push_back(load_npy(input));
     operands.emplace_back(arrays.back().view());
   }
-  Array result = ufunc.call(operands);
-  if (!output) {
-    print_numpy_repr(std::cout, result.view());
-    std::cout << "\n";
+  if (!outputs.empty() && ufunc.is_generalized()) {
+    // Checked before the call: a gufunc's --out files name every output.
+    const int wanted = ufunc.nout();
+    if (outputs.size() != static_cast<std::size_t>(wanted)) {
+      throw UsageError("'" + ufunc.name() + "' has " + std::to_string(wanted) + " outputs (layout '" +
+                       ufunc.layout() + "'): give one --out per output, or none to print them");
+    }
+  } else if (outputs.size() > 1) {
+    throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
+  }
+  std::vector<Array> results = ufunc.call_all(operands);
+  if (outputs.empty()) {
+    for (const Array &result : results) {
+      print_numpy_repr(std::cout, result.view());
+      std::cout << "\n";
+    }
     return ExitCode::Ok;
   }
-  write_npy(result.view(), [&output](const void *data, std::size_t bytes) { output->write(data, bytes); });
-  output->commit();
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    OutputFile &file = *outputs[k];
+    write_npy(results[k].view(), [&file](const void *data, std::size_t bytes) { file.write(data, bytes); });
+  }
+  for (const std::unique_ptr<OutputFile> &file : outputs) {
+    file->commit();
+  }
   return ExitCode::Ok;
 }
 
@@ -91,7 +114,11 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
       ->required()
       ->allow_extra_args(false)
       ->delimiter('\0');
-  cmd->add_option("--out", options->output, "write the result here (.npy); default: print it");
+  cmd->add_option("--out", options->outputs,
+                  "write the result here (.npy); a gufunc with several outputs takes one --out per output, in "
+                  "order; default: print them")
+      ->allow_extra_args(false)
+      ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
   cmd->callback([options, &exit_code] {

@@ -1,0 +1,18 @@
+// Target names (ufjit/target.h).
+#include "ufjit/target.h"
+
+namespace ufjit {
+
+const char *target_name(TargetKind target) { return target == TargetKind::Cuda ? "cuda" : "cpu"; }
+
+std::optional<TargetKind> parse_target_name(std::string_view text) {
+  if (text == "cpu" || text == "parallel") {
+    return TargetKind::Cpu;
+  }
+  if (text == "cuda" || text == "gpu") {
+    return TargetKind::Cuda;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ufjit

@@ -1,0 +1,52 @@
+// Generalized ufuncs (@guvectorize): the parsed layout "(m,n),(n,p)->(m,p)"
+// and the schedule of one call, a pure function of the operands' shapes
+// (numba-cuda's GUFuncEngine.schedule), kept beside Broadcast.h.
+//
+// Each operand's last len(core dims) dims are its core; the dims before them
+// (outer, loop dims) broadcast with NumPy's rules, as for ufuncs. A core dim
+// name has one size across every operand that names it (no broadcasting of
+// core dims, as NumPy); a mismatch is a ShapeError naming the dim and both
+// operands.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ufjit::runtime {
+
+struct GufuncLayout {
+  std::string text;                               // as written
+  std::vector<std::vector<std::string>> inputs;   // core dim names per input
+  std::vector<std::vector<std::string>> outputs;  // core dim names per output
+  std::size_t operands() const { return inputs.size() + outputs.size(); }
+  /// Core dims of operand k (inputs, then outputs).
+  const std::vector<std::string> &core(std::size_t k) const {
+    return k < inputs.size() ? inputs[k] : outputs[k - inputs.size()];
+  }
+};
+
+/// Parses a layout; throws InputError for text that is not one (the frontend
+/// has reported a located error before a layout reaches the runtime).
+GufuncLayout parse_gufunc_layout(const std::string &text);
+
+/// The shapes of one gufunc call.
+struct GufuncSchedule {
+  std::vector<int64_t> loop_shape;  // the broadcast outer dims
+  int64_t loop_size = 1;            // product of loop_shape
+  std::map<std::string, int64_t> dims;            // every core dim's size
+  std::vector<std::vector<int64_t>> input_core;   // per input
+  std::vector<std::vector<int64_t>> output_core;  // per output
+  /// loop_shape + output_core[k]: the shape of output k.
+  std::vector<std::vector<int64_t>> output_shapes;
+};
+
+/// Schedules a call with inputs of `input_shapes` (a scalar is `{}`) and,
+/// when given (all or none), outputs of `out_shapes`. Outputs never
+/// broadcast: their outer dims must be the loop shape. A core dim only an
+/// output names takes its size from that output, and must come from an
+/// `out` otherwise. Throws ShapeError (messages name `ufunc_name`).
+GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vector<int64_t>> &input_shapes,
+                        const std::vector<std::vector<int64_t>> &out_shapes, const std::string &ufunc_name);
+
+}  // namespace ufjit::runtime
