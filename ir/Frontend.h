@@ -24,6 +24,9 @@ struct TypedUfunc {
   std::string layout;  // guvectorize only
   std::vector<frontend::Signature> signatures;
   std::vector<ir::Module> modules;  // modules[i] types signatures[i]
+  /// A @vectorize without signatures (Numba's dynamic ufunc): no modules;
+  /// the runtime types it per call with type_for_arguments.
+  bool dynamic = false;
 };
 
 struct TypedProgram {
@@ -41,5 +44,20 @@ struct TypedProgram {
 /// error saying that signatures are needed.
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
                                           const std::vector<std::string> &override_signatures = {});
+
+/// The signature a dynamic ufunc gets for some argument types, and its module.
+struct InferredSignature {
+  frontend::Signature signature;
+  ir::Module module;
+};
+
+/// Numba's dynamic ufunc: types the @vectorize function `name` of `file` for
+/// scalar arguments of `arg_dtypes` and infers its return type from its
+/// returns (as for helpers: their unified type; a weak literal gives its
+/// default dtype). Reports errors (a wrong argument count, a body that does
+/// not type, a function that returns no scalar) through `diags` and returns
+/// nullopt.
+std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags);
 
 }  // namespace ufjit::ir

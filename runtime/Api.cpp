@@ -4,6 +4,7 @@
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
+#include "runtime/DynamicUfunc.h"
 #include "runtime/ViewChecks.h"
 #include "ufjit/files.h"
 
@@ -30,6 +31,9 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     state->name = typed.name;
     state->decorator_target = typed.options.target;
     state->generalized = typed.kind == frontend::UfuncKind::GuVectorize;
+    state->identity = static_cast<Identity>(typed.options.identity);  // same order (frontend/Program.h)
+    state->dynamic = typed.dynamic;
+    state->source = typed.dynamic ? file : nullptr;
     state->core = core;
     for (std::size_t i = 0; i < typed.modules.size(); ++i) {
       runtime::CompiledSignature sig;
@@ -132,7 +136,14 @@ std::vector<std::string> Ufunc::signatures() const {
     empty_ufunc();
   }
   std::vector<std::string> out;
-  for (const runtime::CompiledSignature &s : state_->signatures) {
+  runtime::SignatureList list;
+  if (state_->dynamic) {
+    std::lock_guard<std::mutex> lock(state_->dynamic_mutex);
+    list = state_->dynamic_signatures;  // those compiled so far
+  } else {
+    list = runtime::call_signatures(*state_, {});
+  }
+  for (const runtime::CompiledSignature &s : list ? *list : std::vector<runtime::CompiledSignature>{}) {
     out.push_back(s.signature);
   }
   return out;
@@ -153,7 +164,8 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
     throw DispatchError("'" + state_->name + "' is a generalized ufunc (@guvectorize); calling it is not supported yet");
   }
   runtime::Backend &backend = state_->core->backend(target);
-  return runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
+  return runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
 }
 
 void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) const {
@@ -167,7 +179,8 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
     throw InputError("call_async: the stream is empty (moved from or default-constructed)");
   }
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
-  (void)runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
+  (void)runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
 }
 
 std::string Ufunc::ptx(const std::string &signature, const std::string &arch) const {

@@ -10,6 +10,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
 #include "runtime/Backend.h"
+#include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
@@ -92,6 +93,10 @@ class CpuBackend final : public Backend {
       const int64_t end = std::min(n, begin + chunk);
       entry(begin, end, p);
     });
+  }
+
+  void run_method(const MethodLaunch &launch) override {
+    run_cpu_method(launch, compiler_, pool_, *cache_, key_);
   }
 
  private:

@@ -5,6 +5,7 @@
 
 #include "Operands.h"
 #include "Repr.h"
+#include "RunMethod.h"
 #include "Verbs.h"
 #include "ufjit/files.h"
 #include "ufjit/npy.h"
@@ -19,6 +20,7 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::string output;
   std::string target;
+  MethodOptions method;  // --method and its options (RunMethod.h)
 };
 
 /// Numbers win over files (Operands.h); say so when a file of that name
@@ -34,6 +36,7 @@ void note_shadowed_file(const std::string &input) {
 ExitCode run_run(const RunOptions &options) {
   // Every file the command reads, so that the output is checked against
   // them (and its directory and permissions) before anything is computed.
+  check_method_options(options.method);
   std::vector<std::string> files = {options.file};
   for (const std::string &input : options.inputs) {
     if (parse_scalar(input)) {
@@ -66,7 +69,7 @@ ExitCode run_run(const RunOptions &options) {
     arrays.push_back(load_npy(input));
     operands.emplace_back(arrays.back().view());
   }
-  Array result = ufunc.call(operands);
+  Array result = options.method.method.empty() ? ufunc.call(operands) : run_method(ufunc, options.method, operands);
   if (!output) {
     print_numpy_repr(std::cout, result.view());
     std::cout << "\n";
@@ -94,6 +97,11 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--out", options->output, "write the result here (.npy); default: print it");
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--method", options->method.method, "apply a ufunc method instead of the ufunc")
+      ->check(CLI::IsMember({"reduce", "accumulate", "outer"}));
+  cmd->add_option("--axis", options->method.axis, "reduce/accumulate: K, K,L,... or none (default 0)");
+  cmd->add_option("--initial", options->method.initial, "reduce: the initial value (a number)");
+  cmd->add_flag("--keepdims", options->method.keepdims, "reduce: keep reduced axes with size 1");
   cmd->callback([options, &exit_code] {
     try {
       exit_code = run_run(*options);
