@@ -87,5 +87,19 @@ class Methods(TempDir):
         self.assertIn("axis 3 is out of bounds for array of dimension 3", r.stderr)
 
 
+class SignatureLess(TempDir):
+    def test_signature_less_function_compiles_for_its_inputs(self):
+        with open(self.path("d.ufn"), "w") as f:
+            f.write("from numba import vectorize\n\n@vectorize\ndef scale(x, y):\n    return x * y + 1\n")
+        npyfile.write(self.path("x.npy"), "<f4", (3,), [1.0, 2.0, -4.0])
+        r = ufjit("run", self.path("d.ufn"), "scale", "--target", TARGET, "--in", self.path("x.npy"), "--in", "2.5",
+                  "--out", self.path("y.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # NEP 50: the weak 2.5 takes the array's float32.
+        self.assertEqual(npyfile.read(self.path("y.npy"))[0::3], ("<f4", [3.5, 6.0, -9.0]))
+        r = ufjit("run", self.path("d.ufn"), "scale", "--target", TARGET, "--in", "2", "--in", "3")
+        self.assertEqual((r.returncode, r.stdout.strip()), (0, "7"), r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
