@@ -74,6 +74,23 @@ class UFunc:
             stream = as_stream(stream)
         return self._core(*args, out=out, stream=stream)
 
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None):
+        """NumPy's ``ufunc.reduce`` (binary ufuncs whose inputs and result share a type).
+        ``axis``: an int, a tuple of ints, or None (every axis). ``dtype`` must be None."""
+        if dtype is not None:
+            raise NotImplementedError("reduce(dtype=...) is not supported: the signature is chosen by dispatch")
+        return self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """NumPy's ``ufunc.accumulate`` along one axis."""
+        if dtype is not None:
+            raise NotImplementedError("accumulate(dtype=...) is not supported: the signature is chosen by dispatch")
+        return self._core.accumulate(array, axis=axis, out=out)
+
+    def outer(self, a, b, out=None):
+        """NumPy's ``ufunc.outer``: shape a.shape + b.shape."""
+        return self._core.outer(a, b, out=out)
+
     def __repr__(self):
         return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
 
