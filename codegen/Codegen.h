@@ -26,7 +26,7 @@ struct EntryRequest {
   const ir::Module *module = nullptr;
   std::string base_name;
   std::vector<KernelVariant> variants;
-  std::vector<MethodKernel> methods;
+  std::vector<MethodKernel> methods = {};
 };
 
 /// What the GPU side needs; the canonical string of these options is part of

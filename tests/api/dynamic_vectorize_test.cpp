@@ -4,6 +4,8 @@
 // Runtime's default target (the GPU on the GPU host with UFJIT_TARGET=cuda).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
 #include <vector>
 
 #include <ufjit/ufjit.h>
@@ -101,6 +103,33 @@ TEST_F(DynamicVectorizeTest, TypeErrorsAreCompileErrorsAtTheCall) {
         bad(std::vector<float>{1});
       },
       ufjit::CompileError);
+}
+
+TEST_F(DynamicVectorizeTest, ManyThreadsAddEachSignatureOnce) {
+  ufjit::Ufunc scale = set_["scale"];
+  std::vector<std::thread> threads;
+  std::vector<int> failures(12, 0);
+  for (int t = 0; t < 12; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k) {
+        if (t % 3 == 0) {
+          failures[t] += scale(std::vector<int32_t>{2}, std::vector<int32_t>{3}).to_vector<int32_t>() !=
+                         std::vector<int32_t>{7};
+        } else if (t % 3 == 1) {
+          failures[t] += scale(std::vector<float>{2}, std::vector<float>{3}).to_vector<float>() !=
+                         std::vector<float>{7};
+        } else {
+          failures[t] += scale(std::vector<double>{2}, 3.0).to_vector<double>() != std::vector<double>{7};
+        }
+      }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(12, 0));
+  std::vector<std::string> sigs = scale.signatures();
+  std::sort(sigs.begin(), sigs.end());
+  EXPECT_EQ(sigs, (std::vector<std::string>{"float32(float32, float32)", "float64(float64, float64)",
+                                            "int32(int32, int32)"}));
 }
 
 }  // namespace
