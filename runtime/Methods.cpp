@@ -155,7 +155,10 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
   const DType type = sig.ret;
   const int ndim = a.ndim();
   std::vector<bool> reduced(static_cast<std::size_t>(ndim), options.all_axes);
-  if (!options.all_axes) {
+  // NumPy takes one axis 0 (or -1) of a 0-d array as "reduce nothing".
+  const bool zero_d_axis = ndim == 0 && (options.axes.empty() || (options.axes.size() == 1 &&
+                                                                  (options.axes[0] == 0 || options.axes[0] == -1)));
+  if (!options.all_axes && !zero_d_axis) {
     const std::vector<int> axes = options.axes.empty() ? std::vector<int>{0} : options.axes;
     for (int axis : axes) {
       const auto k = static_cast<std::size_t>(normalize_axis(axis, ndim));

@@ -211,6 +211,17 @@ TEST_F(MethodsTest, EmptyReductionsGiveTheIdentityOrInitialOrAnError) {
   EXPECT_EQ(rows.shape(), Shape{0});
 }
 
+TEST_F(MethodsTest, ZeroDimensionalArraysReduceToThemselves) {
+  // np.add.reduce(np.array(5)) == 5, also with axis=-1 and axis=None; initial=3 gives 8.
+  int64_t five = 5;
+  const ufjit::ArrayView v = ufjit::view(&five, {});
+  EXPECT_EQ(add_.reduce(v).to_vector<int64_t>(), std::vector<int64_t>{5});
+  EXPECT_EQ(add_.reduce(v, {.axes = {-1}}).to_vector<int64_t>(), std::vector<int64_t>{5});
+  EXPECT_EQ(add_.reduce(v, {.all_axes = true, .initial = 3}).to_vector<int64_t>(), std::vector<int64_t>{8});
+  EXPECT_THROW(add_.reduce(v, {.axes = {1}}), ufjit::ShapeError);
+  EXPECT_THROW(add_.accumulate(v), ufjit::ShapeError);
+}
+
 TEST_F(MethodsTest, ReduceRejectsWhatNumPyRejects) {
   const std::vector<int64_t> a = data<int64_t>(12);
   const ufjit::ArrayView v = ufjit::view(a.data(), {3, 4});
