@@ -11,9 +11,17 @@
 
 namespace ufjit::codegen {
 
+/// Kernels of the ufunc methods (codegen/KernelReduce.h): entry names are
+/// `<base>__reduce` / `<base>__accumulate`.
+enum class MethodKernel : uint8_t { Reduce, Accumulate };
+/// `<base>__reduce`, `<base>__accumulate`.
+std::string method_entry_name(const std::string &base_name, MethodKernel method);
+/// Threads per block of a GPU reduce entry (the size of its shared tree).
+inline constexpr int kReduceBlock = 256;
+
 /// One (ufunc, signature) to emit, with the variants wanted and the base of
 /// the entry names ("gaussian_pdf__f32_f32_f32"). Entry names are
-/// `<base>__<variant.suffix()>`.
+/// `<base>__<variant.suffix()>`, then one per method kernel.
 struct EntryRequest {
   const ir::Module *module = nullptr;
   std::string base_name;
@@ -21,6 +29,7 @@ struct EntryRequest {
   /// Gufuncs: how many of the core function's last parameters are outputs
   /// (variants: {gufunc_variant()}); 0 for elementwise ufuncs.
   std::size_t gufunc_outputs = 0;
+  std::vector<MethodKernel> methods = {};
 };
 
 /// What the GPU side needs; the canonical string of these options is part of

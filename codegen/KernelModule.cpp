@@ -1,6 +1,8 @@
 // Entry module construction (codegen/KernelModule.h).
 #include "codegen/KernelModule.h"
 
+#include "codegen/KernelReduce.h"
+
 #include <set>
 
 #include "frontend/InternalAssert.h"
@@ -111,6 +113,15 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
         }
       } else {
         build_cpu_entry(out, *item.scalar, item.sig, variant, name);
+      }
+      info.entry_names.push_back(name);
+    }
+    for (MethodKernel method : item.request->methods) {
+      std::string name = method_entry_name(item.request->base_name, method);
+      llvm::Function *entry = build_method_entry(out, *item.scalar, item.sig, method, kind, name);
+      if (kind == TargetKind::Cuda && item.request->module->options.fastmath) {
+        mark_gpu_fastmath(*entry);
+        mark_gpu_fastmath(*item.scalar);
       }
       info.entry_names.push_back(name);
     }

@@ -16,9 +16,14 @@ namespace ufjit::frontend {
 enum class UfuncKind { Vectorize, GuVectorize };
 
 /// Options of `@vectorize(...)`. `target` is a default the caller may override.
+/// `identity=` of @vectorize, as Numba's parse_identity maps it to NumPy's
+/// PyUFunc_Zero / One / None / ReorderableNone.
+enum class UfuncIdentity : uint8_t { None, Zero, One, Reorderable };
+
 struct UfuncOptions {
   std::string target;  // "", "cuda", "cpu" or "parallel"
   bool fastmath = false;
+  UfuncIdentity identity = UfuncIdentity::None;
   std::vector<std::string> link;  // CUDA C++ files for declare_device functions
   /// @guvectorize only. `is_dynamic=True`, or a layout without signatures:
   /// the ufunc is typed per operand dtypes at its first call with them

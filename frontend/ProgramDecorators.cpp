@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cctype>
+#include <optional>
 
 namespace ufjit::frontend {
 
@@ -305,7 +306,9 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
                                 "writable_args=(0,) or writable_args=('a',)");
       }
     }
-  } else if (one_of(kw.name, {"cache", "identity"})) {
+  } else if (kw.name == "identity") {
+    read_identity(value, ufunc.options);
+  } else if (kw.name == "cache") {
     // Numba options with no effect here; accepted so that kernels compile unchanged.
   } else {
     auto options = as_strings(gufunc ? kGuVectorizeOptions : kVectorizeOptions);
@@ -314,6 +317,30 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     if (!hint.empty()) message += "; did you mean '" + hint + "'?";
     diags_.error(kw.loc, std::move(message));
   }
+}
+
+void DecoratorReader::read_identity(const Expr &value, UfuncOptions &options) {
+  if (value.isa<NoneLit>()) {
+    options.identity = UfuncIdentity::None;
+    return;
+  }
+  if (const auto *str = value.as<StrLit>(); str != nullptr && str->value == "reorderable") {
+    options.identity = UfuncIdentity::Reorderable;
+    return;
+  }
+  std::optional<double> number;
+  if (const auto *i = value.as<IntLit>(); i != nullptr && !i->overflow) {
+    number = static_cast<double>(i->value);
+  } else if (const auto *f = value.as<FloatLit>()) {
+    number = f->value;
+  } else if (const auto *b = value.as<BoolLit>()) {
+    number = b->value ? 1.0 : 0.0;
+  }
+  if (number && (*number == 0.0 || *number == 1.0)) {
+    options.identity = *number == 0.0 ? UfuncIdentity::Zero : UfuncIdentity::One;
+    return;
+  }
+  diags_.error(value.loc, "invalid identity value " + to_source(value) + "; expected 0, 1, None or 'reorderable'");
 }
 
 void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out) {

@@ -32,6 +32,9 @@ class DecoratorReader {
   void read_ufunc(const ast::FunctionDef &def, const ast::Decorator &d, Kind kind);
   bool read_helper(const ast::Decorator &d, Kind kind);
   void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
+  /// `identity=`: 0, 1, None or 'reorderable' (Numba's parse_identity; True,
+  /// False, 0.0 and 1.0 are the same dictionary keys in Python).
+  void read_identity(const ast::Expr &value, UfuncOptions &options);
   void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
                    const ast::Expr *&layout_expr);
   void check_signatures(const UfuncDecl &ufunc);

@@ -338,6 +338,11 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
     tu.core = u.core;
     tu.signatures = u.signatures;
     bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
+    if (u.signatures.empty() && !gufunc) {
+      tu.dynamic = true;  // typed per call (type_for_arguments)
+      out.ufuncs.push_back(std::move(tu));
+      continue;
+    }
     // A layout-only @guvectorize has no signature yet: type_gufunc types it
     // for the operands of each call.
     if (u.signatures.empty() && !(gufunc && u.options.is_dynamic)) {
@@ -376,7 +381,7 @@ frontend::Signature dynamic_gufunc_signature(const frontend::GufuncLayout &core,
   return sig;
 }
 
-std::optional<TypedGufuncSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
+std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
                                                                const std::string &name,
                                                                const std::vector<DType> &operand_dtypes,
                                                                DiagnosticEngine &diags) {
@@ -401,10 +406,72 @@ std::optional<TypedGufuncSignature> type_gufunc_on_this_thread(std::shared_ptr<c
   DiagForwarder forward(diags);
   std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
   if (!m || diags.has_errors()) return std::nullopt;
-  return TypedGufuncSignature{std::move(sig), std::move(*m)};
+  return InferredSignature{std::move(sig), std::move(*m)};
+}
+
+std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const SourceFile> file,
+                                                         const std::string &name,
+                                                         const std::vector<DType> &arg_dtypes,
+                                                         DiagnosticEngine &diags) {
+  diags.retain(file);
+  std::unique_ptr<ast::Module> module = frontend::parse(file, diags);
+  if (!module || diags.has_errors()) return std::nullopt;
+  frontend::Program prog = frontend::collect_program(*module, diags);
+  if (diags.has_errors()) return std::nullopt;
+  ProgramScope scope;
+  scope.program = &prog;
+  scope.imports = prog.imports;
+  const frontend::UfuncDecl *ufunc = nullptr;
+  for (const frontend::UfuncDecl &u : prog.ufuncs) {
+    if (u.def != nullptr) scope.functions[u.name] = u.def;
+    if (u.name == name && u.def != nullptr) ufunc = &u;
+  }
+  for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
+  typer::evaluate_constants(scope, diags);
+  internal_assert(ufunc != nullptr) << "type_for_arguments: no ufunc '" << name << "'";
+  InferredSignature out;
+  std::string args;
+  for (DType t : arg_dtypes) {
+    frontend::SigType a;
+    a.dtype = t;
+    out.signature.args.push_back(a);
+    args += (args.empty() ? "" : ", ") + std::string(dtype_name(t));
+  }
+  if (ufunc->def->params.size() != arg_dtypes.size()) {
+    diags.error(def_loc(*ufunc->def), "'" + name + "' takes " + std::to_string(ufunc->def->params.size()) +
+                                          " arguments but was called with " + std::to_string(arg_dtypes.size()) +
+                                          " (" + args + ")");
+    return std::nullopt;
+  }
+  std::vector<Type> params;
+  for (DType t : arg_dtypes) params.push_back(Type::scalar(t));
+  DiagnosticEngine scratch;
+  scratch.set_error_limit(0);
+  typer::ModuleTyper mt(scope, scratch);
+  typer::BodyTyper bt(scope, &mt, scratch);
+  std::optional<Function> entry = bt.type_function(*ufunc->def, ufunc->name, params, std::nullopt, true);
+  DiagForwarder forward(diags);
+  forward.forward(scratch);
+  if (!entry || scratch.has_errors()) return std::nullopt;
+  if (!entry->ret.is_scalar()) {
+    diags.error(def_loc(*ufunc->def), "'" + name + "' called with (" + args + ") returns '" + entry->ret.str() +
+                                          "'; a ufunc returns a scalar");
+    return std::nullopt;
+  }
+  out.signature.ret.dtype = entry->ret.dtype();
+  FloatOptions options;
+  options.fastmath = ufunc->options.fastmath;
+  out.module = mt.finish(std::move(*entry), ufunc->name, options);
+  verify(out.module);
+  return out;
 }
 
 }  // namespace
+
+std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags) {
+  return run_with_large_stack([&] { return type_for_arguments_here(std::move(file), name, arg_dtypes, diags); });
+}
 
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
                                           const std::vector<std::string> &override_signatures) {
@@ -413,7 +480,7 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
 }
 
 
-std::optional<TypedGufuncSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
+std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                 const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags) {
   return run_with_large_stack(
       [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags); });

@@ -27,6 +27,9 @@ struct TypedUfunc {
   frontend::GufuncLayout core;  // guvectorize only, parsed
   std::vector<frontend::Signature> signatures;
   std::vector<ir::Module> modules;  // modules[i] types signatures[i]
+  /// A @vectorize without signatures (Numba's dynamic ufunc): no modules;
+  /// the runtime types it per call with type_for_arguments.
+  bool dynamic = false;
 };
 
 struct TypedProgram {
@@ -45,8 +48,8 @@ struct TypedProgram {
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
                                           const std::vector<std::string> &override_signatures = {});
 
-/// One signature of a @guvectorize ufunc typed on demand, and its module.
-struct TypedGufuncSignature {
+/// A signature typed on demand (a dynamic ufunc's or gufunc's), and its module.
+struct InferredSignature {
   frontend::Signature signature;
   ir::Module module;
 };
@@ -65,7 +68,16 @@ struct TypedGufuncSignature {
 /// (a body that does not type for these dtypes, a wrong count) go to
 /// `diags`, located; returns nullopt then. Re-parses `file`: a few hundred
 /// microseconds for a kernel, once per dtype combination.
-std::optional<TypedGufuncSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
+std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                 const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags);
+
+/// Numba's dynamic ufunc: types the @vectorize function `name` of `file` for
+/// scalar arguments of `arg_dtypes` and infers its return type from its
+/// returns (as for helpers: their unified type; a weak literal gives its
+/// default dtype). Reports errors (a wrong argument count, a body that does
+/// not type, a function that returns no scalar) through `diags` and returns
+/// nullopt.
+std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags);
 
 }  // namespace ufjit::ir

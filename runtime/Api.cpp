@@ -5,6 +5,7 @@
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
 #include "runtime/GufuncLayout.h"
+#include "runtime/DynamicUfunc.h"
 #include "runtime/ViewChecks.h"
 #include "ufjit/files.h"
 
@@ -31,6 +32,9 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     state->name = typed.name;
     state->decorator_target = typed.options.target;
     state->generalized = typed.kind == frontend::UfuncKind::GuVectorize;
+    state->identity = static_cast<Identity>(typed.options.identity);  // same order (frontend/Program.h)
+    state->dynamic = typed.dynamic;
+    state->source = typed.dynamic ? file : nullptr;
     state->core = core;
     std::shared_ptr<const runtime::GufuncLayout> layout;
     if (state->generalized) {
@@ -138,7 +142,14 @@ std::vector<std::string> Ufunc::signatures() const {
     empty_ufunc();
   }
   std::vector<std::string> out;
-  for (const runtime::CompiledSignature &s : state_->signatures) {
+  runtime::SignatureList list;
+  if (state_->dynamic) {
+    std::lock_guard<std::mutex> lock(state_->dynamic_mutex);
+    list = state_->dynamic_signatures;  // those compiled so far
+  } else {
+    list = runtime::call_signatures(*state_, {});
+  }
+  for (const runtime::CompiledSignature &s : list ? *list : std::vector<runtime::CompiledSignature>{}) {
     out.push_back(s.signature);
   }
   return out;
@@ -167,7 +178,8 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
     return std::move(results.front());
   }
   runtime::Backend &backend = state_->core->backend(target);
-  return runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
+  return runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
 }
 
 std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands) const {
@@ -242,7 +254,8 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
     (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
     return;
   }
-  (void)runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
+  (void)runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
 }
 
 std::string Ufunc::ptx(const std::string &signature, const std::string &arch) const {

@@ -48,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
 #include "ir/IR.h"
 #include "runtime/GufuncLayout.h"
@@ -168,6 +169,19 @@ struct CompiledKernel {
   virtual ~CompiledKernel() = default;
 };
 
+/// One launch of a ufunc method kernel (codegen/KernelReduce.h) over
+/// C-contiguous rows in this backend's compute memory (device memory for
+/// CUDA): reduce writes out[rows], accumulate out[rows, len]. rows, len >= 1.
+/// runtime/Methods.cpp prepares it; the backend chunks long rows itself.
+struct MethodLaunch {
+  const CompiledSignature *signature = nullptr;
+  codegen::MethodKernel method = codegen::MethodKernel::Reduce;
+  int64_t rows = 1;
+  int64_t len = 1;
+  const void *in = nullptr;
+  void *out = nullptr;
+};
+
 /// Construction parameters shared by all backends.
 struct BackendConfig {
   int device = 0;         // CUDA device ordinal
@@ -202,6 +216,10 @@ class Backend {
   /// Runs a prepared gufunc call: one core call per outer element (one GPU
   /// thread, or one CPU iteration). Streams and host operands as execute().
   virtual void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) = 0;
+
+  /// Runs a method kernel synchronously (runtime/Methods.cpp; CpuMethods.cpp,
+  /// cuda/CudaMethods.cpp). The default throws InternalError.
+  virtual void run_method(const MethodLaunch &launch);
 
   // ---- data movement; the CPU backend throws NoDeviceError for these.
   /// A new C-contiguous device array holding a copy of a host view.

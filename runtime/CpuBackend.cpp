@@ -10,6 +10,7 @@
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
 #include "runtime/Backend.h"
+#include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
@@ -77,6 +78,10 @@ class CpuBackend final : public Backend {
     }
     const KernelParams params(call, data);
     run_range(entry, params.pointers(), call.loop_size, core_elements);
+  }
+
+  void run_method(const MethodLaunch &launch) override {
+    run_cpu_method(launch, compiler_, pool_, *cache_, key_);
   }
 
  private:

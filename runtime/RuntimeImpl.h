@@ -20,6 +20,8 @@
 
 namespace ufjit {
 
+class SourceFile;
+
 namespace runtime {
 
 class RuntimeCore {
@@ -71,6 +73,14 @@ struct UfuncState {
   std::string name;
   std::string decorator_target;  // "", "cuda", "cpu", "parallel"
   bool generalized = false;      // @guvectorize: not callable yet
+  Identity identity = Identity::None;  // `identity=` of the decorator
+  /// A @vectorize without signatures (Numba's dynamic ufunc,
+  /// runtime/DynamicUfunc.h): `signatures` stays empty; each call takes a
+  /// snapshot of `dynamic_signatures`, which grows under `dynamic_mutex`.
+  bool dynamic = false;
+  std::shared_ptr<const SourceFile> source;
+  std::mutex dynamic_mutex;
+  std::shared_ptr<const std::vector<runtime::CompiledSignature>> dynamic_signatures;
   std::vector<runtime::CompiledSignature> signatures;
   std::shared_ptr<runtime::RuntimeCore> core;
 };

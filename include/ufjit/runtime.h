@@ -101,6 +101,32 @@ struct UFJIT_API CoreAxes {
   std::optional<int> axis;
 };
 
+/// The identity of a ufunc (`identity=` of @vectorize, as NumPy and Numba
+/// define it): the value a reduction of no elements gives. `None` and
+/// `Reorderable` have no value: reducing an empty array then needs
+/// `initial`. `None` also allows reduce over one axis only (NumPy: the
+/// operation is not reorderable); the others allow several.
+enum class Identity : uint8_t { None, Zero, One, Reorderable };
+
+/// Options of Ufunc::reduce (NumPy's `ufunc.reduce`).
+struct UFJIT_API ReduceOptions {
+  /// The axes to reduce (negative counts from the end); empty with
+  /// `all_axes` false: axis 0, as NumPy's default.
+  std::vector<int> axes;
+  /// Reduce over every axis (NumPy's `axis=None`).
+  bool all_axes = false;
+  /// Keep the reduced axes with size 1.
+  bool keepdims = false;
+  /// The first value of every reduction (NumPy's `initial`); also what an
+  /// empty reduction gives. A scalar: a plain number (weak) or typed<T>(x).
+  std::optional<Operand> initial;
+};
+
+/// Options of Ufunc::accumulate (NumPy's `ufunc.accumulate`).
+struct UFJIT_API AccumulateOptions {
+  int axis = 0;
+};
+
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
 /// Every member of an empty (default-constructed or moved-from) Ufunc
 /// throws InputError.
@@ -152,6 +178,24 @@ class UFJIT_API Ufunc {
     call_async(stream, std::vector<Operand>{Operand(std::forward<Args>(args))...});
   }
   void call_async(Stream &stream, const std::vector<Operand> &operands) const;
+
+  /// The identity given by `identity=` (Identity::None without one).
+  Identity identity() const;
+
+  /// Ufunc methods, for binary ufuncs whose signature takes and returns one
+  /// type (`float32(float32, float32)`); the signature is chosen by dispatch
+  /// on (a, a). Host and device arrays as for calls: the result is where `a`
+  /// is; `out` (optional) must have the result's shape and dtype. The GPU
+  /// reduces with a tree whose order is fixed (deterministic) but is not
+  /// the left-to-right order: the function must be associative and
+  /// commutative (as `add`, `maximum`); the CPU folds left to right.
+  Array reduce(const Operand &a, const ReduceOptions &options = {}, const std::optional<Out> &out = {}) const;
+  /// out[..., i, ...] = f(out[..., i-1, ...], a[..., i, ...]) along `axis`.
+  Array accumulate(const Operand &a, const AccumulateOptions &options = {},
+                   const std::optional<Out> &out = {}) const;
+  /// f(a[i...], b[j...]) for every pair: shape a.shape + b.shape (NumPy's
+  /// `ufunc.outer`), through broadcasting views and one ordinary call.
+  Array outer(const Operand &a, const Operand &b, const std::optional<Out> &out = {}) const;
 
   /// Generated PTX for one signature ("float32(float32, float32)") and arch.
   std::string ptx(const std::string &signature, const std::string &arch = "sm_90") const;

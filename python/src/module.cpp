@@ -278,6 +278,15 @@ void bind_stream(py::module_ &m) {
       });
 }
 
+/// A method's `out=` (None: none), appended to `ops` to keep it alive.
+std::optional<Out> method_out(Operands &ops, const py::object &out) {
+  if (out.is_none()) {
+    return std::nullopt;
+  }
+  add_output(ops, out);
+  return Out{ops.operands.back().array};
+}
+
 void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
@@ -321,6 +330,67 @@ void bind_ufunc(py::module_ &m) {
              }
              return call_ufunc(u, args, out, stream, target, core_axes);
            })
+      .def(
+          "reduce",
+          [](const Ufunc &u, const py::handle &a, const py::object &axis, bool keepdims, const py::object &initial,
+             const py::object &out) {
+            Operands ops;
+            add_input(ops, a);
+            ReduceOptions options;
+            options.keepdims = keepdims;
+            if (axis.is_none()) {
+              options.all_axes = true;
+            } else if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
+              for (const py::handle &k : axis) options.axes.push_back(k.cast<int>());
+              if (options.axes.empty()) throw py::value_error("axis=() reduces nothing: give an axis");
+            } else {
+              options.axes.push_back(axis.cast<int>());
+            }
+            if (!initial.is_none()) {
+              Operands init;
+              add_input(init, initial);
+              if (init.operands[0].kind != Operand::Kind::Scalar) throw py::type_error("initial must be a scalar");
+              options.initial = init.operands[0];
+            }
+            const std::optional<Out> out_view = method_out(ops, out);
+            Array result;
+            {
+              py::gil_scoped_release release;
+              result = u.reduce(ops.operands[0], options, out_view);
+            }
+            return out_view ? out : to_python(std::move(result));
+          },
+          py::arg("a"), py::arg("axis") = 0, py::arg("keepdims") = false, py::arg("initial") = py::none(),
+          py::arg("out") = py::none())
+      .def(
+          "accumulate",
+          [](const Ufunc &u, const py::handle &a, int axis, const py::object &out) {
+            Operands ops;
+            add_input(ops, a);
+            const std::optional<Out> out_view = method_out(ops, out);
+            Array result;
+            {
+              py::gil_scoped_release release;
+              result = u.accumulate(ops.operands[0], AccumulateOptions{axis}, out_view);
+            }
+            return out_view ? out : to_python(std::move(result));
+          },
+          py::arg("a"), py::arg("axis") = 0, py::arg("out") = py::none())
+      .def(
+          "outer",
+          [](const Ufunc &u, const py::handle &a, const py::handle &b, const py::object &out) {
+            Operands ops;
+            add_input(ops, a);
+            add_input(ops, b);
+            const std::optional<Out> out_view = method_out(ops, out);
+            Array result;
+            {
+              py::gil_scoped_release release;
+              result = u.outer(ops.operands[0], ops.operands[1], out_view);
+            }
+            return out_view ? out : to_python(std::move(result));
+          },
+          py::arg("a"), py::arg("b"), py::arg("out") = py::none())
       .def(
           "ptx",
           [](const Ufunc &u, const std::string &signature, const std::string &arch) {

@@ -25,9 +25,8 @@ def _check_target(target):
 
 def _no_signatures(decorator):
     return NotImplementedError(
-        f"ufjit.{decorator} needs signatures, e.g. @{decorator}(['float64(float64, float64)']): "
-        "the C++ runtime compiles the signatures it is given and has no lazy (signature-less) "
-        "compilation yet")
+        f"ufjit.{decorator} needs signatures and a layout, e.g. @{decorator}(['void(float64[:], float64[:])'], "
+        "'(n)->(n)'): generalized ufuncs are not compiled per call yet")
 
 
 def _compile(fn, decorator_line):
@@ -75,6 +74,23 @@ class UFunc:
             stream = as_stream(stream)
         return self._core(*args, out=out, stream=stream)
 
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None):
+        """NumPy's ``ufunc.reduce`` (binary ufuncs whose inputs and result share a type).
+        ``axis``: an int, a tuple of ints, or None (every axis). ``dtype`` must be None."""
+        if dtype is not None:
+            raise NotImplementedError("reduce(dtype=...) is not supported: the signature is chosen by dispatch")
+        return self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        """NumPy's ``ufunc.accumulate`` along one axis."""
+        if dtype is not None:
+            raise NotImplementedError("accumulate(dtype=...) is not supported: the signature is chosen by dispatch")
+        return self._core.accumulate(array, axis=axis, out=out)
+
+    def outer(self, a, b, out=None):
+        """NumPy's ``ufunc.outer``: shape a.shape + b.shape."""
+        return self._core.outer(a, b, out=out)
+
     def __repr__(self):
         return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
 
@@ -111,20 +127,25 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath):
 
     The C++ compiler is given a decorator line of its own: the signatures,
     the layout, ``target`` (a default: ``UFJIT_TARGET`` overrides it, and
-    'cuda' falls back to the CPU where there is no GPU) and ``fastmath``.
+    'cuda' falls back to the CPU where there is no GPU), ``fastmath`` and
+    ``identity``. ``@vectorize`` without signatures (bare, ``@vectorize()``
+    or ``@vectorize(target=...)``) is Numba's dynamic ufunc: compiled for
+    the operand types at each call with types not seen before.
     """
-    if callable(signatures) and not isinstance(signatures, (str, list, tuple)):
+    bare = callable(signatures) and not isinstance(signatures, (str, list, tuple))
+    if kind == "guvectorize" and (bare or not signatures or layout is None):
         raise _no_signatures(kind)
-    if not signatures or (kind == "guvectorize" and layout is None):
-        raise _no_signatures(kind)
-    sigs = _signature_list(signatures)
-    args = [repr(sigs)]
+    args = []
+    if not bare and signatures:
+        args.append(repr(_signature_list(signatures)))
     if layout is not None:
         args.append(repr(layout))
     if _check_target(target) is not None:
         args.append(f"target={_check_target(target)!r}")
     if fastmath:
         args.append("fastmath=True")
+    if identity is not None and kind == "vectorize":
+        args.append(f"identity={identity!r}")
     line = f"@{kind}({', '.join(args)})"
 
     def decorate(fn):
@@ -133,7 +154,7 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath):
             return GUFunc(fn, core, source, target, identity, layout)
         return UFunc(fn, core, source, target, identity)
 
-    return decorate
+    return decorate(signatures) if bare else decorate
 
 
 def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache=True, **options):
@@ -143,8 +164,11 @@ def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache
     GPU when there is one; 'cuda' falls back to the CPU without one;
     ``UFJIT_TARGET=cpu|cuda`` overrides every default). ``cache``: kernels are
     always cached (in memory, and on disk for the GPU; ``UFJIT_CACHE=off``
-    disables the disk cache). ``identity`` is kept as an attribute (there is
-    no reduce yet). Other Numba options (``nopython``) are accepted and ignored.
+    disables the disk cache). ``identity``: 0, 1, None or 'reorderable', as
+    Numba (others are a CompileError). Without signatures (``@vectorize``,
+    ``@vectorize()``), the ufunc is compiled for the operand types at the
+    first call with those types (Numba's dynamic ufunc); ``signatures`` lists
+    those compiled so far. Other Numba options (``nopython``) are accepted and ignored.
     """
     return _make_decorator("vectorize", signatures, None, target, identity, fastmath)
 

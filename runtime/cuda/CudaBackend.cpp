@@ -17,6 +17,7 @@
 #include "runtime/ViewChecks.h"
 #include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/CudaMethods.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/PinnedPool.h"
@@ -199,6 +200,10 @@ class CudaBackend final : public Backend {
   }
 
   cache::DiskCacheCounters disk_counters() const { return disk_.counters(); }
+
+  void run_method(const MethodLaunch &launch) override {
+    cuda::run_cuda_method(launch, context_, *cache_, disk_, gpu_, key_);
+  }
 
  private:
   static CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }

@@ -106,13 +106,43 @@ def test_signature_errors_are_compile_errors():
             return x
 
 
-def test_signature_less_vectorize_is_refused_clearly():
+def test_signature_less_vectorize_compiles_at_the_first_call():
+    @vectorize
+    def twice(x):
+        return x * 2
+
+    assert twice.signatures == []
+    r = twice(np.arange(3, dtype=np.float32))
+    assert r.dtype == np.float32
+    assert r.tolist() == [0.0, 2.0, 4.0]
+    assert twice.signatures == ["float32(float32)"]
+    assert twice(np.arange(3, dtype=np.int16)).tolist() == [0, 2, 4]
+    assert twice.signatures == ["float32(float32)", "int16(int16)"]
+
+    @vectorize()
+    def plus(a, b):
+        return a + b
+
+    # NEP 50: a Python float beside a float32 array stays float32.
+    assert plus(np.ones(2, np.float32), 0.5).dtype == np.float32
+
+    @vectorize(target="cpu")
+    def half(x):
+        return x / 2
+
+    assert half(3) == 1.5
+
+
+def test_identity_is_checked_as_numba_does():
+    with pytest.raises(ufjit.CompileError, match="invalid identity value 2"):
+        @vectorize(["float64(float64, float64)"], identity=2)
+        def f(a, b):
+            return a
+
+
+def test_signature_less_guvectorize_is_refused_clearly():
     with pytest.raises(NotImplementedError, match="needs signatures"):
-        @vectorize
-        def f(x):
-            return x
-    with pytest.raises(NotImplementedError, match="needs signatures"):
-        vectorize()
+        guvectorize()
 
 
 def test_unknown_target():

@@ -97,13 +97,13 @@ TEST(TyperGufunc, LayoutOnlyHasNoModulesUntilTypedForDtypes) {
 
   auto file = std::make_shared<SourceFile>("test.ufn", kMatmulLayoutOnly);
   DiagnosticEngine diags;
-  std::optional<ir::TypedGufuncSignature> f32 =
+  std::optional<ir::InferredSignature> f32 =
       ir::type_gufunc(file, "matmul", {DType::Float32, DType::Float32, DType::Float32}, diags);
   ASSERT_TRUE(f32) << diags.render_all();
   EXPECT_EQ(f32->signature.str(), "void(float32[:, :], float32[:, :], float32[:, :])");
   std::string ir = ir::print(f32->module);
   EXPECT_TRUE(contains(ir, "var acc: float32")) << ir;
-  std::optional<ir::TypedGufuncSignature> i64 =
+  std::optional<ir::InferredSignature> i64 =
       ir::type_gufunc(file, "matmul", {DType::Int64, DType::Int64, DType::Float64}, diags);
   ASSERT_TRUE(i64) << diags.render_all();
   EXPECT_TRUE(contains(ir::print(i64->module), "var acc: int64")) << ir::print(i64->module);

@@ -6,6 +6,7 @@
 
 #include "Operands.h"
 #include "Repr.h"
+#include "RunMethod.h"
 #include "Verbs.h"
 #include "ufjit/files.h"
 #include "ufjit/npy.h"
@@ -20,6 +21,7 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;  // one per output of a gufunc, else at most one
   std::string target;
+  MethodOptions method;  // --method and its options (RunMethod.h)
 };
 
 /// Numbers win over files (Operands.h); say so when a file of that name
@@ -35,6 +37,7 @@ void note_shadowed_file(const std::string &input) {
 ExitCode run_run(const RunOptions &options) {
   // Every file the command reads, so that the output is checked against
   // them (and its directory and permissions) before anything is computed.
+  check_method_options(options.method);
   std::vector<std::string> files = {options.file};
   for (const std::string &input : options.inputs) {
     if (parse_scalar(input)) {
@@ -82,7 +85,12 @@ ExitCode run_run(const RunOptions &options) {
   } else if (outputs.size() > 1) {
     throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
   }
-  std::vector<Array> results = ufunc.call_all(operands);
+  if (!options.method.method.empty() && ufunc.is_generalized()) {
+    throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
+  }
+  std::vector<Array> results = options.method.method.empty()
+                                   ? ufunc.call_all(operands)
+                                   : std::vector<Array>{run_method(ufunc, options.method, operands)};
   if (outputs.empty()) {
     for (const Array &result : results) {
       print_numpy_repr(std::cout, result.view());
@@ -121,6 +129,11 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
       ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--method", options->method.method, "apply a ufunc method instead of the ufunc")
+      ->check(CLI::IsMember({"reduce", "accumulate", "outer"}));
+  cmd->add_option("--axis", options->method.axis, "reduce/accumulate: K, K,L,... or none (default 0)");
+  cmd->add_option("--initial", options->method.initial, "reduce: the initial value (a number)");
+  cmd->add_flag("--keepdims", options->method.keepdims, "reduce: keep reduced axes with size 1");
   cmd->callback([options, &exit_code] {
     try {
       exit_code = run_run(*options);

@@ -1,0 +1,98 @@
+// CPU method kernels (runtime/CpuMethods.h).
+#include "runtime/CpuMethods.h"
+
+#include <algorithm>
+
+#include "frontend/InternalAssert.h"
+
+namespace ufjit::runtime {
+
+namespace {
+
+constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
+constexpr int64_t kMinChunkElements = 1 << 14;
+
+struct CpuMethodKernel : CompiledKernel {
+  explicit CpuMethodKernel(codegen::CpuEntry e) : entry(e) {}
+  codegen::CpuEntry entry;
+};
+
+/// The parameters of one method entry, with stable storage.
+struct MethodParams {
+  int64_t rows = 0;
+  int64_t len = 0;
+  int64_t chunks = 1;
+  int64_t chunk_len = 0;
+  const void *in = nullptr;
+  void *out = nullptr;
+  void *pointers[6] = {&rows, &len, &chunks, &chunk_len, &in, &out};
+  MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o)
+      : rows(r), len(l), chunks(c), chunk_len(cl), in(i), out(o) {}
+  MethodParams(const MethodParams &) = delete;
+  MethodParams &operator=(const MethodParams &) = delete;
+};
+
+/// Runs entry(begin, end) over [0, count) on the pool in pieces of at least
+/// `min_piece`, or inline when small.
+void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item) {
+  const int threads = pool.concurrency();
+  if (threads == 1 || count == 1 || count * work_per_item < kInlineElements) {
+    entry(0, count, p.pointers);
+    return;
+  }
+  const int64_t wanted = static_cast<int64_t>(threads) * 4;
+  const int64_t piece = std::max<int64_t>(1, (count + wanted - 1) / wanted);
+  const int64_t pieces = (count + piece - 1) / piece;
+  pool.parallel_for(pieces, [&](int64_t k) { entry(k * piece, std::min(count, (k + 1) * piece), p.pointers); });
+}
+
+}  // namespace
+
+void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
+                    const std::string &target_key) {
+  const CompiledSignature &sig = *launch.signature;
+  const std::string entry_name = codegen::method_entry_name(sig.base_name, launch.method);
+  KernelKey key;
+  key.ir_hash = sig.ir_hash;
+  key.signature = sig.signature + " " + entry_name;
+  key.target_key = target_key;
+  key.arch = "host";
+  key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+  auto kernel = std::static_pointer_cast<const CpuMethodKernel>(
+      cache.get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> {
+        codegen::EntryRequest request;
+        request.module = sig.module.get();
+        request.base_name = sig.base_name;
+        request.methods = {launch.method};
+        std::vector<codegen::CpuEntry> entries = compiler.compile({request});
+        internal_assert(entries.size() == 1 && entries[0] != nullptr) << "no CPU entry for " << entry_name;
+        return std::make_shared<CpuMethodKernel>(entries[0]);
+      }));
+  const codegen::CpuEntry entry = kernel->entry;
+  const int64_t rows = launch.rows;
+  const int64_t len = launch.len;
+  if (launch.method == codegen::MethodKernel::Accumulate) {
+    const MethodParams p(rows, len, 1, len, launch.in, launch.out);
+    split(pool, entry, p, rows, len);
+    return;
+  }
+  // Reduce: one segment per row when rows are many or short; else each row
+  // in chunks (a few per thread), then the chunks' results per row.
+  const int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;
+  if (pool.concurrency() == 1 || rows >= wanted || len < 2 * kMinChunkElements) {
+    const MethodParams p(rows, len, 1, len, launch.in, launch.out);
+    split(pool, entry, p, rows, len);
+    return;
+  }
+  const int64_t per_row = std::max<int64_t>(1, std::min((len + kMinChunkElements - 1) / kMinChunkElements,
+                                                        (wanted + rows - 1) / rows));
+  const int64_t chunk_len = (len + per_row - 1) / per_row;
+  const int64_t chunks = (len + chunk_len - 1) / chunk_len;
+  Array partial = allocate_host(sig.ret, {rows * chunks});
+  const MethodParams first(rows, len, chunks, chunk_len, launch.in, partial.data());
+  split(pool, entry, first, rows * chunks, chunk_len);
+  const MethodParams second(rows, chunks, 1, chunks, partial.data(), launch.out);
+  entry(0, rows, second.pointers);
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,20 @@
+// The CPU side of the ufunc methods: compiles the method entries
+// (codegen/KernelReduce.h) through the KernelCache and runs them over the
+// thread pool. Long rows are reduced in chunks by the pool, then the chunks'
+// results left to right.
+#pragma once
+
+#include <string>
+
+#include "codegen/Codegen.h"
+#include "runtime/Backend.h"
+#include "runtime/KernelCache.h"
+#include "runtime/ThreadPool.h"
+
+namespace ufjit::runtime {
+
+/// Runs `launch` on the CPU (host memory), synchronously.
+void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
+                    const std::string &target_key);
+
+}  // namespace ufjit::runtime

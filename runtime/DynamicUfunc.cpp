@@ -1,0 +1,101 @@
+// Dynamic ufuncs (runtime/DynamicUfunc.h).
+#include "runtime/DynamicUfunc.h"
+
+#include "frontend/Diagnostics.h"
+#include "ir/Frontend.h"
+
+namespace ufjit::runtime {
+
+namespace {
+
+/// NumPy's kind order: bool < integers < floats < complex.
+int kind_rank(DType t) {
+  switch (dtype_kind(t)) {
+    case 'b': return 0;
+    case 'i':
+    case 'u': return 1;
+    case 'f': return 2;
+    default: return 3;
+  }
+}
+
+}  // namespace
+
+std::vector<DType> dynamic_argument_dtypes(const std::vector<const Operand *> &inputs) {
+  std::optional<DType> strong;
+  for (const Operand *op : inputs) {
+    const bool weak = op->kind == Operand::Kind::Scalar && op->scalar.weak;
+    if (!weak) {
+      const DType t = op->kind == Operand::Kind::Scalar ? op->scalar.dtype : op->array.dtype;
+      strong = strong ? promote(*strong, t) : t;
+    }
+  }
+  std::vector<DType> args;
+  for (const Operand *op : inputs) {
+    const bool weak = op->kind == Operand::Kind::Scalar && op->scalar.weak;
+    if (!weak) {
+      args.push_back(op->kind == Operand::Kind::Scalar ? op->scalar.dtype : op->array.dtype);
+      continue;
+    }
+    DType own = op->scalar.dtype == DType::UInt64 ? DType::Int64 : op->scalar.dtype;  // Python int
+    if (!strong) {
+      args.push_back(op->scalar.dtype);
+    } else if (kind_rank(*strong) >= kind_rank(own)) {
+      args.push_back(*strong);
+    } else if (kind_rank(own) == 3 && (*strong == DType::Float32 || *strong == DType::Float16)) {
+      args.push_back(DType::Complex64);
+    } else {
+      args.push_back(own);
+    }
+  }
+  return args;
+}
+
+SignatureList signatures_for(UfuncState &state, const std::vector<DType> &args, std::size_t &chosen) {
+  std::lock_guard<std::mutex> lock(state.dynamic_mutex);
+  SignatureList current = state.dynamic_signatures;
+  if (current) {
+    for (std::size_t i = 0; i < current->size(); ++i) {
+      if ((*current)[i].params == args) {
+        chosen = i;
+        return current;
+      }
+    }
+  }
+  DiagnosticEngine diags;
+  std::optional<ir::InferredSignature> typed = ir::type_for_arguments(state.source, state.name, args, diags);
+  diags.throw_if_errors();
+  if (!typed) {
+    throw CompileError("'" + state.name + "' did not compile for its arguments", diags.to_messages());
+  }
+  auto next = std::make_shared<std::vector<CompiledSignature>>(current ? *current : std::vector<CompiledSignature>{});
+  CompiledSignature sig;
+  sig.module = std::make_shared<const ir::Module>(std::move(typed->module));
+  sig.ufunc_name = state.name;
+  sig.signature = typed->signature.str();
+  sig.index = static_cast<int>(next->size());
+  finish_signature(sig);
+  next->push_back(std::move(sig));
+  chosen = next->size() - 1;
+  state.dynamic_signatures = next;
+  return next;
+}
+
+SignatureList call_signatures(UfuncState &state, const std::vector<Operand> &operands) {
+  if (!state.dynamic) {
+    return SignatureList(std::shared_ptr<const void>(), &state.signatures);  // aliasing: no ownership
+  }
+  std::vector<const Operand *> inputs;
+  for (const Operand &op : operands) {
+    if (op.kind != Operand::Kind::Out) {
+      inputs.push_back(&op);
+    }
+  }
+  std::size_t chosen = 0;
+  SignatureList all = signatures_for(state, dynamic_argument_dtypes(inputs), chosen);
+  // Exactly the compiled signature: dispatch then checks the operands (and
+  // weak scalars' ranges) against it as for any call.
+  return std::make_shared<const std::vector<CompiledSignature>>(1, (*all)[chosen]);
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,27 @@
+// `ufjit run --method reduce|accumulate|outer`: the ufunc methods on the
+// command line (runtime/Methods.h), with NumPy's defaults (axis 0).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ufjit/runtime.h"
+
+namespace ufjit::tool {
+
+/// The method options as given on the command line.
+struct MethodOptions {
+  std::string method;   // "", "reduce", "accumulate", "outer"
+  std::string axis;     // "", "K", "K,L,...", "none"
+  std::string initial;  // "", or a number literal
+  bool keepdims = false;
+};
+
+/// Throws UsageError when method options are given without --method, or do
+/// not fit the method (--initial and --keepdims are reduce's).
+void check_method_options(const MethodOptions &options);
+
+/// Runs the method on `operands` (one array; two operands for outer).
+Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands);
+
+}  // namespace ufjit::tool
