@@ -88,9 +88,12 @@ ExitCode run_run(const RunOptions &options) {
   if (!options.method.method.empty() && ufunc.is_generalized()) {
     throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
   }
-  std::vector<Array> results = options.method.method.empty()
-                                   ? ufunc.call_all(operands)
-                                   : std::vector<Array>{run_method(ufunc, options.method, operands)};
+  std::vector<Array> results;
+  if (options.method.method.empty()) {
+    results = ufunc.call_all(operands);
+  } else {
+    results.push_back(run_method(ufunc, options.method, operands));
+  }
   if (outputs.empty()) {
     for (const Array &result : results) {
       print_numpy_repr(std::cout, result.view());
