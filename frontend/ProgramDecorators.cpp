@@ -36,6 +36,19 @@ const std::initializer_list<std::string_view> kDecoratorNames = {
 
 const char *kSignatureExample = "a list of signature strings like ['float32(float32, float32)']";
 
+/// Numba's object mode (`forceobj=True`, `nopython=False`) runs Python
+/// objects, which a ufjit kernel cannot hold: a located error, not an
+/// unknown option. Returns true when `kw` asked for it (and reports it).
+bool asks_object_mode(const Keyword &kw, DiagnosticEngine &diags) {
+  const auto *b = kw.value->as<BoolLit>();
+  bool object_mode = (kw.name == "forceobj" && (b == nullptr || b->value)) ||
+                     (kw.name == "nopython" && b != nullptr && !b->value) || kw.name == "looplift";
+  if (!object_mode) return false;
+  diags.error(kw.loc, "object mode ('" + kw.name + "=" + to_source(*kw.value) +
+                          "') is not supported: ufjit compiles nopython code only");
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string> DecoratorReader::resolve(const Expr &e) const {
@@ -70,6 +83,8 @@ DecoratorReader::Kind DecoratorReader::classify(const std::string &r) const {
 void DecoratorReader::collect_function(const FunctionDef &def) {
   const Decorator *chosen = nullptr;
   Kind chosen_kind = Kind::Unknown;
+  const Decorator *stacked = nullptr;  // a helper decorator under a ufunc decorator
+  Kind stacked_kind = Kind::Unknown;
   bool ok = true;
   for (const auto &d : def.decorators) {
     const Expr *head = d.expr.get();
@@ -86,6 +101,16 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
       ok = false;
       continue;
     }
+    bool chosen_is_ufunc = chosen_kind == Kind::Vectorize || chosen_kind == Kind::GuVectorize;
+    bool is_helper = kind == Kind::Jit || kind == Kind::CudaJit || kind == Kind::Device;
+    if (chosen != nullptr && chosen_is_ufunc && is_helper && stacked == nullptr) {
+      // `@vectorize(...)` over `@njit` / `@cuda.jit(device=True)`: Numba
+      // vectorizes the jitted function; its options are checked, then the
+      // def is the ufunc.
+      stacked = &d;
+      stacked_kind = kind;
+      continue;
+    }
     if (chosen != nullptr) {
       diags_.error(d.expr->loc, "conflicting decorators on '" + def.name + "': '@" +
                                     to_source(*head) + "' after '@" + to_source(*chosen->expr) +
@@ -96,6 +121,10 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     chosen = &d;
     chosen_kind = kind;
   }
+  if (stacked != nullptr) {
+    std::vector<Signature> ignored;  // the ufunc's own signatures decide
+    ok = read_helper(*stacked, stacked_kind, ignored) && ok;
+  }
   if (!ok) return;
   if (chosen == nullptr) {
     program_.helpers.push_back(&def);  // a bare def is a helper
@@ -105,7 +134,10 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     read_ufunc(def, *chosen, chosen_kind);
     return;
   }
-  if (read_helper(*chosen, chosen_kind)) program_.helpers.push_back(&def);
+  std::vector<Signature> signatures;
+  if (!read_helper(*chosen, chosen_kind, signatures)) return;
+  program_.helpers.push_back(&def);
+  if (!signatures.empty()) program_.helper_signatures[&def] = std::move(signatures);
 }
 
 void DecoratorReader::read_ufunc(const FunctionDef &def, const Decorator &d, Kind kind) {
@@ -157,6 +189,7 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
   bool gufunc = ufunc.kind == UfuncKind::GuVectorize;
   const char *decorator = gufunc ? "@guvectorize" : "@vectorize";
   const Expr &value = *kw.value;
+  if (asks_object_mode(kw, diags_)) return;
   if (kw.name == "signatures") {
     if (have_signatures) {
       diags_.error(kw.loc, "signatures given twice (positionally and as signatures=)");
@@ -218,7 +251,22 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
 }
 
 void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out) {
+  // A module-level name bound to signatures: `sigs = [...]` then `@vectorize(sigs)`.
+  if (const auto *name = e.as<Name>()) {
+    auto it = program_.signature_lists.find(name->id);
+    if (it != program_.signature_lists.end()) {
+      read_signatures(*it->second, out);
+      return;
+    }
+  }
   auto read_one = [&](const Expr &item) {
+    if (const auto *named = item.as<Name>()) {
+      auto it = program_.signature_lists.find(named->id);
+      if (it != program_.signature_lists.end() && it->second->isa<StrLit>()) {
+        read_signatures(*it->second, out);
+        return;
+      }
+    }
     if (const auto *str = item.as<StrLit>()) {
       if (auto sig = parse_signature(str->value, str->content_loc, diags_)) out.push_back(*sig);
       return;
@@ -240,7 +288,7 @@ void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out
   }
 }
 
-bool DecoratorReader::read_helper(const Decorator &d, Kind kind) {
+bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Signature> &signatures) {
   const auto *call = d.expr->as<Call>();
   if (kind == Kind::Device) {
     if (call != nullptr && (!call->args.empty() || !call->keywords.empty())) {
@@ -259,12 +307,25 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind) {
         ok = false;
         continue;
       }
-      std::vector<Signature> ignored;  // helpers are generic; checked, then unused
+      // Helpers are generic unless given signatures; with them, a call
+      // converts its arguments (the typer picks the first that fits).
       int before = diags_.error_count();
-      read_signatures(*call->args[i], ignored);
+      read_signatures(*call->args[i], signatures);
       ok = ok && diags_.error_count() == before;
+      for (const Signature &sig : signatures) {
+        bool arrays = sig.ret.ndim > 0;
+        for (const SigType &a : sig.args) arrays = arrays || a.ndim > 0;
+        if (arrays) {
+          diags_.error(sig.loc, "a helper signature takes scalars only, not arrays (in '" + sig.str() + "')");
+          ok = false;
+        }
+      }
     }
     for (const auto &kw : call->keywords) {
+      if (asks_object_mode(kw, diags_)) {
+        ok = false;
+        continue;
+      }
       if (cuda && kw.name == "device") {
         const auto *b = kw.value->as<BoolLit>();
         if (b == nullptr) {

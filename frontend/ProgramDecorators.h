@@ -28,7 +28,9 @@ class DecoratorReader {
   enum class Kind { Vectorize, GuVectorize, CudaJit, Device, Jit, Unknown };
   Kind classify(const std::string &resolved) const;
   void read_ufunc(const ast::FunctionDef &def, const ast::Decorator &d, Kind kind);
-  bool read_helper(const ast::Decorator &d, Kind kind);
+  /// Checks a helper decorator's options; `signatures` gets its explicit
+  /// signatures (`@cuda.jit('float32(float32)', device=True)`), if any.
+  bool read_helper(const ast::Decorator &d, Kind kind, std::vector<Signature> &signatures);
   void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
   void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
                    const ast::Expr *&layout_expr);

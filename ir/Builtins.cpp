@@ -18,12 +18,20 @@ bool is_builtin_name(const std::string &name) {
   return false;
 }
 
-namespace {
-
 SourceLocation callee_loc(const ast::Call &call) {
   if (const ast::Attribute *a = call.func->as<ast::Attribute>()) return a->attr_loc;
   return call.func->loc;
 }
+
+bool BodyTyper::check_arity(const std::string &qualified, std::size_t given, std::size_t wanted,
+                            const SourceLocation &loc, const std::string &note) {
+  if (given == wanted) return true;
+  error(loc, qualified + "() takes " + std::to_string(wanted) + " argument" + (wanted == 1 ? "" : "s") + " (" +
+                 std::to_string(given) + " given" + note + ")");
+  return false;
+}
+
+namespace {
 
 std::string plural(std::size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -55,6 +63,32 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
                    std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given");
     return Value::error();
   }
+  // Explicit signatures (`@cuda.jit('float32(float32)', device=True)`): as
+  // Numba's dispatcher, the first signature whose argument types equal the
+  // call's, else the first of the right arity; arguments are converted to it.
+  const frontend::Signature *chosen = nullptr;
+  auto declared = scope_.program->helper_signatures.find(&def);
+  if (declared != scope_.program->helper_signatures.end()) {
+    for (const frontend::Signature &sig : declared->second) {
+      if (sig.args.size() != args.size()) continue;
+      bool exact = true;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        exact = exact && !args[i].is_weak() && !args[i].literal_tuple && args[i].type.is_scalar() &&
+                args[i].type.dtype() == sig.args[i].dtype;
+      }
+      if (exact || chosen == nullptr) chosen = &sig;
+      if (exact) break;
+    }
+    if (chosen == nullptr) {
+      error(loc, "no signature of '" + def.name + "' takes " + plural(args.size(), "argument"));
+      return Value::error();
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      args[i] = convert_to(args[i], Type::scalar(chosen->args[i].dtype), call.args[i]->loc,
+                           "to the signature '" + chosen->str() + "' of '" + def.name + "'");
+      if (!args[i].ok) return Value::error();
+    }
+  }
   std::vector<Expr> exprs;
   std::vector<Type> types;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -77,6 +111,9 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
   v.ok = true;
   v.type = spec->ret;
   v.expr = Call::make(spec->ret, spec->ir_name, std::move(exprs));
+  if (chosen != nullptr && !chosen->ret.is_void && spec->ret.is_scalar()) {
+    return convert(v, chosen->ret.dtype);  // the declared return type
+  }
   return v;
 }
 
@@ -116,11 +153,12 @@ Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc)
 }
 
 Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
+  if (callee.attr == "bit_count") return bit_count(callee, std::move(args));
   if (callee.attr != "conjugate") {
     if (callee.attr == "real" || callee.attr == "imag") {
       error(callee.attr_loc, "'." + callee.attr + "' is an attribute, not a method; write 'z." + callee.attr + "'");
     } else {
-      error(callee.attr_loc, "method '." + callee.attr + "()' is not supported (only .conjugate())");
+      error(callee.attr_loc, "method '." + callee.attr + "()' is not supported (only .conjugate() and .bit_count())");
     }
     return Value::error();
   }
@@ -137,6 +175,31 @@ Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> ar
   }
   if (v.type.is_complex()) return intrinsic(IntrinsicOp::Conj, v.type, {v});
   return v;
+}
+
+Value BodyTyper::bit_count(const ast::Attribute &callee, std::vector<Value> args) {
+  Value v = expr(*callee.value);
+  if (!v.ok) return v;
+  if (!args.empty()) {
+    error(callee.attr_loc, "bit_count() takes no arguments (" + std::to_string(args.size()) + " given)");
+    return Value::error();
+  }
+  // Python's int.bit_count(): the ones in the magnitude, (-5).bit_count() == 2.
+  if (v.is_weak() && v.weak == Weak::Int) {
+    Int128 magnitude = v.num.i < 0 ? -v.num.i : v.num.i;
+    int count = 0;
+    for (auto bits = static_cast<unsigned __int128>(magnitude); bits != 0; bits &= bits - 1) ++count;
+    return Value::weak_num(PyNum::of_int(count));
+  }
+  if (v.is_weak() || v.literal_tuple || !(v.type.is_int() || v.type.is_bool())) {
+    error(callee.attr_loc, "a value of type '" + (v.is_weak() ? std::string(weak_name(v.weak)) : v.type.str()) +
+                               "' has no .bit_count() (integers only)");
+    return Value::error();
+  }
+  if (v.type.is_bool()) return convert(v, DType::Int64);
+  // |INT_MIN| wraps to INT_MIN, whose one bit is the magnitude's one bit.
+  Value magnitude = is_signed_int(v.type.dtype()) ? intrinsic(IntrinsicOp::IAbs, v.type, {v}) : v;
+  return convert(intrinsic(IntrinsicOp::Popc, v.type, {magnitude}), DType::Int64);
 }
 
 Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &call) {

@@ -127,6 +127,7 @@ Value BodyTyper::name_expr(const ast::Name &e) {
     if ((module == "math" || module == "cmath") && dot != std::string::npos) {
       return math_constant(module, what.substr(dot + 1), e.loc);
     }
+    if (module == "numpy" && dot != std::string::npos) return numpy_constant(what.substr(dot + 1), e.loc);
     error(e.loc, "'" + id + "' (" + what + ") cannot be used as a value");
     return Value::error();
   }
@@ -148,7 +149,13 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
     auto imp = scope_.imports.find(n->id);
     if (imp != scope_.imports.end()) {
       const std::string &what = imp->second;
-      if (what == "math" || what == "cmath" || what == "numpy" || what == "numba" || what == "numba.cuda") return what;
+      if (what == "math" || what == "cmath" || what == "numpy" || what == "numba" || what == "numba.cuda" ||
+          what == "numba.cuda.fp16") {
+        return what;
+      }
+      if (what == "numba.types" || what == "numba.cuda.types" || what == "numba.core.types") {
+        return std::string("numba.types");
+      }
       return std::nullopt;
     }
     if (n->id == "math" || n->id == "cmath" || n->id == "numba") return n->id;
@@ -159,6 +166,10 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
   if (const ast::Attribute *a = e.as<ast::Attribute>()) {
     std::optional<std::string> base = module_of(*a->value);
     if (base && *base == "numba" && a->attr == "cuda") return std::string("numba.cuda");
+    if (base && *base == "numba.cuda" && a->attr == "fp16") return std::string("numba.cuda.fp16");
+    if (base && (*base == "numba" || *base == "numba.cuda") && a->attr == "types") return std::string("numba.types");
+    if (base && *base == "numba" && a->attr == "core") return std::string("numba.core");
+    if (base && *base == "numba.core" && a->attr == "types") return std::string("numba.types");
   }
   return std::nullopt;
 }
@@ -167,16 +178,8 @@ Value BodyTyper::attribute_expr(const ast::Attribute &e) {
   std::optional<std::string> mod = module_of(*e.value);
   if (mod) {
     if (*mod == "math" || *mod == "cmath") return math_constant(*mod, e.attr, e.attr_loc);
-    if (*mod == "numpy") {
-      if (e.attr == "pi" || e.attr == "e" || e.attr == "inf" || e.attr == "nan") {
-        return math_constant("math", e.attr, e.attr_loc);
-      }
-      if (dtype_from_name(e.attr)) {
-        error(e.attr_loc, "'np." + e.attr + "' is a type; call it to convert a value");
-        return Value::error();
-      }
-    }
-    error(e.attr_loc, "'" + ast::to_source(e) + "' is not supported (from numpy, only dtype names are used)");
+    if (*mod == "numpy") return numpy_constant(e.attr, e.attr_loc);
+    error(e.attr_loc, "'" + ast::to_source(e) + "' cannot be used as a value in a function body");
     return Value::error();
   }
   Value v = expr(*e.value);
@@ -367,9 +370,13 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       std::string module = dot == std::string::npos ? what : what.substr(0, dot);
       std::string name = dot == std::string::npos ? what : what.substr(dot + 1);
       if (module == "math" || module == "cmath") return call_math(module, name, std::move(args), e);
-      if ((module == "numpy" || module == "numba") && dtype_from_name(name)) {
+      if (module == "numba.cuda" || module == "numba.cuda.fp16") return call_cuda(module, name, std::move(args), e);
+      if ((module == "numpy" || module == "numba" || module == "numba.types" || module == "numba.cuda.types" ||
+           module == "numba.core.types") &&
+          dtype_from_name(name)) {
         return call_dtype(*dtype_from_name(name), std::move(args), e, id);
       }
+      if (module == "numpy" && dot != std::string::npos) return call_numpy(name, std::move(args), e);
       error(n->loc, "'" + id + "' (" + what + ") cannot be called in a function body");
       return Value::error();
     }
@@ -393,15 +400,12 @@ Value BodyTyper::call_expr(const ast::Call &e) {
     std::vector<Value> args;
     for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
     if (*mod == "math" || *mod == "cmath") return call_math(*mod, a->attr, std::move(args), e);
-    if ((*mod == "numpy" || *mod == "numba") && dtype_from_name(a->attr)) {
+    if ((*mod == "numpy" || *mod == "numba" || *mod == "numba.types") && dtype_from_name(a->attr)) {
       return call_dtype(*dtype_from_name(a->attr), std::move(args), e, ast::to_source(callee));
     }
-    if (*mod == "numpy") {
-      error(a->attr_loc, "'" + ast::to_source(callee) + "' is not supported (from numpy, only dtype names are used; "
-                         "use math functions)");
-    } else {
-      error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
-    }
+    if (*mod == "numpy") return call_numpy(a->attr, std::move(args), e);
+    if (*mod == "numba.cuda" || *mod == "numba.cuda.fp16") return call_cuda(*mod, a->attr, std::move(args), e);
+    error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
     return Value::error();
   }
   error(callee.loc, "cannot call '" + ast::to_source(callee) + "'");
