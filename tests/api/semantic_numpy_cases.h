@@ -9,8 +9,11 @@
 
 #include <cmath>
 #include <complex>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "semantic_complex_special_cases.h"
 
 namespace semantic {
 
@@ -231,6 +234,42 @@ inline std::vector<Case> numpy_cases() {
                        "from numba import cuda\n\n@cuda.jit('float32(float32)', device=True)\ndef third(x):\n"
                        "    return x / 3\n\ndef f(x):\n    return third(x)\n",
                        "float64(float64)", {{{f64(1)}, f64(static_cast<double>(1.0f / 3.0f))}, {{f64(0.1)}, f64(static_cast<double>(0.1f / 3.0f))}}));
+
+  // Complex power of a zero base (Numba's numba_cpow; NumPy agrees on these):
+  // 1 for a zero exponent, NaN where Python raises, else 0.
+  {
+    std::vector<Row> r128;
+    std::vector<Row> r64;
+    const std::vector<std::pair<std::complex<double>, std::complex<double>>> rows = {
+        {{kNaN, kNaN}, {kNaN, kNaN}}, {{2, 0}, {0, 0}}, {{2, 1}, {kNaN, kNaN}}, {{-1, 0}, {kNaN, kNaN}},
+        {{0, 0}, {1, 0}},             {{0, 1}, {kNaN, kNaN}}, {{0.5, 0}, {0, 0}}, {{kInf, 0}, {0, 0}}};
+    for (const auto &[b, expected] : rows) {
+      r128.push_back({{c128(0, 0), c128(b)}, c128(expected)});
+      r64.push_back({{c64(0, 0), c64(b)}, c64(expected)});
+    }
+    const std::string src = "def f(a, b):\n    return a ** b\n";
+    cases.push_back(make("ComplexPowOfZeroBase_Complex128", src, "complex128(complex128, complex128)", r128));
+    cases.push_back(make("ComplexPowOfZeroBase_Complex64", src, "complex64(complex64, complex64)", r64));
+  }
+
+  // cmath at C99 Annex G's special values, as NumPy computes them (the table
+  // is generated from NumPy by gen_complex_special_cases.py).
+  {
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<Row>> rows;
+    for (const ComplexSpecialRow &r : complex_special_rows()) {
+      const std::string key = std::string(r.fn) + (r.single ? "_Complex64" : "_Complex128");
+      if (rows.count(key) == 0) order.push_back(key);
+      Row row = r.single ? Row{{c64(r.re, r.im)}, c64(r.out_re, r.out_im)} : Row{{c128(r.re, r.im)}, c128(r.out_re, r.out_im)};
+      rows[key].push_back(row);
+    }
+    for (const std::string &key : order) {
+      const std::string fn = key.substr(0, key.find('_'));
+      const std::string type = key.find("Complex64") != std::string::npos ? "complex64" : "complex128";
+      cases.push_back(make("CmathSpecialValues_" + key, "import cmath\n\ndef f(z):\n    return cmath." + fn + "(z)\n",
+                           type + "(" + type + ")", rows[key], 4, true));
+    }
+  }
   return cases;
 }
 
