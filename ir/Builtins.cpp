@@ -303,23 +303,52 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
     return Value::weak_num(PyNum::of_float(std::nearbyint(f / p) * p));
   }
   if (x.is_weak()) x = convert(x, DType::Float64);
+  // Numba's round_ndigits (numba/cpython/numbers.py), which this follows on
+  // both targets: computed in float64 with 10**n split at 22 digits so that
+  // the scale itself does not overflow; a product that overflows returns x
+  // unchanged; the rounding itself is rint in x's own type (Numba's
+  // _round_intrinsic is typed on the argument); the result has x's type.
   DType t = x.type.dtype();
-  Value xs = stabilize(x);
+  const DType f64 = DType::Float64;
+  const Type f64_type = Type::scalar(f64);
   if (n.is_weak()) {
-    bool negative = n.num.i < 0;
-    // The magnitude as a double: -n.num.i overflows for the most negative weak int.
-    double digits = std::fabs(static_cast<double>(n.num.i));
-    Value p = Value::strong(Const::make_float(t, std::pow(10.0, digits)));
-    BinaryOpcode scale = negative ? BinaryOpcode::Div : BinaryOpcode::Mul;
-    BinaryOpcode unscale = negative ? BinaryOpcode::Mul : BinaryOpcode::Div;
-    Value scaled = strong_binary(scale, xs, p);
-    Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {scaled});
-    return strong_binary(unscale, rounded, p);
+    // Past +-1000 digits every scale is 0 or inf already; clamping keeps the
+    // constant inside int64.
+    n = Value::weak_num(PyNum::of_int(std::max<Int128>(-1000, std::min<Int128>(1000, n.num.i))));
   }
-  Value ten = Value::strong(Const::make_float(t, 10.0));
-  Value p = stabilize(strong_binary(BinaryOpcode::Pow, ten, convert(n, t)));
-  Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {strong_binary(BinaryOpcode::Mul, xs, p)});
-  return strong_binary(BinaryOpcode::Div, rounded, p);
+  Value ns = stabilize(convert(n, DType::Int64));
+  Value xs = stabilize(convert(x, f64));
+  auto int_const = [&](int64_t v) { return Value::strong(Const::make_int(DType::Int64, v)); };
+  auto f64_const = [&](double v) { return Value::strong(Const::make_float(f64, v)); };
+  auto cmp = [&](CompareOpcode op, const Value &a, const Value &b) {
+    return Value::strong(Compare::make(op, a.expr, b.expr));
+  };
+  auto pick = [&](const Value &c, const Value &a, const Value &b) {
+    return Value::strong(Select::make(c.expr, a.expr, b.expr));
+  };
+  auto rint_in_type = [&](const Value &v) {
+    return convert(intrinsic(IntrinsicOp::Rint, x.type, {convert(v, t)}), f64);
+  };
+  Value nonneg = stabilize(cmp(CompareOpcode::Ge, ns, int_const(0)));
+  Value big = stabilize(cmp(CompareOpcode::Gt, ns, int_const(22)));
+  Value digits = pick(nonneg, pick(big, strong_binary(BinaryOpcode::Sub, ns, int_const(22)), ns),
+                      Value::strong(Unary::make(UnaryOpcode::Neg, ns.expr)));
+  Value pow1 = stabilize(strong_binary(BinaryOpcode::Pow, f64_const(10.0), convert(digits, f64)));
+  Value pow2 = stabilize(pick(big, f64_const(1e22), f64_const(1.0)));
+  Value y = stabilize(pick(nonneg, strong_binary(BinaryOpcode::Mul, strong_binary(BinaryOpcode::Mul, xs, pow1), pow2),
+                           strong_binary(BinaryOpcode::Div, xs, pow1)));
+  Value z = stabilize(rint_in_type(y));
+  Value half_way = cmp(CompareOpcode::Eq, intrinsic(IntrinsicOp::Fabs, f64_type, {strong_binary(BinaryOpcode::Sub, y, z)}),
+                       f64_const(0.5));
+  Value even = strong_binary(BinaryOpcode::Mul, f64_const(2.0), rint_in_type(strong_binary(BinaryOpcode::Div, y, f64_const(2.0))));
+  z = stabilize(pick(half_way, even, z));
+  Value scaled_back = pick(nonneg, strong_binary(BinaryOpcode::Div, strong_binary(BinaryOpcode::Div, z, pow2), pow1),
+                           strong_binary(BinaryOpcode::Mul, z, pow1));
+  Value keep_x = Value::strong(Binary::make(BinaryOpcode::BitOr,
+                                            Unary::make(UnaryOpcode::Not, intrinsic(IntrinsicOp::IsFinite, Type::scalar(DType::Bool), {xs}).expr),
+                                            Binary::make(BinaryOpcode::BitAnd, nonneg.expr,
+                                                         intrinsic(IntrinsicOp::IsInf, Type::scalar(DType::Bool), {y}).expr)));
+  return convert(pick(keep_x, xs, scaled_back), t);
 }
 
 Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call) {

@@ -47,6 +47,34 @@ inline uint64_t cuda_brev(uint64_t v, int bits) {
 /// CUDA's __hmax/__hmin: a NaN operand gives the other one.
 inline double cuda_hmax(double a, double b) { return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b); }
 
+/// Numba's round(x, ndigits) (round_ndigits in numba/cpython/numbers.py):
+/// float64 arithmetic, 10**n split at 22 digits, x itself when the scaled
+/// value overflows, the rounding done in x's type T.
+template <typename T>
+double numba_round(T xt, int64_t n) {
+  const double x = xt;
+  if (!std::isfinite(x)) return x;
+  double pow1 = 1.0;
+  double pow2 = 1.0;
+  double y = 0.0;
+  if (n >= 0) {
+    if (n > 22) {
+      pow1 = std::pow(10.0, static_cast<double>(n - 22));
+      pow2 = 1e22;
+    } else {
+      pow1 = std::pow(10.0, static_cast<double>(n));
+    }
+    y = (x * pow1) * pow2;
+    if (std::isinf(y)) return x;
+  } else {
+    pow1 = std::pow(10.0, static_cast<double>(-n));
+    y = x / pow1;
+  }
+  double z = static_cast<double>(std::nearbyint(static_cast<T>(y)));
+  if (std::fabs(y - z) == 0.5) z = 2.0 * static_cast<double>(std::nearbyint(static_cast<T>(y / 2.0)));
+  return n >= 0 ? (z / pow2) / pow1 : z * pow1;
+}
+
 inline double np_sign(double x) {
   if (x > 0) return 1.0;
   if (x < 0) return -1.0;
@@ -234,6 +262,24 @@ inline std::vector<Case> numpy_cases() {
                        "from numba import cuda\n\n@cuda.jit('float32(float32)', device=True)\ndef third(x):\n"
                        "    return x / 3\n\ndef f(x):\n    return third(x)\n",
                        "float64(float64)", {{{f64(1)}, f64(static_cast<double>(1.0f / 3.0f))}, {{f64(0.1)}, f64(static_cast<double>(0.1f / 3.0f))}}));
+
+  // round(x, ndigits) as Numba computes it, overflow included.
+  {
+    const std::vector<std::pair<double, int64_t>> inputs = {
+        {2.675, 2}, {1e300, 10}, {1234.5678, -2}, {0.5, 0}, {1.5, 0}, {2.5, 0}, {123.456, 25},
+        {kInf, 2},  {kNaN, 3},   {-0.125, 2},     {3.0e38, 1}, {1.5, 400}, {-7.25, 1}};
+    std::vector<Row> r64;
+    std::vector<Row> r32;
+    for (auto [x, n] : inputs) {
+      r64.push_back({{f64(x), i64(n)}, f64(numba_round<double>(x, n))});
+      r32.push_back({{f32(x), i64(n)}, f32(numba_round<float>(static_cast<float>(x), n))});
+    }
+    const std::string src = "def f(x, n):\n    return round(x, n)\n";
+    cases.push_back(make("RoundNdigits_Float64AsNumba", src, "float64(float64, int64)", r64, 1));
+    cases.push_back(make("RoundNdigits_Float32AsNumba", src, "float32(float32, int64)", r32, 1));
+    cases.push_back(make("RoundNdigits_ConstantDigitsFloat32", "def f(x):\n    return round(x, 2)\n", "float32(float32)",
+                         {{{f32(2.675)}, f32(numba_round<float>(2.675f, 2))}, {{f32(-1.005)}, f32(numba_round<float>(-1.005f, 2))}}));
+  }
 
   // Complex power of a zero base (Numba's numba_cpow; NumPy agrees on these):
   // 1 for a zero exponent, NaN where Python raises, else 0.
