@@ -325,11 +325,91 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
   return Value::strong(TupleGet::make(v.expr, static_cast<int>(i)));
 }
 
+namespace {
+
+/// A copy of a callee made of names and attributes (`f`, `cmath.rect`,
+/// `cuda.fp16.hadd`, `z.conjugate`); nullptr for anything else.
+ast::ExprPtr clone_callee(const ast::Expr &e) {
+  if (const ast::Name *n = e.as<ast::Name>()) {
+    auto copy = std::make_unique<ast::Name>(n->loc);
+    copy->id = n->id;
+    return copy;
+  }
+  if (const ast::Attribute *a = e.as<ast::Attribute>()) {
+    ast::ExprPtr value = clone_callee(*a->value);
+    if (!value) return nullptr;
+    auto copy = std::make_unique<ast::Attribute>(a->loc);
+    copy->value = std::move(value);
+    copy->attr = a->attr;
+    copy->attr_loc = a->attr_loc;
+    return copy;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Value> BodyTyper::call_arguments(const ast::Call &e) {
+  if (pending_args_) {
+    std::vector<Value> args = std::move(*pending_args_);
+    pending_args_.reset();
+    return args;
+  }
+  std::vector<Value> args;
+  for (const ast::ExprPtr &a : e.args) args.push_back(expr(*a));
+  return args;
+}
+
+Value BodyTyper::star_call(const ast::Call &e) {
+  // `f(*t)`: each starred tuple becomes its elements. The call is then typed
+  // as a call without stars whose arguments point at the starred expression.
+  ast::ExprPtr callee = clone_callee(*e.func);
+  if (!callee) {
+    error(e.func->loc, "'" + ast::to_source(*e.func) + "' cannot be called with unpacked arguments ('*')");
+    return Value::error();
+  }
+  ast::Call flat(e.loc);
+  flat.func = std::move(callee);
+  std::vector<Value> args;
+  auto add = [&](Value v, const SourceLocation &loc) {
+    args.push_back(std::move(v));
+    flat.args.push_back(std::make_unique<ast::Name>(loc));  // a location only; never typed
+  };
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    Value v = expr(*e.args[i]);
+    if (!v.ok) return Value::error();
+    if (!e.is_starred(i)) {
+      add(std::move(v), e.args[i]->loc);
+      continue;
+    }
+    if (v.literal_tuple) {
+      for (const Value &element : v.elements) add(element, e.args[i]->loc);
+      continue;
+    }
+    if (v.is_weak() || !v.type.is_tuple()) {
+      error(e.args[i]->loc, "only a tuple can be unpacked into arguments, not '" +
+                                (v.is_weak() ? std::string(weak_name(v.weak)) : v.type.str()) + "'");
+      return Value::error();
+    }
+    Value t = stabilize(v);
+    const MakeTuple *made = t.expr.as<MakeTuple>();
+    for (std::size_t k = 0; k < t.type.elements().size(); ++k) {
+      Expr element = made != nullptr ? made->elements[k] : TupleGet::make(t.expr, static_cast<int>(k));
+      add(Value::strong(element), e.args[i]->loc);
+    }
+  }
+  pending_args_ = std::move(args);
+  Value result = call_expr(flat);
+  pending_args_.reset();  // not consumed when the call failed before typing its arguments
+  return result;
+}
+
 Value BodyTyper::call_expr(const ast::Call &e) {
   if (!e.keywords.empty()) {
     error(e.keywords[0].loc, "keyword arguments are not supported in calls ('" + e.keywords[0].name + "=')");
     return Value::error();
   }
+  if (!e.starred.empty()) return star_call(e);
   const ast::Expr &callee = *e.func;
   if (const ast::Name *n = callee.as<ast::Name>()) {
     const std::string &id = n->id;
@@ -345,7 +425,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       error(n->loc, "range() can only be used as the iterable of a 'for' loop");
       return Value::error();
     }
-    if (id == "float" && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
+    if (id == "float" && !pending_args_ && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
       // float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
       std::string text = e.args[0]->as<ast::StrLit>()->value;
       for (char &ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -359,8 +439,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       error(e.args[0]->loc, "float() of a string supports only 'inf', '-inf' and 'nan'");
       return Value::error();
     }
-    std::vector<Value> args;
-    for (const ast::ExprPtr &a : e.args) args.push_back(expr(*a));
+    std::vector<Value> args = call_arguments(e);
     auto f = scope_.functions.find(id);
     if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
     auto imp = scope_.imports.find(id);
@@ -392,13 +471,8 @@ Value BodyTyper::call_expr(const ast::Call &e) {
   }
   if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
     std::optional<std::string> mod = module_of(*a->value);
-    if (!mod) {
-      std::vector<Value> args;
-      for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
-      return method_call(*a, std::move(args), e);
-    }
-    std::vector<Value> args;
-    for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
+    if (!mod) return method_call(*a, call_arguments(e), e);
+    std::vector<Value> args = call_arguments(e);
     if (*mod == "math" || *mod == "cmath") return call_math(*mod, a->attr, std::move(args), e);
     if ((*mod == "numpy" || *mod == "numba" || *mod == "numba.types") && dtype_from_name(a->attr)) {
       return call_dtype(*dtype_from_name(a->attr), std::move(args), e, ast::to_source(callee));

@@ -202,6 +202,10 @@ class BodyTyper {
   void array_store(const ast::Subscript &target, const Value &v, std::vector<Stmt> &out);
   void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// `f(*t)`: expands starred tuples, then types the call with them.
+  Value star_call(const ast::Call &e);
+  /// The arguments of `e`: star_call's expansion when pending, else each typed.
+  std::vector<Value> call_arguments(const ast::Call &e);
   Value unknown_name(const std::string &name, const SourceLocation &loc, bool as_call);
   std::vector<std::string> visible_names() const;
 
@@ -304,6 +308,8 @@ class BodyTyper {
   Stmt body_;
   std::vector<Variable> temps_;
   int temp_counter_ = 0;
+  /// Set by star_call for the call_expr it makes (the expanded arguments).
+  std::optional<std::vector<Value>> pending_args_;
 };
 
 /// Helper calls nested deeper than this (f0 called by f1 called by f2 ...)

@@ -281,6 +281,21 @@ inline std::vector<Case> numpy_cases() {
                          {{{f32(2.675)}, f32(numba_round<float>(2.675f, 2))}, {{f32(-1.005)}, f32(numba_round<float>(-1.005f, 2))}}));
   }
 
+  // Star-calls: a tuple unpacked into the arguments of a function.
+  {
+    std::vector<Row> rows;
+    for (std::complex<double> z : {std::complex<double>(3, -4), std::complex<double>(-1, 0.5)}) {
+      const std::complex<double> round_trip = std::polar(std::abs(z), std::arg(z));
+      rows.push_back({{c128(z)}, c128(round_trip)});
+    }
+    cases.push_back(make("StarCall_RectOfPolarRoundTrips", "import cmath\n\ndef f(z):\n    return cmath.rect(*cmath.polar(z))\n",
+                         "complex128(complex128)", rows, 2));
+  }
+  cases.push_back(make("StarCall_ComplexOfATupleAndHelperArguments",
+                       "def parts(x):\n    return x, 2 * x\n\ndef add3(a, b, c):\n    return a + b + c\n\n"
+                       "def f(x):\n    t = parts(x)\n    return complex(*t).imag + add3(*t, 1.0) + add3(1, *(x, x))\n",
+                       "float64(float64)", {{{f64(1.5)}, f64(3.0 + (1.5 + 3.0 + 1.0) + (1 + 1.5 + 1.5))}}));
+
   // Complex power of a zero base (Numba's numba_cpow; NumPy agrees on these):
   // 1 for a zero exponent, NaN where Python raises, else 0.
   {
