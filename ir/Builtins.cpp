@@ -333,7 +333,15 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
   Value big = stabilize(cmp(CompareOpcode::Gt, ns, int_const(22)));
   Value digits = pick(nonneg, pick(big, strong_binary(BinaryOpcode::Sub, ns, int_const(22)), ns),
                       Value::strong(Unary::make(UnaryOpcode::Neg, ns.expr)));
-  Value pow1 = stabilize(strong_binary(BinaryOpcode::Pow, f64_const(10.0), convert(digits, f64)));
+  // 10**k exactly for k <= 22 (every such power is a double; libdevice's pow
+  // need not be exact), as integer powers 10**min(k, 18) * 10**(k - 18).
+  Value k = stabilize(digits);
+  Value low = pick(cmp(CompareOpcode::Lt, k, int_const(18)), k, int_const(18));
+  Value high = pick(cmp(CompareOpcode::Gt, k, int_const(18)), strong_binary(BinaryOpcode::Sub, k, int_const(18)), int_const(0));
+  Value exact = strong_binary(BinaryOpcode::Mul, convert(strong_binary(BinaryOpcode::Pow, int_const(10), low), f64),
+                              convert(strong_binary(BinaryOpcode::Pow, int_const(10), high), f64));
+  Value pow1 = stabilize(pick(cmp(CompareOpcode::Le, k, int_const(22)), exact,
+                              strong_binary(BinaryOpcode::Pow, f64_const(10.0), convert(k, f64))));
   Value pow2 = stabilize(pick(big, f64_const(1e22), f64_const(1.0)));
   Value y = stabilize(pick(nonneg, strong_binary(BinaryOpcode::Mul, strong_binary(BinaryOpcode::Mul, xs, pow1), pow2),
                            strong_binary(BinaryOpcode::Div, xs, pow1)));
