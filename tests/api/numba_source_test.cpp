@@ -65,4 +65,22 @@ TEST(NumbaSource, NumbaCudaImportsAndTypeNames) {
   EXPECT_EQ(out.to_vector<double>()[0], static_cast<double>(expected));
 }
 
+TEST(NumbaSource, CudaTypesAndFp16Imports) {
+  ufjit::Runtime rt = cpu_runtime();
+  ufjit::UfuncSet set = rt.load(
+      "from numba import vectorize\n"
+      "from numba.cuda import types, fp16\n"
+      "from numba.cuda.fp16 import hmul\n\n"
+      "@vectorize([types.float16(types.float16, types.float16)])\n"
+      "def f(a, b):\n    return fp16.hadd(hmul(a, b), types.float16(0.5))\n");
+  EXPECT_EQ(set["f"].signatures(), (std::vector<std::string>{"float16(float16, float16)"}));
+  // 1.5 * 3 + 0.5 = 5 exactly in float16.
+  ufjit::Array a = ufjit::Array::host(ufjit::DType::Float16, {});
+  ufjit::Array b = ufjit::Array::host(ufjit::DType::Float16, {});
+  *static_cast<uint16_t *>(a.data()) = 0x3e00;  // 1.5
+  *static_cast<uint16_t *>(b.data()) = 0x4200;  // 3.0
+  ufjit::Array out = set["f"].call_on(ufjit::TargetKind::Cpu, {a.view(), b.view()});
+  EXPECT_EQ(*static_cast<const uint16_t *>(out.data()), 0x4500);  // 5.0
+}
+
 }  // namespace
