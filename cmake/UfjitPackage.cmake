@@ -24,6 +24,8 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # The tool links the package's own libufjit.so.0: dpkg-shlibdeps finds it here.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_BINARY_DIR})
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libdlpack-dev, pkg-config, cmake")
+# Loaded at run time (codegen/VectorMath.h): the CPU target's vector math.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsleef3")
 set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "Scalar functions in a Python-like language become ufuncs that run on
 NVIDIA GPUs (NVPTX, CUDA driver API opened at run time) or on the CPU (LLVM
 ORC), with NumPy broadcasting. LLVM is linked in statically and hidden. The

@@ -1,5 +1,9 @@
 // CpuCompiler (codegen/Codegen.h): CPU entries through ORC LLJIT for the host
-// CPU and its features, O3 with loop and SLP vectorization.
+// CPU and its features, O3 with loop and SLP vectorization, and vector math
+// (codegen/VectorMath.h) for the vectorized loops: SLEEF's 1-ulp functions by
+// default, glibc's libmvec for fastmath code. UFJIT_CPU_VECTOR_MATH=none
+// keeps the scalar C library (=sleef or =libmvec forces one library for all
+// code), for comparisons.
 //
 // One LLJIT per CpuCompiler; each compile() gets its own LLVMContext and its
 // own JITDylib (so entry names of different compiles never clash) that links
@@ -8,6 +12,7 @@
 // are shared by calls.
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <set>
 #include <mutex>
 
@@ -16,6 +21,7 @@
 #include "codegen/HugeFunctions.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
+#include "codegen/VectorMath.h"
 #include "frontend/InternalAssert.h"
 #include "frontend/LargeStack.h"
 #include "ufjit/errors.h"
@@ -84,9 +90,49 @@ void mark_libm_declarations(llvm::Module &module) {
   }
 }
 
-/// O3 with loop and SLP vectorization for the host; `vector_math` maps libm
-/// calls in vectorized loops to glibc's libmvec.
-void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vector_math) {
+/// The vector math libraries of one host: `accurate` for all code, `fast` for
+/// fastmath code, and the JIT's target features that pick their variants.
+struct HostMath {
+  VectorMathLibrary accurate = VectorMathLibrary::None;
+  VectorMathLibrary fast = VectorMathLibrary::None;
+  std::vector<std::string> features;
+};
+
+/// Loads the libraries UFJIT_CPU_VECTOR_MATH asks for (default: SLEEF, and
+/// libmvec for fastmath; each falls back to what is installed: libmvec is
+/// no substitute for SLEEF's accuracy, so without SLEEF accurate math stays
+/// scalar).
+HostMath host_math(const llvm::orc::JITTargetMachineBuilder &machine) {
+  HostMath math;
+  math.features = machine.getFeatures().getFeatures();
+  const char *env = std::getenv("UFJIT_CPU_VECTOR_MATH");
+  std::string choice = env != nullptr ? env : "";
+  auto loaded = [](VectorMathLibrary library) {
+    return load_vector_math(library) ? library : VectorMathLibrary::None;
+  };
+  if (choice != "" && choice != "auto" && choice != "none" && choice != "sleef" && choice != "libmvec") {
+    throw Error("UFJIT_CPU_VECTOR_MATH=" + choice + ": expected auto, none, sleef or libmvec");
+  }
+  if (choice == "none") {
+    return math;
+  }
+  if (choice == "sleef" || choice == "libmvec") {
+    math.accurate = loaded(choice == "sleef" ? VectorMathLibrary::Sleef : VectorMathLibrary::Libmvec);
+    math.fast = math.accurate;
+    return math;
+  }
+  math.accurate = loaded(VectorMathLibrary::Sleef);
+  math.fast = loaded(VectorMathLibrary::Libmvec);
+  if (math.fast == VectorMathLibrary::None) {
+    math.fast = math.accurate;
+  }
+  return math;
+}
+
+/// O3 with loop and SLP vectorization for the host; calls to C math
+/// functions in vectorized loops go to `library`'s vector variants.
+void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMathLibrary library,
+                       const std::vector<std::string> &features) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -99,8 +145,16 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vecto
   llvm::PassBuilder builder(&tm, tuning, std::nullopt, &instrumentation);
   llvm::Triple triple(module.getTargetTriple());
   llvm::TargetLibraryInfoImpl library_info(triple);
-  if (vector_math) {
-    library_info.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  add_vector_math(library_info, library, features);
+  // LLVM's tuning for Intel server CPUs prefers 256-bit vectors (older ones
+  // lower their clock for 512-bit work); for math-bound loops 512 bits are
+  // faster (measured: docs/PERFORMANCE.md, "CPU target: vector math").
+  if (std::find(features.begin(), features.end(), "+avx512f") != features.end()) {
+    for (llvm::Function &fn : module) {
+      if (!fn.isDeclaration()) {
+        fn.addFnAttr("prefer-vector-width", "512");
+      }
+    }
   }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
   builder.registerModuleAnalyses(mam);
@@ -110,6 +164,9 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, bool vecto
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, mam);
+  if (library == VectorMathLibrary::Sleef) {
+    fuse_vector_sincos(module);
+  }
 }
 
 /// Basic blocks longer than this (machine instructions of one block, about
@@ -168,7 +225,7 @@ llvm::orc::JITTargetMachineBuilder host_machine() {
 /// Entries, internalization and optimization of one CPU compile; returns the
 /// entry names in request order.
 std::vector<std::string> build_host_module(const std::vector<EntryRequest> &entries, llvm::Module &module,
-                                           llvm::TargetMachine &tm, bool libmvec) {
+                                           llvm::TargetMachine &tm, const HostMath &math) {
   module.setDataLayout(tm.createDataLayout());
   module.setTargetTriple(tm.getTargetTriple().str());
   EntryModuleInfo info = build_entry_module(entries, module, TargetKind::Cpu);
@@ -181,15 +238,10 @@ std::vector<std::string> build_host_module(const std::vector<EntryRequest> &entr
   std::set<std::string> keep(info.entry_names.begin(), info.entry_names.end());
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) { return keep.count(gv.getName().str()) != 0; });
   mark_libm_declarations(module);
-  // glibc's vector math is less accurate than the scalar library (up to 4
-  // ulp), so only fastmath code may use it.
-  optimize_for_host(module, tm, libmvec && info.all_fastmath);
+  // glibc's vector math is less accurate than the scalar library and SLEEF's
+  // 1-ulp functions (up to 4 ulp), so only fastmath code may use it.
+  optimize_for_host(module, tm, info.all_fastmath ? math.fast : math.accurate, math.features);
   return info.entry_names;
-}
-
-bool load_libmvec() {
-  std::string ignored;
-  return !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1", &ignored);
 }
 
 }  // namespace
@@ -201,7 +253,7 @@ std::string optimized_cpu_ir(const std::vector<EntryRequest> &entries) {
         take_or_throw(machine.createTargetMachine(), "cannot create the host target machine");
     llvm::LLVMContext context;
     auto module = std::make_unique<llvm::Module>("ufjit.cpu", context);
-    build_host_module(entries, *module, *tm, load_libmvec());
+    build_host_module(entries, *module, *tm, host_math(machine));
     std::string text;
     llvm::raw_string_ostream os(text);
     module->print(os, nullptr);
@@ -215,7 +267,7 @@ struct CpuCompiler::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::string description;
-  bool libmvec = false;  // glibc's vector math library is loaded in the process
+  HostMath math;
   uint64_t next_dylib = 0;
 };
 
@@ -228,8 +280,9 @@ CpuCompiler::CpuCompiler() : impl_(std::make_unique<Impl>()) {
                                  .create(),
                              "cannot create the host JIT");
   llvm::orc::LLJIT &jit = *impl_->jit;
-  // libmvec must be loaded before the process generator can find its symbols.
-  impl_->libmvec = load_libmvec();
+  // The vector math libraries must be loaded before the process generator
+  // can find their symbols.
+  impl_->math = host_math(machine);
   auto process = take_or_throw(
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(jit.getDataLayout().getGlobalPrefix()),
       "cannot search the process for symbols");
@@ -247,7 +300,9 @@ CpuCompiler::CpuCompiler() : impl_(std::make_unique<Impl>()) {
   if (!features.empty()) {
     impl_->description += ", " + features;
   }
-  impl_->description += impl_->libmvec ? ", libmvec)" : ")";
+  // Part of the kernel cache key: the library decides the code (and results).
+  impl_->description += std::string(", vector math ") + vector_math_name(impl_->math.accurate) + "/" +
+                        vector_math_name(impl_->math.fast) + ")";
 }
 
 CpuCompiler::~CpuCompiler() {
@@ -270,7 +325,7 @@ std::vector<CpuEntry> CpuCompiler::compile_here(const std::vector<EntryRequest> 
   llvm::orc::LLJIT &jit = *impl_->jit;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("ufjit.cpu", *context);
-  std::vector<std::string> names = build_host_module(entries, *module, *impl_->tm, impl_->libmvec);
+  std::vector<std::string> names = build_host_module(entries, *module, *impl_->tm, impl_->math);
 
   std::string dylib_name = "ufjit." + std::to_string(impl_->next_dylib++);
   llvm::Expected<llvm::orc::JITDylib &> created = jit.createJITDylib(dylib_name);

@@ -20,6 +20,7 @@ using namespace kernel_detail;
 
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr uint64_t kVectorBytes = 16;
+constexpr uint64_t kMaxLanes = 4;  // elements per thread and group of an expensive body
 
 /// Where one operand (an input, or the output last) comes from.
 struct Operand {
@@ -52,7 +53,12 @@ class GpuEntryBuilder {
   /// Computes the elements [v*lanes, v*lanes + lanes) with one vector load
   /// per array input, one copy of the body per lane and one vector store.
   void emit_vector_group(llvm::Value *v, uint64_t lanes);
+  /// Expensive bodies on few input bytes: each thread loads `lanes`
+  /// elements a grid stride apart, computes them in a loop over one copy
+  /// of the body, then stores them (see the definition).
+  void emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes);
   void emit_contiguous();
+  uint64_t lanes_for_expensive_body() const;
   void emit_strided();
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
@@ -273,9 +279,9 @@ void GpuEntryBuilder::emit_contiguous() {
   uint64_t lanes = kVectorBytes / widest;
   llvm::Value *scalar_start = gid;
   // Vector groups pay off for bodies cheap next to their memory traffic; an
-  // expensive body (sinf's range reduction, helpers) is compute-bound, and
-  // a copy per lane would multiply compile time and code size, so it gets
-  // the scalar loop alone.
+  // expensive body (sinf's range reduction, helpers): a copy per lane would
+  // multiply compile time and code size, so it gets lane groups (one copy of
+  // the body) when its inputs are few bytes, else the scalar loop alone.
   if (lanes > 1 && is_cheap_scalar_function(scalar_)) {
     // Vector groups cover [0, groups * lanes) when every pointer is 16-byte
     // aligned (the same test in every thread: uniform), none otherwise; the
@@ -288,7 +294,155 @@ void GpuEntryBuilder::emit_contiguous() {
     llvm::Value *vector_end = b_.CreateMul(groups, llvm::ConstantInt::get(index_type_, lanes), "vector.end", true, false);
     scalar_start = b_.CreateAdd(vector_end, gid, "scalar.start", true, false);
   }
+  const bool vectorized = scalar_start != gid;
+  if (uint64_t group_lanes = lanes_for_expensive_body(); !vectorized && group_lanes > 1) {
+    emit_lane_groups(gid, stride, group_lanes);
+    return;
+  }
   emit_counted_loop(b_, scalar_start, n_, stride, "elem", [&](llvm::Value *i) { emit_contiguous_element(i); });
+}
+
+uint64_t GpuEntryBuilder::lanes_for_expensive_body() const {
+  // A thread of the scalar loop has one load per array input in flight; on
+  // few input bytes (sincos: 4) the whole GPU then keeps too few bytes in
+  // flight to reach the copy bandwidth. Lanes raise it to kVectorBytes.
+  uint64_t input_bytes = 0;
+  for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
+    if (!operands_[k].is_scalar) {
+      input_bytes += element_size(operands_[k].dtype);
+    }
+  }
+  if (input_bytes == 0) {
+    return 1;
+  }
+  return std::min<uint64_t>(kMaxLanes, (kVectorBytes + input_bytes - 1) / input_bytes);
+}
+
+void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes) {
+  // Group g of a thread holds the elements base + j * stride, j < lanes
+  // (base = gid + g * lanes * stride): each access of one j is coalesced
+  // across a warp, and the loads of all j are issued before any use. The
+  // body runs in a loop over the lanes (values rotate through phis, so
+  // nothing is indexed dynamically and all stays in registers), one copy of
+  // it, unrolled never: compile time and code size as the scalar loop's.
+  // Lanes past n (only in a thread's last group) load element n - 1 (base <
+  // n, so n >= 1), skip the body and store nothing. A thread reads its
+  // elements before it writes them, as the scalar loop, so an output that
+  // aliases an input stays correct.
+  llvm::Value *step =
+      b_.CreateMul(stride, llvm::ConstantInt::get(index_type_, lanes), "group.step", true, false);
+  emit_counted_loop(b_, gid, n_, step, "group", [&](llvm::Value *base) {
+    llvm::Value *last = b_.CreateSub(n_, llvm::ConstantInt::get(index_type_, 1), "last");
+    std::vector<llvm::Value *> index(lanes);
+    std::vector<llvm::Value *> in_bounds(lanes);
+    std::size_t inputs_count = operands_.size() - 1;
+    std::vector<std::vector<llvm::Value *>> loaded(inputs_count, std::vector<llvm::Value *>(lanes, nullptr));
+    for (uint64_t j = 0; j < lanes; ++j) {
+      llvm::Value *offset =
+          b_.CreateMul(stride, llvm::ConstantInt::get(index_type_, j), "lane.offset", true, false);
+      index[j] = b_.CreateAdd(base, offset, "lane.index", true, false);
+      in_bounds[j] = b_.CreateICmpULT(index[j], n_, "lane.in");
+      llvm::Value *clamped = b_.CreateSelect(in_bounds[j], index[j], last, "lane.load");
+      for (std::size_t k = 0; k < inputs_count; ++k) {
+        const Operand &op = operands_[k];
+        if (!op.is_scalar) {
+          llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, op.dtype), op.pointer, clamped);
+          loaded[k][j] = load_element(b_, op.dtype, addr, element_align(op.dtype));
+        }
+      }
+    }
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lane.body", fn_);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "lane.exit", fn_);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+    llvm::PHINode *lane = b_.CreatePHI(b_.getInt32Ty(), 2, "lane");
+    lane->addIncoming(b_.getInt32(0), pre);
+    // held[k][j]: input k of the lane j iterations ahead; results[j]: the
+    // result of the lane j iterations back (after the loop: lane j's). The
+    // results start as zeros, not poison: a register read before it is
+    // written (undefined in PTX) let the driver's ptxas miscompile the loop
+    // when the body is small (H100, 2026-11-23, docs/PERFORMANCE.md).
+    std::vector<std::vector<llvm::PHINode *>> held(inputs_count);
+    std::vector<llvm::Value *> inputs;
+    for (std::size_t k = 0; k < inputs_count; ++k) {
+      const Operand &op = operands_[k];
+      if (op.is_scalar) {
+        inputs.push_back(op.value);
+        continue;
+      }
+      for (uint64_t j = 0; j < lanes; ++j) {
+        held[k].push_back(b_.CreatePHI(loaded[k][j]->getType(), 2, "held"));
+        held[k][j]->addIncoming(loaded[k][j], pre);
+      }
+      inputs.push_back(held[k][0]);
+    }
+    const Operand &out = operands_.back();
+    llvm::Type *result_type = element_value_type(ctx_, out.dtype);
+    std::vector<llvm::PHINode *> results;
+    for (uint64_t j = 0; j < lanes; ++j) {
+      results.push_back(b_.CreatePHI(result_type, 2, "result"));
+      results[j]->addIncoming(llvm::Constant::getNullValue(result_type), pre);
+    }
+    // Lanes past n skip the body: a grid that covers n in one group per
+    // thread computes each element once.
+    llvm::Value *lane_offset =
+        b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
+    llvm::Value *active =
+        b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
+    llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
+    llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
+    llvm::BasicBlock *skip_from = b_.GetInsertBlock();
+    b_.CreateCondBr(active, compute, join);
+    b_.SetInsertPoint(compute);
+    llvm::Value *computed = call_with(inputs);
+    llvm::BasicBlock *computed_in = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode *result = b_.CreatePHI(result_type, 2, "lane.result");
+    result->addIncoming(computed, computed_in);
+    result->addIncoming(llvm::Constant::getNullValue(result_type), skip_from);
+    llvm::BasicBlock *latch = b_.GetInsertBlock();
+    for (std::size_t k = 0; k < inputs_count; ++k) {
+      for (uint64_t j = 0; j < held[k].size(); ++j) {
+        held[k][j]->addIncoming(held[k][(j + 1) % lanes], latch);
+      }
+    }
+    for (uint64_t j = 0; j + 1 < lanes; ++j) {
+      results[j]->addIncoming(results[j + 1], latch);
+    }
+    results[lanes - 1]->addIncoming(result, latch);
+    llvm::Value *next = b_.CreateAdd(lane, b_.getInt32(1), "lane.next", true, true);
+    lane->addIncoming(next, latch);
+    llvm::BranchInst *back =
+        b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(lanes))), body, done);
+    llvm::MDNode *unroll_disable =
+        llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+    llvm::MDNode *loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, unroll_disable});
+    loop_id->replaceOperandWith(0, loop_id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+    b_.SetInsertPoint(done);
+    // The values after the last iteration: each result phi's latch input.
+    std::vector<llvm::Value *> final_results;
+    for (uint64_t j = 0; j + 1 < lanes; ++j) {
+      final_results.push_back(results[j + 1]);
+    }
+    final_results.push_back(result);
+    for (uint64_t j = 0; j < lanes; ++j) {
+      llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, out.dtype), out.pointer, index[j]);
+      if (j == 0) {  // base < n
+        store_element(b_, out.dtype, final_results[j], addr, element_align(out.dtype));
+        continue;
+      }
+      llvm::BasicBlock *store = llvm::BasicBlock::Create(ctx_, "lane.store", fn_);
+      llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx_, "lane.stored", fn_);
+      b_.CreateCondBr(in_bounds[j], store, after);
+      b_.SetInsertPoint(store);
+      store_element(b_, out.dtype, final_results[j], addr, element_align(out.dtype));
+      b_.CreateBr(after);
+      b_.SetInsertPoint(after);
+    }
+  });
 }
 
 void GpuEntryBuilder::emit_strided() {

@@ -122,6 +122,26 @@ llvm::Value *FunctionLowerer::element_address(const ir::Expr &array, const std::
   return builder_.CreateGEP(builder_.getInt8Ty(), address, offset);
 }
 
+llvm::Value *FunctionLowerer::emit_array_slice(const ir::ArraySlice &s) {
+  // The view: data moved to the first element (the sum of start * stride),
+  // a kept dimension's extent its length and its stride times the step.
+  llvm::Value *view = emit(s.array);
+  llvm::Value *offset = builder_.getInt64(0);
+  llvm::Value *result = llvm::UndefValue::get(value_type(ms_.ctx(), s.type));
+  unsigned kept = 0;
+  for (std::size_t k = 0; k < s.dims.size(); ++k) {
+    const ir::ArraySlice::Dim &d = s.dims[k];
+    llvm::Value *stride = builder_.CreateExtractValue(view, {2, static_cast<unsigned>(k)});
+    offset = builder_.CreateAdd(offset, builder_.CreateMul(emit(d.start), stride));
+    if (!d.length) continue;
+    result = builder_.CreateInsertValue(result, emit(d.length), {1, kept});
+    result = builder_.CreateInsertValue(result, builder_.CreateMul(stride, builder_.getInt64(d.step)), {2, kept});
+    ++kept;
+  }
+  llvm::Value *data = builder_.CreateGEP(builder_.getInt8Ty(), builder_.CreateExtractValue(view, {0}), offset);
+  return builder_.CreateInsertValue(result, data, {0});
+}
+
 llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
   switch (e->kind) {
     case ir::NodeKind::Const:
@@ -178,6 +198,8 @@ llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
       const auto *d = e.as<ir::ArrayDim>();
       return builder_.CreateExtractValue(emit(d->array), {1, static_cast<unsigned>(d->dim)});
     }
+    case ir::NodeKind::ArraySlice:
+      return emit_array_slice(*e.as<ir::ArraySlice>());
     default:
       break;
   }

@@ -48,6 +48,8 @@ class FunctionLowerer {
   llvm::Value *emit_tuple(const ir::MakeTuple &t);
   /// The address of array[indices...]: data + sum(index_k * byte_stride_k).
   llvm::Value *element_address(const ir::Expr &array, const std::vector<ir::Expr> &indices);
+  /// A view {data, shape, strides} of an array (ir::ArraySlice), no copy.
+  llvm::Value *emit_array_slice(const ir::ArraySlice &s);
   /// `cond ? a : b` evaluating only the chosen expression (a select when
   /// both are constants or variables).
   llvm::Value *choose(llvm::Value *cond, const ir::Expr &a, const ir::Expr &b);

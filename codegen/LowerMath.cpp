@@ -3,6 +3,8 @@
 // modulo with Python semantics, classification.
 // requires: float32/float64 operands (float16 is widened here and rounded
 // back after each operation); guarantees: the semantics of ir/IR.h.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include <cmath>
 
 #include "codegen/LowerInternal.h"
@@ -166,6 +168,50 @@ llvm::Intrinsic::ID exact_intrinsic(ir::IntrinsicOp op) {
   return llvm::Intrinsic::not_intrinsic;
 }
 
+/// CUDA's --use_fast_math on float32 (and float16, computed in float32) on
+/// the GPU: the functions nvcc maps to its intrinsics (__sinf, __expf, ...)
+/// become the hardware's approximate instructions (MUFU), FTZ as nvcc's
+/// -ftz=true: sin.approx/cos.approx (sin, cos, tan), ex2.approx (exp, exp2,
+/// pow), lg2.approx (log, log2, log10, pow), sqrt.approx. Their measured
+/// accuracy is in docs/FASTMATH.md. nullptr: no fast form (the accurate
+/// libdevice call stays; division and tanh are rewritten later, see
+/// codegen/NVPTXFastMath.cpp).
+llvm::Value *lower_fast_float32(Emitter &e, ir::IntrinsicOp op, llvm::ArrayRef<llvm::Value *> args) {
+  using ir::IntrinsicOp;
+  llvm::IRBuilder<> &b = e.b;
+  auto unary = [&](llvm::Intrinsic::ID id, llvm::Value *x) { return b.CreateIntrinsic(id, {}, {x}); };
+  auto ex2 = [&](llvm::Value *x) { return unary(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, x); };
+  auto lg2 = [&](llvm::Value *x) { return unary(llvm::Intrinsic::nvvm_lg2_approx_ftz_f, x); };
+  auto times = [&](llvm::Value *x, double c) { return b.CreateFMul(x, float_constant(b.getFloatTy(), c)); };
+  switch (op) {
+    case IntrinsicOp::Sin:
+      return unary(llvm::Intrinsic::nvvm_sin_approx_ftz_f, args[0]);
+    case IntrinsicOp::Cos:
+      return unary(llvm::Intrinsic::nvvm_cos_approx_ftz_f, args[0]);
+    case IntrinsicOp::Tan: {  // __tanf: __sinf(x) / __cosf(x), the division approximate
+      llvm::Value *s = unary(llvm::Intrinsic::nvvm_sin_approx_ftz_f, args[0]);
+      llvm::Value *c = unary(llvm::Intrinsic::nvvm_cos_approx_ftz_f, args[0]);
+      return b.CreateIntrinsic(llvm::Intrinsic::nvvm_div_approx_ftz_f, {}, {s, c});
+    }
+    case IntrinsicOp::Exp:  // __expf: 2^(x log2(e))
+      return ex2(times(args[0], M_LOG2E));
+    case IntrinsicOp::Exp2:
+      return ex2(args[0]);
+    case IntrinsicOp::Log:  // __logf: log2(x) ln(2)
+      return times(lg2(args[0]), M_LN2);
+    case IntrinsicOp::Log2:
+      return lg2(args[0]);
+    case IntrinsicOp::Log10:
+      return times(lg2(args[0]), M_LN2 / M_LN10);
+    case IntrinsicOp::Pow:  // __powf: 2^(y log2(x))
+      return ex2(b.CreateFMul(args[1], lg2(args[0])));
+    case IntrinsicOp::Sqrt:
+      return unary(llvm::Intrinsic::nvvm_sqrt_approx_ftz_f, args[0]);
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
 
 llvm::Value *call_llvm_intrinsic(Emitter &e, llvm::Intrinsic::ID id, llvm::ArrayRef<llvm::Value *> args) {
@@ -226,6 +272,11 @@ llvm::Value *lower_real_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type, ll
   std::vector<llvm::Value *> wide_args;
   for (llvm::Value *arg : args) {
     wide_args.push_back(widen(e, arg));
+  }
+  if (e.ms.target.kind == TargetKind::Cuda && e.ms.target.fastmath && ct == DType::Float32) {
+    if (llvm::Value *fast = lower_fast_float32(e, op, wide_args)) {
+      return narrow_to(e, fast, type);
+    }
   }
   llvm::Intrinsic::ID id = exact_intrinsic(op);
   if (id != llvm::Intrinsic::not_intrinsic) {

@@ -173,6 +173,7 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
   prepare_nvptx_module(module, *tm);
   verify_or_throw(module, "before libdevice");
+  lower_fast_math(module, options.gpu.arch);
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) {

@@ -48,6 +48,11 @@ void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::La
 /// of two. Runs before libdevice is linked.
 void merge_sin_cos_calls(llvm::Module &module);
 
+/// fastmath=True's float32 division (div.approx/rcp.approx, ftz) and, for
+/// sm_75 and newer, tanh (tanh.approx.f32), on the instructions that carry
+/// fastmath's flags (codegen/NVPTXFastMath.cpp). Runs before libdevice is linked.
+void lower_fast_math(llvm::Module &module, const std::string &arch);
+
 /// Options of one PTX compile of an LLVM module.
 struct NvptxCompileOptions {
   GpuOptions gpu;

@@ -212,6 +212,17 @@ void render_inner(const Expr &e, std::string &out) {
       render_list(e.as<List>()->elts, out);
       out += "]";
       return;
+    case ExprKind::Slice: {
+      const auto *s = e.as<Slice>();
+      if (s->lower) render(*s->lower, kIfExp, out);
+      out += ":";
+      if (s->upper) render(*s->upper, kIfExp, out);
+      if (s->step) {
+        out += ":";
+        render(*s->step, kIfExp, out);
+      }
+      return;
+    }
     case ExprKind::Subscript: {
       const auto *s = e.as<Subscript>();
       render(*s->value, kPrimary, out);

@@ -40,7 +40,8 @@ namespace ufjit::ast {
   X(IfExp)                         \
   X(Tuple)                         \
   X(List)                          \
-  X(Subscript)
+  X(Subscript)                     \
+  X(Slice)
 
 enum class ExprKind : uint8_t {
 #define UFJIT_AST_ENUM(name) name,
@@ -211,14 +212,23 @@ struct List : Expr {
   std::vector<ExprPtr> elts;
 };
 
-/// `value[index]`; `a[i, j]` has a Tuple index. Slices (`a[1:2]`) are
-/// rejected by the parser except the bare `:` used in array signatures, which
-/// never appear in code (signatures are strings).
+/// `value[index]`; `a[i, j]` has a Tuple index, `a[()]` an empty one.
 struct Subscript : Expr {
   UFJIT_AST_NODE(Expr, Subscript)
   explicit Subscript(SourceLocation l) : Expr(kKind, l) {}
   ExprPtr value;
   ExprPtr index;
+};
+
+/// `lower:upper:step` inside a subscript (`a[1:n]`, `a[:, j]`, `a[::-1]`);
+/// each part may be absent (null). Appears only as a subscript's index or
+/// an element of its index tuple.
+struct Slice : Expr {
+  UFJIT_AST_NODE(Expr, Slice)
+  explicit Slice(SourceLocation l) : Expr(kKind, l) {}
+  ExprPtr lower;
+  ExprPtr upper;
+  ExprPtr step;
 };
 
 // ----------------------------------------------------------------- statements

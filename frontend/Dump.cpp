@@ -129,6 +129,18 @@ void AstDumper::expr(const ast::Expr &e, int depth) {
       line(depth, "List " + where);
       for (const auto &v : e.as<List>()->elts) expr(*v, depth + 1);
       return;
+    case ExprKind::Slice: {
+      const auto *s = e.as<Slice>();
+      line(depth, "Slice " + where);
+      for (const ExprPtr *part : {&s->lower, &s->upper, &s->step}) {
+        if (*part) {
+          expr(**part, depth + 1);
+        } else {
+          line(depth + 1, "None");
+        }
+      }
+      return;
+    }
     case ExprKind::Subscript: {
       const auto *s = e.as<Subscript>();
       line(depth, "Subscript " + where);

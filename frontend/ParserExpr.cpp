@@ -389,15 +389,14 @@ ExprPtr Parser::parse_subscript(ExprPtr value) {
   std::vector<ExprPtr> items;
   bool trailing_comma = false;
   while (true) {
-    if (check_op(":")) {
-      unsupported(peek().loc, "slices ('a[i:j]')", true);
-      return nullptr;
+    ExprPtr item;
+    if (!check_op(":")) {
+      item = parse_test();
+      if (!item) return nullptr;
     }
-    ExprPtr item = parse_test();
-    if (!item) return nullptr;
     if (check_op(":")) {
-      unsupported(peek().loc, "slices ('a[i:j]')", true);
-      return nullptr;
+      item = parse_slice(std::move(item));
+      if (!item) return nullptr;
     }
     items.push_back(std::move(item));
     trailing_comma = accept_op(",");
@@ -418,6 +417,24 @@ ExprPtr Parser::parse_subscript(ExprPtr value) {
   }
   node->loc = span_from(start);
   return node;
+}
+
+ExprPtr Parser::parse_slice(ExprPtr lower) {
+  SourceLocation start = lower ? lower->loc : peek().loc;
+  auto slice = std::make_unique<Slice>(start);
+  slice->lower = std::move(lower);
+  advance();  // :
+  auto part_ends = [&] { return check_op(":") || check_op(",") || check_op("]"); };
+  if (!part_ends()) {
+    slice->upper = parse_test();
+    if (!slice->upper) return nullptr;
+  }
+  if (accept_op(":") && !check_op(",") && !check_op("]")) {
+    slice->step = parse_test();
+    if (!slice->step) return nullptr;
+  }
+  slice->loc = span_from(start);
+  return slice;
 }
 
 bool Parser::reject_comprehension(std::string_view what) {

@@ -118,6 +118,8 @@ class Parser {
   ast::ExprPtr parse_list();
   ast::ExprPtr parse_brace();
   ast::ExprPtr parse_call(ast::ExprPtr func);
+  /// `lower:upper:step` after `lower` (null when absent), at the first ':'.
+  ast::ExprPtr parse_slice(ast::ExprPtr lower);
   ast::ExprPtr parse_subscript(ast::ExprPtr value);
   bool can_start_expression() const;
   /// Reports `for` after an element: a comprehension or generator.

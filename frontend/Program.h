@@ -20,6 +20,13 @@ struct UfuncOptions {
   std::string target;  // "", "cuda", "cpu" or "parallel"
   bool fastmath = false;
   std::vector<std::string> link;  // CUDA C++ files for declare_device functions
+  /// @guvectorize only. `is_dynamic=True`, or a layout without signatures:
+  /// the ufunc is typed per operand dtypes at its first call with them
+  /// (ir::type_gufunc), besides any signatures given.
+  bool is_dynamic = false;
+  /// @guvectorize only: the parameters named by `writable_args=(0, 'b')`, as
+  /// indices into the def's parameters; inputs the body may write.
+  std::vector<int> writable_args;
 };
 
 struct UfuncDecl {
@@ -27,7 +34,8 @@ struct UfuncDecl {
   std::string name;
   const ast::FunctionDef *def = nullptr;
   std::vector<Signature> signatures;
-  std::string layout;  // guvectorize only: "(n),(n)->()"
+  std::string layout;  // guvectorize only: "(n),(n)->()", as written
+  GufuncLayout core;   // guvectorize only: the layout, parsed
   UfuncOptions options;
 };
 

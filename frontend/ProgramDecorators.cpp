@@ -23,9 +23,10 @@ std::vector<std::string> as_strings(std::initializer_list<std::string_view> name
 }
 
 const std::initializer_list<std::string_view> kVectorizeOptions = {
-    "signatures", "target", "fastmath", "link", "cache", "nopython", "identity"};
+    "signatures", "target", "fastmath", "link", "cache", "nopython", "forceobj", "identity"};
 const std::initializer_list<std::string_view> kGuVectorizeOptions = {
-    "signatures", "layout", "target", "fastmath", "link", "cache", "nopython", "identity"};
+    "signatures", "layout", "target",     "fastmath",      "link",    "cache",
+    "nopython",   "forceobj", "identity", "is_dynamic", "writable_args"};
 const std::initializer_list<std::string_view> kCudaJitOptions = {
     "device", "inline", "forceinline", "fastmath", "cache", "debug", "opt", "lineinfo", "link"};
 const std::initializer_list<std::string_view> kJitOptions = {
@@ -34,18 +35,32 @@ const std::initializer_list<std::string_view> kJitOptions = {
 const std::initializer_list<std::string_view> kDecoratorNames = {
     "vectorize", "guvectorize", "cuda.jit", "device", "njit", "jit"};
 
+/// The items of a list or tuple option (`link=[...]`, `writable_args=(...)`),
+/// or the value itself.
+std::vector<const Expr *> items_of(const Expr &value) {
+  std::vector<const Expr *> items;
+  if (const auto *list = value.as<List>()) {
+    for (const auto &e : list->elts) items.push_back(e.get());
+  } else if (const auto *tuple = value.as<Tuple>()) {
+    for (const auto &e : tuple->elts) items.push_back(e.get());
+  } else {
+    items.push_back(&value);
+  }
+  return items;
+}
+
 const char *kSignatureExample = "a list of signature strings like ['float32(float32, float32)']";
 
-/// Numba's object mode (`forceobj=True`, `nopython=False`) runs Python
-/// objects, which a ufjit kernel cannot hold: a located error, not an
-/// unknown option. Returns true when `kw` asked for it (and reports it).
-bool asks_object_mode(const Keyword &kw, DiagnosticEngine &diags) {
+/// Numba's object mode on a helper decorator (`@jit(forceobj=True)`,
+/// `nopython=False`, `looplift`): a located error worded as for @vectorize
+/// (read_option), not an unknown option. Returns true when `kw` asked for it.
+bool asks_object_mode(const Keyword &kw, const std::string &decorator, DiagnosticEngine &diags) {
   const auto *b = kw.value->as<BoolLit>();
   bool object_mode = (kw.name == "forceobj" && (b == nullptr || b->value)) ||
                      (kw.name == "nopython" && b != nullptr && !b->value) || kw.name == "looplift";
   if (!object_mode) return false;
-  diags.error(kw.loc, "object mode ('" + kw.name + "=" + to_source(*kw.value) +
-                          "') is not supported: ufjit compiles nopython code only");
+  diags.error(kw.loc, kw.name + "=" + to_source(*kw.value) + " asks for Numba's object mode, which ufjit does not "
+                          "have: a " + decorator + " helper is compiled in nopython mode only; remove the option");
   return true;
 }
 
@@ -140,22 +155,46 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
   if (!signatures.empty()) program_.helper_signatures[&def] = std::move(signatures);
 }
 
+namespace {
+
+/// `@guvectorize('(n)->(n)')`: Numba reads a single positional argument as
+/// the layout (a dynamic gufunc, typed at its first call).
+bool looks_like_layout(const Expr &e) {
+  const auto *str = e.as<StrLit>();
+  if (str == nullptr) return false;
+  std::size_t first = str->value.find_first_not_of(" \t");
+  return first != std::string::npos && str->value[first] == '(' && str->value.find("->") != std::string::npos;
+}
+
+}  // namespace
+
 void DecoratorReader::read_ufunc(const FunctionDef &def, const Decorator &d, Kind kind) {
   UfuncDecl ufunc;
   ufunc.kind = kind == Kind::Vectorize ? UfuncKind::Vectorize : UfuncKind::GuVectorize;
   ufunc.name = def.name;
   ufunc.def = &def;
-  const char *decorator = kind == Kind::Vectorize ? "@vectorize" : "@guvectorize";
+  bool gufunc = kind == Kind::GuVectorize;
+  const char *decorator = gufunc ? "@guvectorize" : "@vectorize";
   bool have_signatures = false;
   const Expr *layout_expr = nullptr;
   int errors_before = diags_.error_count();
-  if (const auto *call = d.expr->as<Call>()) {
+  pending_writable_.clear();
+  const auto *call = d.expr->as<Call>();
+  bool has_layout_keyword = false;
+  if (call != nullptr) {
+    for (const auto &kw : call->keywords) has_layout_keyword = has_layout_keyword || kw.name == "layout";
+  }
+  if (call != nullptr) {
+    bool layout_only = gufunc && call->args.size() == 1 && !has_layout_keyword && looks_like_layout(*call->args[0]);
     for (std::size_t i = 0; i < call->args.size(); ++i) {
       const Expr &arg = *call->args[i];
-      if (i == 0) {
+      if (i == 0 && layout_only) {
+        layout_expr = &arg;
+        ufunc.options.is_dynamic = true;
+      } else if (i == 0) {
         read_signatures(arg, ufunc.signatures);
         have_signatures = true;
-      } else if (i == 1 && kind == Kind::GuVectorize) {
+      } else if (i == 1 && gufunc) {
         layout_expr = &arg;
       } else {
         diags_.error(arg.loc, std::string("too many positional arguments to ") + decorator +
@@ -164,24 +203,63 @@ void DecoratorReader::read_ufunc(const FunctionDef &def, const Decorator &d, Kin
     }
     for (const auto &kw : call->keywords) read_option(kw, ufunc, have_signatures, layout_expr);
   }
-  if (kind == Kind::GuVectorize) {
-    if (!have_signatures || layout_expr == nullptr) {
+  if (gufunc) {
+    if (layout_expr == nullptr) {
       diags_.error(d.expr->loc,
-                   "@guvectorize needs signatures and a layout, e.g. "
-                   "@guvectorize([\"void(float32[:], float32[:])\"], \"(n)->(n)\")");
+                   "@guvectorize needs a layout, with or without signatures, e.g. "
+                   "@guvectorize([\"void(float32[:], float32[:])\"], \"(n)->(n)\") or @guvectorize(\"(n)->(n)\")");
       return;
     }
-    if (const auto *layout = layout_expr->as<StrLit>()) {
-      ufunc.layout = layout->value;
-    } else {
+    const auto *layout = layout_expr->as<StrLit>();
+    if (layout == nullptr) {
       diags_.error(layout_expr->loc, "the layout of @guvectorize must be a string like '(n),(n)->()'");
       return;
     }
+    ufunc.layout = layout->value;
+    std::optional<GufuncLayout> parsed = parse_gufunc_layout(layout->value, layout->content_loc, diags_);
+    if (!parsed) return;
+    ufunc.core = std::move(*parsed);
+    if (!have_signatures) ufunc.options.is_dynamic = true;
+    resolve_writable_args(def, ufunc);
   }
   if (diags_.error_count() != errors_before) return;
-  check_signatures(ufunc, layout_expr);
+  check_signatures(ufunc);
   if (diags_.error_count() != errors_before) return;
   program_.ufuncs.push_back(std::move(ufunc));
+}
+
+void DecoratorReader::resolve_writable_args(const FunctionDef &def, UfuncDecl &ufunc) {
+  std::vector<int> indices;
+  for (const auto &[expr, index] : pending_writable_) {
+    int found = -1;
+    std::string what;
+    if (const auto *name = expr->as<StrLit>()) {
+      for (std::size_t i = 0; i < def.params.size(); ++i) {
+        if (def.params[i].name == name->value) found = static_cast<int>(i);
+      }
+      what = "'" + name->value + "'";
+      if (found < 0) {
+        diags_.error(expr->loc, "writable_args names " + what + ", which is not a parameter of '" + def.name + "'");
+        continue;
+      }
+    } else {
+      found = index;
+      what = std::to_string(index);
+      if (found < 0 || found >= static_cast<int>(def.params.size())) {
+        diags_.error(expr->loc, "writable_args index " + what + " is out of range: '" + def.name + "' has " +
+                                    std::to_string(def.params.size()) + " parameters");
+        continue;
+      }
+    }
+    if (found >= static_cast<int>(ufunc.core.inputs.size())) {
+      diags_.error(expr->loc, "writable_args " + what + " is an output of layout '" + ufunc.layout +
+                                  "'; outputs are always writable, writable_args names inputs");
+      continue;
+    }
+    indices.push_back(found);
+  }
+  pending_writable_.clear();
+  ufunc.options.writable_args = std::move(indices);
 }
 
 void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
@@ -189,7 +267,6 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
   bool gufunc = ufunc.kind == UfuncKind::GuVectorize;
   const char *decorator = gufunc ? "@guvectorize" : "@vectorize";
   const Expr &value = *kw.value;
-  if (asks_object_mode(kw, diags_)) return;
   if (kw.name == "signatures") {
     if (have_signatures) {
       diags_.error(kw.loc, "signatures given twice (positionally and as signatures=)");
@@ -223,15 +300,7 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     }
     ufunc.options.fastmath = b->value;
   } else if (kw.name == "link") {
-    std::vector<const Expr *> items;
-    if (const auto *list = value.as<List>()) {
-      for (const auto &e : list->elts) items.push_back(e.get());
-    } else if (const auto *tuple = value.as<Tuple>()) {
-      for (const auto &e : tuple->elts) items.push_back(e.get());
-    } else {
-      items.push_back(&value);
-    }
-    for (const Expr *item : items) {
+    for (const Expr *item : items_of(value)) {
       const auto *str = item->as<StrLit>();
       if (str == nullptr) {
         diags_.error(item->loc, "link must be a list of file names, e.g. link=['helpers.cu']");
@@ -239,7 +308,36 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
       }
       ufunc.options.link.push_back(str->value);
     }
-  } else if (one_of(kw.name, {"cache", "nopython", "identity"})) {
+  } else if (kw.name == "nopython" || kw.name == "forceobj") {
+    const auto *b = value.as<BoolLit>();
+    if (b == nullptr) {
+      diags_.error(value.loc, kw.name + " must be True or False");
+      return;
+    }
+    if (b->value == (kw.name == "forceobj")) {
+      diags_.error(kw.loc, std::string(kw.name == "forceobj" ? "forceobj=True" : "nopython=False") +
+                               " asks for Numba's object mode, which ufjit does not have: a " + decorator +
+                               " body is compiled in nopython mode only; remove the option");
+    }
+  } else if (gufunc && kw.name == "is_dynamic") {
+    const auto *b = value.as<BoolLit>();
+    if (b == nullptr) {
+      diags_.error(value.loc, "is_dynamic must be True or False");
+      return;
+    }
+    ufunc.options.is_dynamic = b->value;
+  } else if (gufunc && kw.name == "writable_args") {
+    for (const Expr *item : items_of(value)) {
+      if (const auto *i = item->as<IntLit>(); i != nullptr && !i->overflow && i->value < (1u << 30)) {
+        pending_writable_.emplace_back(item, static_cast<int>(i->value));
+      } else if (item->isa<StrLit>()) {
+        pending_writable_.emplace_back(item, -1);
+      } else {
+        diags_.error(item->loc, "writable_args must be a tuple of parameter indices or names, e.g. "
+                                "writable_args=(0,) or writable_args=('a',)");
+      }
+    }
+  } else if (one_of(kw.name, {"cache", "identity"})) {
     // Numba options with no effect here; accepted so that kernels compile unchanged.
   } else {
     auto options = as_strings(gufunc ? kGuVectorizeOptions : kVectorizeOptions);
@@ -271,21 +369,16 @@ void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out
       if (auto sig = parse_signature(str->value, str->content_loc, diags_)) out.push_back(*sig);
       return;
     }
-    if (item.isa<Call>()) {
-      // Numba's typed form: `float32(float32, float32)` with imported types.
+    if (item.isa<Call>() || item.isa<Tuple>()) {
+      // Numba's typed forms: `float32(float32, float32)`, `void(float32[:], float32[:, ::1])`
+      // and `(float64[:], float64[:])` with imported types.
       if (auto sig = parse_signature(to_source(item), item.loc, diags_)) out.push_back(*sig);
       return;
     }
     diags_.error(item.loc, std::string("expected ") + kSignatureExample + ", found '" +
                                to_source(item) + "'");
   };
-  if (const auto *list = e.as<List>()) {
-    for (const auto &item : list->elts) read_one(*item);
-  } else if (const auto *tuple = e.as<Tuple>()) {
-    for (const auto &item : tuple->elts) read_one(*item);
-  } else {
-    read_one(e);
-  }
+  for (const Expr *item : items_of(e)) read_one(*item);
 }
 
 bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Signature> &signatures) {
@@ -322,7 +415,7 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Sig
       }
     }
     for (const auto &kw : call->keywords) {
-      if (asks_object_mode(kw, diags_)) {
+      if (asks_object_mode(kw, "'@" + to_source(*call->func) + "'", diags_)) {
         ok = false;
         continue;
       }
@@ -355,10 +448,15 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Sig
   return ok;
 }
 
-void DecoratorReader::check_signatures(const UfuncDecl &ufunc, const Expr *layout_expr) {
+void DecoratorReader::check_signatures(const UfuncDecl &ufunc) {
   check_distinct_signatures(ufunc.signatures, diags_);
   if (ufunc.kind == UfuncKind::Vectorize) {
     for (const auto &sig : ufunc.signatures) {
+      if (!sig.has_return_type) {
+        diags_.error(sig.loc, "a @vectorize signature needs a return type, as in 'float32(float32, float32)' (in '" +
+                                  sig.str() + "')");
+        continue;
+      }
       if (sig.ret.is_void) {
         diags_.error(sig.ret.loc, "a @vectorize signature must return a value, not 'void' (in '" +
                                       sig.str() + "')");
@@ -374,81 +472,13 @@ void DecoratorReader::check_signatures(const UfuncDecl &ufunc, const Expr *layou
     }
     return;
   }
-  const auto *layout = layout_expr != nullptr ? layout_expr->as<StrLit>() : nullptr;
-  std::optional<std::size_t> parsed = layout != nullptr ? parse_layout(*layout) : std::nullopt;
-  bool have_layout = parsed.has_value();
-  std::size_t operands = parsed.value_or(0);
   for (const auto &sig : ufunc.signatures) {
     if (!sig.ret.is_void) {
       diags_.error(sig.ret.loc, "a @guvectorize signature must return 'void' (results are written "
                                 "to output arguments), in '" + sig.str() + "'");
     }
-    if (have_layout && sig.args.size() != operands) {
-      diags_.error(sig.loc, "signature '" + sig.str() + "' has " + std::to_string(sig.args.size()) +
-                                " arguments but layout '" + layout->value + "' has " +
-                                std::to_string(operands) + " operands");
-    }
+    check_gufunc_signature_layout(sig, ufunc.core, diags_);
   }
-}
-
-std::optional<std::size_t> DecoratorReader::parse_layout(const StrLit &layout) {
-  const std::string &text = layout.value;
-  std::size_t pos = 0;
-  auto skip = [&] {
-    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
-  };
-  auto fail = [&](std::string_view expected) {
-    SourceLocation loc = layout.content_loc;
-    loc.col += static_cast<int>(pos);
-    loc.length = 1;
-    std::string found = pos < text.size() ? std::string("'") + text[pos] + "'" : "end of layout";
-    diags_.error(loc, "expected " + std::string(expected) + " in layout '" + text + "', found " +
-                          found);
-    return std::nullopt;
-  };
-  std::size_t operands = 0;
-  bool seen_arrow = false;
-  while (true) {
-    skip();
-    if (pos >= text.size() || text[pos] != '(') return fail("'('");
-    ++pos;
-    skip();
-    if (pos < text.size() && text[pos] != ')') {
-      while (true) {
-        skip();
-        std::size_t begin = pos;
-        while (pos < text.size() && (std::isalnum(static_cast<unsigned char>(text[pos])) ||
-                                     text[pos] == '_')) {
-          ++pos;
-        }
-        if (pos == begin) return fail("a dimension name");
-        skip();
-        if (pos < text.size() && text[pos] == ',') {
-          ++pos;
-          continue;
-        }
-        break;
-      }
-    }
-    if (pos >= text.size() || text[pos] != ')') return fail("')' to close the dimension list");
-    ++pos;
-    ++operands;
-    skip();
-    if (pos < text.size() && text[pos] == ',') {
-      ++pos;
-      continue;
-    }
-    if (!seen_arrow && text.compare(pos, 2, "->") == 0) {
-      pos += 2;
-      seen_arrow = true;
-      continue;
-    }
-    break;
-  }
-  skip();
-  if (!seen_arrow) return fail("'->'");
-  if (pos < text.size()) return fail("end of layout");
-  return operands;
 }
 
 }  // namespace ufjit::frontend

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "frontend/Program.h"
 
@@ -34,12 +36,15 @@ class DecoratorReader {
   void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
   void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
                    const ast::Expr *&layout_expr);
-  void check_signatures(const UfuncDecl &ufunc, const ast::Expr *layout_expr);
-  /// Validates a gufunc layout like "(n),(n)->()"; returns its operand count.
-  std::optional<std::size_t> parse_layout(const ast::StrLit &layout);
+  void check_signatures(const UfuncDecl &ufunc);
+  /// Turns the `writable_args=` items read by read_option into parameter
+  /// indices of `def` (names or indices; inputs only).
+  void resolve_writable_args(const ast::FunctionDef &def, UfuncDecl &ufunc);
 
   Program &program_;
   DiagnosticEngine &diags_;
+  /// `writable_args=` items of the decorator being read: (item, index or -1 for a name).
+  std::vector<std::pair<const ast::Expr *, int>> pending_writable_;
 };
 
 }  // namespace ufjit::frontend

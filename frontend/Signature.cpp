@@ -75,6 +75,8 @@ class SignatureParser {
   }
   std::optional<SigType> parse_type();
   bool parse_array_dims(SigType &type);
+  /// Argument types up to ')' (`closed`) or to the end of the text.
+  bool parse_args(Signature &sig, bool closed);
 
   std::string_view text_;
   SourceLocation start_;
@@ -160,41 +162,67 @@ bool SignatureParser::parse_array_dims(SigType &type) {
   }
 }
 
+bool SignatureParser::parse_args(Signature &sig, bool closed) {
+  skip_spaces();
+  if (closed && at(')')) {
+    ++pos_;
+    return true;
+  }
+  while (true) {
+    auto arg = parse_type();
+    if (!arg) return false;
+    if (arg->is_void) {
+      diags_.error(arg->loc, "'void' is only valid as a return type, in signature '" + std::string(text_) + "'");
+      return false;
+    }
+    sig.args.push_back(*arg);
+    skip_spaces();
+    if (at(',')) {
+      ++pos_;
+      continue;
+    }
+    if (closed && at(')')) {
+      ++pos_;
+      return true;
+    }
+    if (!closed && pos_ >= text_.size()) return true;
+    error_expected(closed ? "')'" : "','", closed ? "to close argument list" : "between argument types");
+    return false;
+  }
+}
+
 std::optional<Signature> SignatureParser::parse() {
   Signature sig;
   sig.loc = loc_at(0, text_.size());
-  auto ret = parse_type();
-  if (!ret) return std::nullopt;
-  sig.ret = *ret;
   skip_spaces();
-  if (!at('(')) {
-    error_expected("'('", "after the return type");
-    return std::nullopt;
-  }
-  ++pos_;
-  skip_spaces();
-  if (at(')')) {
+  if (at('(')) {
+    // `(f8[:], f8[:])`: argument types only; the return type is void.
+    sig.ret.is_void = true;
+    sig.ret.loc = loc_at(pos_);
+    sig.has_return_type = false;
     ++pos_;
+    if (!parse_args(sig, true)) return std::nullopt;
   } else {
-    while (true) {
-      auto arg = parse_type();
-      if (!arg) return std::nullopt;
-      if (arg->is_void) {
-        diags_.error(arg->loc, "'void' is only valid as a return type, in signature '" +
-                                   std::string(text_) + "'");
-        return std::nullopt;
-      }
-      sig.args.push_back(*arg);
-      skip_spaces();
+    auto ret = parse_type();
+    if (!ret) return std::nullopt;
+    skip_spaces();
+    if (at('(')) {
+      sig.ret = *ret;
+      ++pos_;
+      if (!parse_args(sig, true)) return std::nullopt;
+    } else if (!ret->is_void && (at(',') || (pos_ >= text_.size() && ret->ndim > 0))) {
+      // `float32[:, :], float32[:, :]`: what Numba reads from
+      // `("float32[:,:], float32[:,:]")`, a tuple of argument types.
+      sig.ret.is_void = true;
+      sig.ret.loc = ret->loc;
+      sig.has_return_type = false;
+      sig.args.push_back(*ret);
       if (at(',')) {
         ++pos_;
-        continue;
+        if (!parse_args(sig, false)) return std::nullopt;
       }
-      if (at(')')) {
-        ++pos_;
-        break;
-      }
-      error_expected("')'", "to close argument list");
+    } else {
+      error_expected("'('", "after the return type");
       return std::nullopt;
     }
   }
@@ -234,6 +262,136 @@ bool check_distinct_signatures(const std::vector<Signature> &signatures, Diagnos
     }
     diags.note(earlier.loc, "the earlier signature is here");
     ok = false;
+  }
+  return ok;
+}
+
+}  // namespace ufjit::frontend
+
+namespace ufjit::frontend {
+
+std::string GufuncLayout::str() const {
+  auto list = [](const std::vector<Operand> &ops) {
+    std::string out;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (i > 0) out += ",";
+      out += "(";
+      for (std::size_t d = 0; d < ops[i].dims.size(); ++d) out += (d > 0 ? "," : "") + ops[i].dims[d];
+      out += ")";
+    }
+    return out;
+  };
+  return list(inputs) + "->" + list(outputs);
+}
+
+std::optional<GufuncLayout> parse_gufunc_layout(std::string_view text, SourceLocation start,
+                                                DiagnosticEngine &diags) {
+  std::size_t pos = 0;
+  auto loc_at = [&](std::size_t offset, std::size_t length) {
+    SourceLocation loc = start;
+    loc.col = start.col + static_cast<int>(offset);
+    loc.length = static_cast<int>(std::max<std::size_t>(length, 1));
+    return loc;
+  };
+  auto skip = [&] {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+  };
+  auto fail = [&](std::string_view expected) -> std::optional<GufuncLayout> {
+    std::string found = pos < text.size() ? std::string("'") + text[pos] + "'" : "end of layout";
+    diags.error(loc_at(pos, 1), "expected " + std::string(expected) + " in layout '" + std::string(text) +
+                                    "', found " + found);
+    return std::nullopt;
+  };
+  GufuncLayout layout;
+  bool seen_arrow = false;
+  while (true) {
+    skip();
+    if (pos >= text.size() || text[pos] != '(') return fail("'('");
+    std::size_t open = pos;
+    ++pos;
+    GufuncLayout::Operand operand;
+    skip();
+    if (pos < text.size() && text[pos] != ')') {
+      while (true) {
+        skip();
+        std::size_t begin = pos;
+        while (pos < text.size() && is_ident_char(text[pos])) ++pos;
+        if (pos == begin) return fail("a dimension name");
+        operand.dims.emplace_back(text.substr(begin, pos - begin));
+        skip();
+        if (pos < text.size() && text[pos] == ',') {
+          ++pos;
+          continue;
+        }
+        break;
+      }
+    }
+    if (pos >= text.size() || text[pos] != ')') return fail("')' to close the dimension list");
+    ++pos;
+    operand.loc = loc_at(open, pos - open);
+    (seen_arrow ? layout.outputs : layout.inputs).push_back(std::move(operand));
+    skip();
+    if (pos < text.size() && text[pos] == ',') {
+      ++pos;
+      continue;
+    }
+    if (!seen_arrow && text.substr(pos, 2) == "->") {
+      pos += 2;
+      seen_arrow = true;
+      continue;
+    }
+    break;
+  }
+  skip();
+  if (!seen_arrow) return fail("'->'");
+  if (pos < text.size()) return fail("end of layout");
+  return layout;
+}
+
+bool check_gufunc_signature_layout(const Signature &sig, const GufuncLayout &layout, DiagnosticEngine &diags) {
+  std::string quoted = "signature '" + sig.str() + "'";
+  std::string layout_text = "layout '" + layout.str() + "'";
+  if (sig.args.size() != layout.operand_count()) {
+    diags.error(sig.loc, quoted + " has " + std::to_string(sig.args.size()) + " argument" +
+                             (sig.args.size() == 1 ? "" : "s") + " but " + layout_text + " has " +
+                             std::to_string(layout.operand_count()) + " operands (" +
+                             std::to_string(layout.inputs.size()) + " in, " +
+                             std::to_string(layout.outputs.size()) + " out)");
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t i = 0; i < sig.args.size(); ++i) {
+    const SigType &arg = sig.args[i];
+    const GufuncLayout::Operand &operand = layout.operand(i);
+    bool output = i >= layout.inputs.size();
+    int core = static_cast<int>(operand.dims.size());
+    std::string which = std::string(output ? "output " : "input ") +
+                        std::to_string(output ? i - layout.inputs.size() + 1 : i + 1);
+    std::string core_text = "(";
+    for (std::size_t d = 0; d < operand.dims.size(); ++d) core_text += (d > 0 ? "," : "") + operand.dims[d];
+    core_text += ")";
+    if (core == 0) {
+      if (arg.ndim == 0 && output) {
+        diags.error(arg.loc, "output '" + arg.str() + "' of " + quoted + " must be an array, '" +
+                                 std::string(dtype_name(arg.dtype)) + "[:]', written as 'out[0] = v' for the " +
+                                 "0-d core '()' of " + layout_text);
+        ok = false;
+      } else if (arg.ndim > 1) {
+        diags.error(arg.loc, "argument type '" + arg.str() + "' has " + std::to_string(arg.ndim) +
+                                 " dimensions but " + which + " of " + layout_text + " is '()' (a scalar, or a " +
+                                 "1-d array of one element)");
+        ok = false;
+      }
+      continue;
+    }
+    if (arg.ndim != core) {
+      std::string has = arg.ndim == 0 ? "is a scalar" : "has " + std::to_string(arg.ndim) + " dimension" +
+                                                             (arg.ndim == 1 ? "" : "s");
+      diags.error(arg.loc, "argument type '" + arg.str() + "' " + has + " but " + which + " of " + layout_text +
+                               " is '" + core_text + "' (" + std::to_string(core) + " dimension" +
+                               (core == 1 ? "" : "s") + ")");
+      ok = false;
+    }
   }
   return ok;
 }

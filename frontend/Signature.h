@@ -28,18 +28,53 @@ struct Signature {
   SigType ret;
   std::vector<SigType> args;
   SourceLocation loc;
+  /// False for Numba's forms without one, `(f8[:], f8[:])` and
+  /// `f8[:], f8[:]`: the return type is void.
+  bool has_return_type = true;
   /// Canonical text, aliases resolved: "float32(float32, float32)". Round-trips
   /// through parse_signature.
   std::string str() const;
   bool operator==(const Signature &o) const { return ret == o.ret && args == o.args; }
 };
 
-/// Parses `text`; `start` is the location of its first character, so that an
+/// Parses `text`: `ret(arg, ...)`, `(arg, ...)` or `arg, arg, ...` (no
+/// return type: void, as Numba reads a tuple of types). `start` is the location of its first character, so that an
 /// error like "unknown type 'flaot32'" points into the string. Aliases of
 /// LANGUAGE.md section 2 are accepted (`f4`, `np.float32`, `double`, ...).
 /// Returns nothing after reporting an error.
 std::optional<Signature> parse_signature(std::string_view text, SourceLocation start,
                                          DiagnosticEngine &diags);
+
+/// A generalized ufunc's layout, `(m,n),(n,p)->(m,p)`: the core dimension
+/// names of each input and each output (`()` is a 0-d core: a scalar).
+struct GufuncLayout {
+  struct Operand {
+    std::vector<std::string> dims;
+    SourceLocation loc;  // of its '(' ... ')'
+  };
+  std::vector<Operand> inputs;
+  std::vector<Operand> outputs;
+  /// Canonical text, no spaces: "(m,n),(n,p)->(m,p)".
+  std::string str() const;
+  std::size_t operand_count() const { return inputs.size() + outputs.size(); }
+  /// Operand `i` counting inputs, then outputs.
+  const Operand &operand(std::size_t i) const {
+    return i < inputs.size() ? inputs[i] : outputs[i - inputs.size()];
+  }
+};
+
+/// Parses a layout; `start` is the location of its first character (errors
+/// point into the string). Whitespace is allowed anywhere between names and
+/// punctuation. At least one output. Returns nothing after reporting an error.
+std::optional<GufuncLayout> parse_gufunc_layout(std::string_view text, SourceLocation start,
+                                                DiagnosticEngine &diags);
+
+/// Checks a @guvectorize signature against the layout: one type per operand;
+/// an operand of k core dimensions has k array dimensions; a `()` operand is
+/// a scalar or a 1-d array (Numba's `out[0] = v` form) for an input, and a
+/// 1-d array for an output. Errors point at the argument type. Returns false
+/// if any.
+bool check_gufunc_signature_layout(const Signature &sig, const GufuncLayout &layout, DiagnosticEngine &diags);
 
 /// Reports each signature whose argument types repeat an earlier one's: an
 /// exact duplicate, or the same inputs with another return type (a call could

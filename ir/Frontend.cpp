@@ -242,42 +242,77 @@ bool check_gufunc_signature(const frontend::UfuncDecl &u, const frontend::Signat
   return check_arity(u, sig, quoted, diags);
 }
 
-/// The parameters after '->' in the layout: the outputs a gufunc may write.
-std::set<std::string> gufunc_outputs(const frontend::UfuncDecl &u) {
-  std::size_t arrow = u.layout.find("->");
-  std::size_t count = 0;
-  if (arrow != std::string::npos) {
-    for (std::size_t i = arrow; i < u.layout.size(); ++i) count += u.layout[i] == '(' ? 1 : 0;
-  }
-  std::set<std::string> outputs;
+/// The parameters the body may write: the outputs (the last parameters, one
+/// per output of the layout) and the inputs named by `writable_args`.
+std::set<std::string> gufunc_writable(const frontend::UfuncDecl &u) {
+  std::set<std::string> writable;
   std::size_t n = u.def->params.size();
-  for (std::size_t i = n - std::min(count, n); i < n; ++i) outputs.insert(u.def->params[i].name);
-  return outputs;
+  std::size_t count = std::min(u.core.outputs.size(), n);
+  for (std::size_t i = n - count; i < n; ++i) writable.insert(u.def->params[i].name);
+  for (int i : u.options.writable_args) {
+    if (i >= 0 && static_cast<std::size_t>(i) < n) writable.insert(u.def->params[static_cast<std::size_t>(i)].name);
+  }
+  return writable;
 }
 
-}  // namespace
+/// A parsed source with its declarations and typing scope. The AST and the
+/// Program are owned here: the scope and the declarations point into them.
+struct Prepared {
+  std::unique_ptr<ast::Module> module;
+  frontend::Program prog;
+  ProgramScope scope;
+};
 
-namespace {
+/// Parses, collects and evaluates constants; nullptr after errors that stop typing.
+std::unique_ptr<Prepared> prepare(const std::shared_ptr<const SourceFile> &file, DiagnosticEngine &diags,
+                                  const std::vector<std::string> &override_signatures) {
+  diags.retain(file);
+  auto p = std::make_unique<Prepared>();
+  // Stop after syntax errors: statements the parser dropped would only cause
+  // follow-on errors (unknown names) in the typer.
+  p->module = frontend::parse(file, diags);
+  if (!p->module || diags.has_errors()) return nullptr;
+  p->prog = frontend::collect_program(*p->module, diags);
+  if (!override_signatures.empty() && !apply_override(p->prog, override_signatures, file, diags)) return nullptr;
+  p->scope.program = &p->prog;
+  p->scope.imports = p->prog.imports;
+  for (const frontend::UfuncDecl &u : p->prog.ufuncs) {
+    if (u.def != nullptr) p->scope.functions[u.name] = u.def;
+  }
+  for (const ast::FunctionDef *h : p->prog.helpers) p->scope.functions[h->name] = h;
+  typer::evaluate_constants(p->scope, diags);
+  return p;
+}
+
+/// Types `u` for one signature (checked against the def first); nothing
+/// after reporting errors through `forward`.
+std::optional<Module> type_signature(const ProgramScope &scope, const frontend::UfuncDecl &u,
+                                     const frontend::Signature &sig, DiagnosticEngine &diags,
+                                     DiagForwarder &forward) {
+  bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
+  if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) return std::nullopt;
+  DiagnosticEngine scratch;
+  scratch.set_error_limit(0);  // forwarded: `diags` applies the limit
+  typer::ModuleTyper mt(scope, scratch);
+  typer::BodyTyper bt(scope, &mt, scratch);
+  if (gufunc) bt.set_gufunc_outputs(gufunc_writable(u));
+  Type ret = gufunc ? Type::void_type() : Type::scalar(sig.ret.dtype);
+  std::optional<Function> entry = bt.type_function(*u.def, u.name, param_types_of(sig), ret, true);
+  forward.forward(scratch);
+  if (!entry || scratch.has_errors()) return std::nullopt;
+  FloatOptions options;
+  options.fastmath = u.options.fastmath;
+  Module m = mt.finish(std::move(*entry), u.name, options);
+  verify(m);
+  return m;
+}
 
 std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceFile> file,
                                                    DiagnosticEngine &diags,
                                                    const std::vector<std::string> &override_signatures) {
-  diags.retain(file);
-  // Stop after syntax errors: statements the parser dropped would only cause
-  // follow-on errors (unknown names) in the typer.
-  std::unique_ptr<ast::Module> module = frontend::parse(file, diags);
-  if (!module || diags.has_errors()) return std::nullopt;
-  frontend::Program prog = frontend::collect_program(*module, diags);
-  if (!override_signatures.empty() && !apply_override(prog, override_signatures, file, diags)) return std::nullopt;
-
-  ProgramScope scope;
-  scope.program = &prog;
-  scope.imports = prog.imports;
-  for (const frontend::UfuncDecl &u : prog.ufuncs) {
-    if (u.def != nullptr) scope.functions[u.name] = u.def;
-  }
-  for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
-  typer::evaluate_constants(scope, diags);
+  std::unique_ptr<Prepared> p = prepare(file, diags, override_signatures);
+  if (!p) return std::nullopt;
+  const frontend::Program &prog = p->prog;
 
   // A ufunc whose decorator had errors is dropped: those errors say why
   // there is none, so "no @vectorize function" would only repeat them.
@@ -300,34 +335,73 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
     tu.kind = u.kind;
     tu.options = u.options;
     tu.layout = u.layout;
+    tu.core = u.core;
     tu.signatures = u.signatures;
     bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
-    if (u.signatures.empty()) {
+    // A layout-only @guvectorize has no signature yet: type_gufunc types it
+    // for the operands of each call.
+    if (u.signatures.empty() && !(gufunc && u.options.is_dynamic)) {
       diags.error(def_loc(*u.def), std::string(gufunc ? "@guvectorize" : "@vectorize") + " function '" + u.name +
                                        "' has no signatures");
       continue;
     }
     for (const frontend::Signature &sig : u.signatures) {
-      if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) continue;
-      DiagnosticEngine scratch;
-      scratch.set_error_limit(0);  // forwarded: `diags` applies the limit
-      typer::ModuleTyper mt(scope, scratch);
-      typer::BodyTyper bt(scope, &mt, scratch);
-      if (gufunc) bt.set_gufunc_outputs(gufunc_outputs(u));
-      Type ret = gufunc ? Type::void_type() : Type::scalar(sig.ret.dtype);
-      std::optional<Function> entry = bt.type_function(*u.def, u.name, param_types_of(sig), ret, true);
-      forward.forward(scratch);
-      if (!entry || scratch.has_errors()) continue;
-      FloatOptions options;
-      options.fastmath = u.options.fastmath;
-      Module m = mt.finish(std::move(*entry), u.name, options);
-      verify(m);
-      tu.modules.push_back(std::move(m));
+      std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
+      if (m) tu.modules.push_back(std::move(*m));
     }
     out.ufuncs.push_back(std::move(tu));
   }
   if (diags.has_errors()) return std::nullopt;
   return out;
+}
+
+/// The signature Numba's dynamic gufunc builds for operand dtypes: an input
+/// of a `()` core is a scalar, an output of a `()` core a 1-d array (written
+/// `out[0] = v`), every other operand an array of its core's dimensions.
+frontend::Signature dynamic_gufunc_signature(const frontend::GufuncLayout &core, const std::vector<DType> &dtypes,
+                                             const SourceLocation &loc) {
+  frontend::Signature sig;
+  sig.loc = loc;
+  sig.ret.is_void = true;
+  sig.ret.loc = loc;
+  for (std::size_t i = 0; i < dtypes.size(); ++i) {
+    frontend::SigType t;
+    t.dtype = dtypes[i];
+    t.loc = loc;
+    int k = static_cast<int>(core.operand(i).dims.size());
+    bool output = i >= core.inputs.size();
+    t.ndim = k == 0 ? (output ? 1 : 0) : k;
+    sig.args.push_back(t);
+  }
+  return sig;
+}
+
+std::optional<TypedGufuncSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
+                                                               const std::string &name,
+                                                               const std::vector<DType> &operand_dtypes,
+                                                               DiagnosticEngine &diags) {
+  std::unique_ptr<Prepared> p = prepare(file, diags, {});
+  if (!p || diags.has_errors()) return std::nullopt;
+  const frontend::UfuncDecl *found = nullptr;
+  for (const frontend::UfuncDecl &u : p->prog.ufuncs) {
+    if (u.name == name && u.def != nullptr) found = &u;
+  }
+  if (found == nullptr || found->kind != frontend::UfuncKind::GuVectorize) {
+    diags.error(SourceLocation{file.get(), 1, 1, 1}, "the source has no @guvectorize function '" + name + "'");
+    return std::nullopt;
+  }
+  const frontend::UfuncDecl &u = *found;
+  SourceLocation loc = def_loc(*u.def);
+  if (operand_dtypes.size() != u.core.operand_count()) {
+    diags.error(loc, "'" + u.name + "' has " + plural(u.core.operand_count(), "operand") + " in layout '" +
+                         u.core.str() + "', but " + std::to_string(operand_dtypes.size()) + " dtypes were given");
+    return std::nullopt;
+  }
+  frontend::Signature sig = dynamic_gufunc_signature(u.core, operand_dtypes, loc);
+  DiagForwarder forward(diags);
+  std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
+  if (!m || diags.has_errors()) return std::nullopt;
+  return TypedGufuncSignature{std::move(sig), std::move(*m)};
 }
 
 }  // namespace
@@ -336,6 +410,13 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
                                           const std::vector<std::string> &override_signatures) {
   return run_with_large_stack(
       [&] { return compile_on_this_thread(std::move(file), diags, override_signatures); });
+}
+
+
+std::optional<TypedGufuncSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags) {
+  return run_with_large_stack(
+      [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags); });
 }
 
 }  // namespace ufjit::ir

@@ -16,12 +16,15 @@
 namespace ufjit::ir {
 
 /// One exported ufunc with one typed module per signature, in signature
-/// order (the dispatcher tries them in that order).
+/// order (the dispatcher tries them in that order). A layout-only
+/// @guvectorize has `options.is_dynamic`, its parsed `core` and no
+/// signatures or modules: type_gufunc types it per call dtypes.
 struct TypedUfunc {
   std::string name;
   frontend::UfuncKind kind = frontend::UfuncKind::Vectorize;
   frontend::UfuncOptions options;
-  std::string layout;  // guvectorize only
+  std::string layout;  // guvectorize only, as written
+  frontend::GufuncLayout core;  // guvectorize only, parsed
   std::vector<frontend::Signature> signatures;
   std::vector<ir::Module> modules;  // modules[i] types signatures[i]
 };
@@ -41,5 +44,28 @@ struct TypedProgram {
 /// error saying that signatures are needed.
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
                                           const std::vector<std::string> &override_signatures = {});
+
+/// One signature of a @guvectorize ufunc typed on demand, and its module.
+struct TypedGufuncSignature {
+  frontend::Signature signature;
+  ir::Module module;
+};
+
+/// Types the @guvectorize function `name` of `file` for operand dtypes, one
+/// per operand of its layout (inputs, then outputs): what Numba's dynamic
+/// gufunc does at a call with new dtypes. For the runtime: a layout-only
+/// `@guvectorize('(m,n),(n,p)->(m,p)')` (or one with is_dynamic=True) comes
+/// out of compile_to_ir with `options.is_dynamic`, `core` and no modules;
+/// the runtime calls this per new dtype combination and caches the result.
+/// The signature it types is Numba's: an input of a `()` core is a scalar
+/// parameter; an output of a `()` core a 1-d array (the runtime passes a
+/// view of one element: shape {1}); every other operand an array with its
+/// core's dimensions, passed as today (codegen/LowerTypes.cpp: {data, shape,
+/// byte strides}). Works for gufuncs with signatures too (any dtypes). Errors
+/// (a body that does not type for these dtypes, a wrong count) go to
+/// `diags`, located; returns nullopt then. Re-parses `file`: a few hundred
+/// microseconds for a kernel, once per dtype combination.
+std::optional<TypedGufuncSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags);
 
 }  // namespace ufjit::ir

@@ -394,6 +394,29 @@ Expr ArrayDim::make(Expr array, int dim) {
   return Expr(std::move(n));
 }
 
+Expr ArraySlice::make(Expr array, std::vector<Dim> dims) {
+  check_expr(array, "ArraySlice");
+  internal_assert(array.type().is_array()) << "ArraySlice of " << array.type().str();
+  internal_assert(static_cast<int>(dims.size()) == array.type().ndim())
+      << "ArraySlice with " << dims.size() << " dimensions of " << array.type().str();
+  int kept = 0;
+  for (const Dim &d : dims) {
+    check_expr(d.start, "ArraySlice");
+    internal_assert(d.start.type() == Type::scalar(DType::Int64)) << "ArraySlice start of type " << d.start.type().str();
+    if (d.length) {
+      internal_assert(d.length.type() == Type::scalar(DType::Int64))
+          << "ArraySlice length of type " << d.length.type().str();
+      internal_assert(d.step != 0) << "ArraySlice with step 0";
+      ++kept;
+    }
+  }
+  internal_assert(kept > 0) << "ArraySlice that keeps no dimension (an ArrayLoad)";
+  auto n = new_expr<ArraySlice>(Type::array(array.type().dtype(), kept));
+  n->array = std::move(array);
+  n->dims = std::move(dims);
+  return Expr(std::move(n));
+}
+
 // --------------------------------------------------------------- statements
 
 Stmt Block::make(std::vector<Stmt> stmts) {

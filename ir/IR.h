@@ -61,7 +61,8 @@ namespace ufjit::ir {
   X(MakeTuple)                    \
   X(TupleGet)                     \
   X(ArrayLoad)                    \
-  X(ArrayDim)
+  X(ArrayDim)                     \
+  X(ArraySlice)
 
 #define UFJIT_FOR_EACH_IR_STMT(X) \
   X(Block)                        \
@@ -332,7 +333,7 @@ struct TupleGet : ExprNode {
 };
 
 /// `array[i, j]` (generalized ufuncs): indices are int64, already wrapped for
-/// negative values; `array` is a Var of array type.
+/// negative values; `array` is a Var of array type or an ArraySlice of one.
 struct ArrayLoad : ExprNode {
   static constexpr NodeKind kKind = NodeKind::ArrayLoad;
   static Expr make(Expr array, std::vector<Expr> indices);
@@ -348,6 +349,27 @@ struct ArrayDim : ExprNode {
   Expr array;
   int dim = 0;
   ArrayDim(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// A view of `array` (a Var or another ArraySlice): `a[i, 1:n]`, `a[::-1]`,
+/// `out[:]`. No copy: the view is the array's data pointer moved to the
+/// first element, with new shape and strides. One entry of `dims` per
+/// dimension of `array`: an index (`length` null: the dimension is dropped)
+/// or `length` elements from `start` by the constant `step` (kept). All
+/// int64 and normalised by the typer as Python's slice.indices does (an
+/// index in range after wrapping; start in range when length > 0). The type
+/// is an array of the kept dimensions, at least one.
+struct ArraySlice : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArraySlice;
+  struct Dim {
+    Expr start;
+    Expr length;  // null: an index
+    int64_t step = 1;
+  };
+  static Expr make(Expr array, std::vector<Dim> dims);
+  Expr array;
+  std::vector<Dim> dims;
+  ArraySlice(Type t) : ExprNode(kKind, std::move(t)) {}
 };
 
 // ----------------------------------------------------------------- statements
@@ -368,7 +390,7 @@ struct Assign : StmtNode {
   Assign() : StmtNode(kKind) {}
 };
 
-/// `out[i, j] = value` (generalized ufuncs).
+/// `out[i, j] = value` (generalized ufuncs); `array` is a Var or an ArraySlice.
 struct ArrayStore : StmtNode {
   static constexpr NodeKind kKind = NodeKind::ArrayStore;
   static Stmt make(Expr array, std::vector<Expr> indices, Expr value);

@@ -90,6 +90,18 @@ class Printer {
         const ArrayDim *a = e.as<ArrayDim>();
         return expr(a->array) + ".shape[" + std::to_string(a->dim) + "]";
       }
+      case NodeKind::ArraySlice: {
+        // a[i, start +: length by step]: index i; `length` elements from `start`.
+        const ArraySlice *a = e.as<ArraySlice>();
+        std::string out = expr(a->array) + "[";
+        for (std::size_t k = 0; k < a->dims.size(); ++k) {
+          const ArraySlice::Dim &d = a->dims[k];
+          if (k > 0) out += ", ";
+          out += expr(d.start);
+          if (d.length) out += " +: " + expr(d.length) + " by " + std::to_string(d.step);
+        }
+        return out + "]";
+      }
       default:
         break;
     }

@@ -72,6 +72,13 @@ void IRVisitor::visit(const ArrayLoad *op) {
   for (const Expr &i : op->indices) visit_expr(i);
 }
 void IRVisitor::visit(const ArrayDim *op) { visit_expr(op->array); }
+void IRVisitor::visit(const ArraySlice *op) {
+  visit_expr(op->array);
+  for (const ArraySlice::Dim &d : op->dims) {
+    visit_expr(d.start);
+    if (d.length) visit_expr(d.length);
+  }
+}
 
 void IRVisitor::visit(const Block *op) {
   for (const Stmt &s : op->stmts) visit_stmt(s);
@@ -212,6 +219,19 @@ Expr IRMutator::visit(const ArrayDim *op, const Expr &self) {
   Expr a = mutate(op->array);
   return a.same_as(op->array) ? self : ArrayDim::make(a, op->dim);
 }
+Expr IRMutator::visit(const ArraySlice *op, const Expr &self) {
+  Expr a = mutate(op->array);
+  bool changed = !a.same_as(op->array);
+  std::vector<ArraySlice::Dim> dims = op->dims;
+  for (ArraySlice::Dim &d : dims) {
+    Expr start = mutate(d.start);
+    Expr length = d.length ? mutate(d.length) : Expr();
+    changed = changed || !start.same_as(d.start) || (d.length && !length.same_as(d.length));
+    d.start = start;
+    d.length = length;
+  }
+  return changed ? ArraySlice::make(a, std::move(dims)) : self;
+}
 
 Stmt IRMutator::visit(const Block *op, const Stmt &self) {
   std::vector<Stmt> stmts;
@@ -310,6 +330,13 @@ class ExprWalker : public IRVisitor {
     for (const Expr &i : op->indices) walk(i);
   }
   void visit(const ArrayDim *op) override { walk(op->array); }
+  void visit(const ArraySlice *op) override {
+    walk(op->array);
+    for (const ArraySlice::Dim &d : op->dims) {
+      walk(d.start);
+      if (d.length) walk(d.length);
+    }
+  }
   void visit(const Assign *op) override { walk(op->value); }
   void visit(const ArrayStore *op) override {
     walk(op->array);

@@ -1,13 +1,111 @@
-// Arrays of generalized ufuncs (LANGUAGE.md section 8): `a.shape[k]`,
-// `len(a)`, element reads `a[i, j]` and writes to outputs. Indices become
-// int64; negative ones wrap as in Python (i + a.shape[d]). Bounds are the
-// business of code generation (the boundscheck option).
+// Arrays of generalized ufuncs (LANGUAGE.md section 8): indexing with
+// Python's negative indices, partial indexing and slices as views
+// (ir::ArraySlice, no copy), element writes and fills (`out[:] = v`,
+// `out[()] = v`, `out[i, :] = v`) to writable arrays, array locals that hold
+// views, and `for x in a`. Indices become int64; a negative one wraps once
+// (i + a.shape[d]); bounds are the business of code generation.
 #include "frontend/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 
-std::optional<std::vector<Expr>> BodyTyper::array_indices(const Value &array, const ast::Expr &index, bool stable) {
+namespace {
+
+Expr i64(int64_t v) { return Const::make_int(DType::Int64, v); }
+Expr add(Expr a, Expr b) { return Binary::make(BinaryOpcode::Add, std::move(a), std::move(b)); }
+Expr sub(Expr a, Expr b) { return Binary::make(BinaryOpcode::Sub, std::move(a), std::move(b)); }
+Expr less(Expr a, Expr b) { return Compare::make(CompareOpcode::Lt, std::move(a), std::move(b)); }
+Expr min(const Expr &a, const Expr &b) { return Select::make(less(a, b), a, b); }
+Expr max(const Expr &a, const Expr &b) { return Select::make(less(a, b), b, a); }
+bool is_zero(const Expr &e) {
+  const Const *c = e.as<Const>();
+  return c != nullptr && c->int_bits == 0;
+}
+
+}  // namespace
+
+std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const ast::Expr &part, bool stable) {
+  Value i = expr(part);
+  if (!i.ok) return std::nullopt;
+  Expr dim = ArrayDim::make(array.expr, d);
+  if (i.is_weak()) {
+    if (i.weak != Weak::Int || !int_fits(DType::Int64, i.num.i)) {
+      error(part.loc, "an array index must be an int64 integer");
+      return std::nullopt;
+    }
+    Expr c = i64(static_cast<int64_t>(i.num.i));
+    return i.num.i >= 0 ? c : add(dim, c);
+  }
+  if (i.literal_tuple || !(i.type.is_int() || i.type.is_bool())) {
+    error(part.loc, "array indices must be integers, not '" + i.type.str() + "'");
+    return std::nullopt;
+  }
+  Value v = stabilize(convert(i, DType::Int64));
+  if (is_unsigned_int(i.type.dtype()) && dtype_size(i.type.dtype()) < 8) return v.expr;  // never negative
+  Expr negative = less(v.expr, i64(0));
+  Expr wrapped = Select::make(negative, add(v.expr, dim), v.expr);
+  return stable ? stabilize(Value::strong(wrapped)).expr : wrapped;
+}
+
+std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d, const ast::Slice &slice) {
+  // Python's slice.indices(n) with a constant step.
+  int64_t step = 1;
+  if (slice.step) {
+    Value s = expr(*slice.step);
+    if (!s.ok) return std::nullopt;
+    if (!s.is_weak() || s.weak != Weak::Int || !int_fits(DType::Int64, s.num.i)) {
+      error(slice.step->loc, "a slice step must be an integer constant");
+      return std::nullopt;
+    }
+    if (s.num.i == 0) {
+      error(slice.step->loc, "slice step cannot be zero");
+      return std::nullopt;
+    }
+    step = static_cast<int64_t>(s.num.i);
+  }
+  Expr n = ArrayDim::make(array.expr, d);
+  auto bound = [&](const ast::ExprPtr &part) -> std::optional<Expr> {
+    Value v = expr(*part);
+    if (!v.ok) return std::nullopt;
+    bool integer = v.is_weak() ? v.weak == Weak::Int && int_fits(DType::Int64, v.num.i)
+                               : !v.literal_tuple && (v.type.is_int() || v.type.is_bool());
+    if (!integer) {
+      error(part->loc, "slice indices must be integers, not '" + v.type.str() + "'");
+      return std::nullopt;
+    }
+    Expr b = stabilize(convert(v, DType::Int64)).expr;
+    // Negative counts from the end; then clamp to [0, n] (step > 0) or [-1, n-1].
+    Expr low = step > 0 ? i64(0) : i64(-1);
+    Expr high = step > 0 ? n : sub(n, i64(1));
+    if (const Const *c = b.as<Const>()) {
+      if (static_cast<int64_t>(c->int_bits) >= 0) return min(b, high);
+      return max(add(b, n), low);
+    }
+    Expr from_end = max(add(b, n), low);
+    return stabilize(Value::strong(Select::make(less(b, i64(0)), from_end, min(b, high)))).expr;
+  };
+  std::optional<Expr> lower = slice.lower ? bound(slice.lower) : (step > 0 ? i64(0) : sub(n, i64(1)));
+  std::optional<Expr> upper = slice.upper ? bound(slice.upper) : (step > 0 ? n : i64(-1));
+  if (!lower || !upper) return std::nullopt;
+  ArraySlice::Dim dim;
+  dim.start = *lower;
+  dim.step = step;
+  if (step > 0 && is_zero(*lower) && !slice.upper) {
+    dim.length = n;  // `:` and `0:`
+    return dim;
+  }
+  // The count of start, start+step, ... before the stop: ceil(span / |step|), at least 0.
+  Expr span = step > 0 ? sub(*upper, *lower) : sub(*lower, *upper);
+  int64_t magnitude = step > 0 ? step : -step;
+  Expr count = span;
+  if (magnitude != 1) {
+    count = Binary::make(BinaryOpcode::FloorDiv, add(span, i64(magnitude - 1)), i64(magnitude));
+  }
+  dim.length = max(count, i64(0));
+  return dim;
+}
+
+Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, bool stable) {
   std::vector<const ast::Expr *> parts;
   if (const ast::Tuple *t = index.as<ast::Tuple>()) {
     for (const ast::ExprPtr &e : t->elts) parts.push_back(e.get());
@@ -15,69 +113,104 @@ std::optional<std::vector<Expr>> BodyTyper::array_indices(const Value &array, co
     parts.push_back(&index);
   }
   int ndim = array.type.ndim();
-  if (static_cast<int>(parts.size()) != ndim) {
-    error(index.loc, "an array of type '" + array.type.str() + "' needs " + std::to_string(ndim) + " index" +
-                         (ndim == 1 ? "" : "es") + ", got " + std::to_string(parts.size()) +
-                         " (slices and partial indexing are not supported)");
-    return std::nullopt;
+  if (static_cast<int>(parts.size()) > ndim) {
+    error(index.loc, "too many indices for an array of type '" + array.type.str() + "': it has " +
+                         std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") + ", got " +
+                         std::to_string(parts.size()) + " indices");
+    return Value::error();
   }
-  std::vector<Expr> out;
+  if (parts.empty()) return array;  // `a[()]`: the whole array
+  std::vector<ArraySlice::Dim> dims;
   bool ok = true;
+  bool any_range = static_cast<int>(parts.size()) < ndim;  // `a[i]` of a matrix: a row
   for (std::size_t d = 0; d < parts.size(); ++d) {
-    Value i = expr(*parts[d]);
-    if (!i.ok) {
-      ok = false;
+    if (const ast::Slice *s = parts[d]->as<ast::Slice>()) {
+      std::optional<ArraySlice::Dim> r = array_range(array, static_cast<int>(d), *s);
+      ok = ok && r.has_value();
+      if (r) dims.push_back(*r);
+      any_range = true;
       continue;
     }
-    Expr dim = ArrayDim::make(array.expr, static_cast<int>(d));
-    if (i.is_weak()) {
-      if (i.weak != Weak::Int || !int_fits(DType::Int64, i.num.i)) {
-        error(parts[d]->loc, "an array index must be an int64 integer");
-        ok = false;
-        continue;
-      }
-      Expr c = Const::make_int(DType::Int64, static_cast<int64_t>(i.num.i));
-      out.push_back(i.num.i >= 0 ? c : Binary::make(BinaryOpcode::Add, dim, c));
-      continue;
-    }
-    if (i.literal_tuple || !(i.type.is_int() || i.type.is_bool())) {
-      error(parts[d]->loc, "array indices must be integers, not '" + i.type.str() + "'");
-      ok = false;
-      continue;
-    }
-    Value v = stabilize(convert(i, DType::Int64));
-    Expr negative = Compare::make(CompareOpcode::Lt, v.expr, Const::make_int(DType::Int64, 0));
-    Expr wrapped = Select::make(negative, Binary::make(BinaryOpcode::Add, v.expr, dim), v.expr);
-    if (is_unsigned_int(i.type.dtype()) && dtype_size(i.type.dtype()) < 8) wrapped = v.expr;  // never negative
-    out.push_back(stable ? stabilize(Value::strong(wrapped)).expr : wrapped);
+    std::optional<Expr> i = array_index(array, static_cast<int>(d), *parts[d], stable);
+    ok = ok && i.has_value();
+    if (i) dims.push_back(ArraySlice::Dim{*i, Expr(), 1});
   }
-  if (!ok) return std::nullopt;
-  return out;
+  if (!ok) return Value::error();
+  if (!any_range) {
+    std::vector<Expr> indices;
+    for (const ArraySlice::Dim &d : dims) indices.push_back(d.start);
+    return Value::strong(ArrayLoad::make(array.expr, std::move(indices)));
+  }
+  for (int d = static_cast<int>(dims.size()); d < ndim; ++d) {
+    dims.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(array.expr, d), 1});
+  }
+  return Value::strong(ArraySlice::make(array.expr, std::move(dims)));
+}
+
+bool BodyTyper::array_writable(const Expr &array) const {
+  Expr root = array;
+  while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
+  const Var *var = root.as<Var>();
+  if (var == nullptr) return false;
+  if (output_params_.count(var->name) != 0) return true;
+  auto it = writable_locals_.find(var->name);
+  return it != writable_locals_.end() && it->second;
+}
+
+void BodyTyper::note_array_local(const std::string &name, const Expr &value) {
+  bool writable = array_writable(value);
+  auto [it, inserted] = writable_locals_.emplace(name, writable);
+  if (!inserted) it->second = it->second && writable;
+}
+
+bool BodyTyper::check_writable(const ast::Subscript &target, const Value &array) {
+  if (!array.type.is_array()) {
+    error(target.loc, "cannot assign to an element of a value of type '" + array.type.str() +
+                          "' (only output arrays of generalized ufuncs)");
+    return false;
+  }
+  if (array_writable(array.expr)) return true;
+  error(target.value->loc, "cannot write to '" + ast::to_source(*target.value) +
+                               "': only output arrays (after '->' in the layout) can be written, and inputs "
+                               "named in writable_args=");
+  return false;
 }
 
 void BodyTyper::array_store(const ast::Subscript &target, const Value &v, std::vector<Stmt> &out) {
   Value array = expr(*target.value);
   if (!array.ok) return;
-  if (!array.type.is_array()) {
-    error(target.loc, "cannot assign to an element of a value of type '" + array.type.str() +
-                          "' (only output arrays of generalized ufuncs)");
-    return;
-  }
-  const Var *var = array.expr.as<Var>();
-  if (var == nullptr || output_params_.count(var->name) == 0) {
-    error(target.value->loc, "cannot write to '" + ast::to_source(*target.value) +
-                                 "': only output arrays (after '->' in the layout) can be written");
-    return;
-  }
-  std::optional<std::vector<Expr>> indices = array_indices(array, *target.index, false);
-  if (!indices || !v.ok) return;
+  if (!check_writable(target, array)) return;
+  Value place = array_subscript(array, *target.index, false);
+  if (!place.ok || !v.ok) return;
   if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
     error(target.loc, "cannot store a value of type '" + v.type.str() + "' in an array of '" +
-                          std::string(dtype_name(array.type.dtype())) + "'");
+                          std::string(dtype_name(array.type.dtype())) + "'" +
+                          (v.type.is_array() ? " (copying arrays is not supported: write a loop)" : ""));
     return;
   }
   Value converted = convert(v, array.type.dtype());
-  out.push_back(ArrayStore::make(array.expr, std::move(*indices), converted.expr));
+  if (const ArrayLoad *load = place.expr.as<ArrayLoad>()) {
+    out.push_back(ArrayStore::make(load->array, load->indices, converted.expr));
+    return;
+  }
+  // A fill (`out[:] = v`, `out[()] = v`, `out[i, :] = v`): the value once,
+  // then a loop nest over the view.
+  Value value = stabilize(converted);
+  std::string view = new_temp(place.type);
+  out.push_back(Assign::make(view, place.expr));
+  Expr view_var = Var::make(place.type, view);
+  std::vector<std::string> counters;
+  std::vector<Expr> indices;
+  for (int d = 0; d < place.type.ndim(); ++d) {
+    counters.push_back(new_temp(Type::scalar(DType::Int64)));
+    indices.push_back(Var::make(Type::scalar(DType::Int64), counters.back()));
+  }
+  Stmt body = ArrayStore::make(view_var, indices, value.expr);
+  for (int d = place.type.ndim() - 1; d >= 0; --d) {
+    body = ForRange::make(counters[static_cast<std::size_t>(d)], i64(0), ArrayDim::make(view_var, d), i64(1),
+                          Block::make({body}));
+  }
+  out.push_back(body);
 }
 
 void BodyTyper::array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out) {
@@ -87,22 +220,77 @@ void BodyTyper::array_aug_assign(const ast::AugAssign &s, const ast::Subscript &
     error(target.loc, "cannot assign to an element of a value of type '" + array.type.str() + "'");
     return;
   }
-  std::optional<std::vector<Expr>> indices = array_indices(array, *target.index, true);
-  if (!indices) return;
-  Value current = Value::strong(ArrayLoad::make(array.expr, *indices));
-  Value rhs = expr(*s.value);
-  Value v = binary(s.op, current, rhs, s.op_loc.valid() ? s.op_loc : s.loc);
-  if (!v.ok) return;
-  const Var *var = array.expr.as<Var>();
-  if (var == nullptr || output_params_.count(var->name) == 0) {
-    error(target.value->loc, "cannot write to '" + ast::to_source(*target.value) +
-                                 "': only output arrays (after '->' in the layout) can be written");
+  Value place = array_subscript(array, *target.index, true);
+  if (!place.ok) return;
+  const ArrayLoad *load = place.expr.as<ArrayLoad>();
+  if (load == nullptr) {
+    error(target.loc, "augmented assignment to a slice or a whole array ('" + ast::to_source(target) +
+                          "') is not supported; write a loop");
     return;
   }
+  Value rhs = expr(*s.value);
+  Value v = binary(s.op, place, rhs, s.op_loc.valid() ? s.op_loc : s.loc);
+  if (!v.ok) return;
+  if (!check_writable(target, array)) return;
   Value converted = convert(v, array.type.dtype());
-  std::vector<Stmt> stores = {ArrayStore::make(array.expr, std::move(*indices), converted.expr)};
+  Stmt store = ArrayStore::make(load->array, load->indices, converted.expr);
   flush_pre(out);
-  for (Stmt &st : stores) out.push_back(std::move(st));
+  out.push_back(std::move(store));
+}
+
+bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
+  Value array = expr(*s.iter);
+  if (!array.ok) return true;
+  if (!array.type.is_array()) return false;
+  const ast::Name *target = s.target->as<ast::Name>();
+  if (target == nullptr) {
+    error(s.target->loc, "the target of a 'for' loop over an array must be a single name");
+    return true;
+  }
+  // for x in a:  ->  $a = a; for $i in range(a.shape[0]): x = $a[$i] (an element or a view)
+  std::string held = new_temp(array.type);
+  std::vector<Stmt> stmts;
+  flush_pre(stmts);
+  stmts.push_back(Assign::make(held, array.expr));
+  note_array_local(held, array.expr);
+  Expr held_var = Var::make(array.type, held);
+  std::string counter = new_temp(Type::scalar(DType::Int64));
+  Expr i = Var::make(Type::scalar(DType::Int64), counter);
+  Value element;
+  if (array.type.ndim() == 1) {
+    element = Value::strong(ArrayLoad::make(held_var, {i}));
+  } else {
+    std::vector<ArraySlice::Dim> dims = {ArraySlice::Dim{i, Expr(), 1}};
+    for (int d = 1; d < array.type.ndim(); ++d) dims.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(held_var, d), 1});
+    element = Value::strong(ArraySlice::make(held_var, std::move(dims)));
+  }
+  std::vector<Stmt> body_stmts;
+  Flow entry = enter_for_loop();
+  assign_name(target->id, element, target->loc, body_stmts);
+  Stmt inner = block(s.body);
+  leave_for_loop(entry);
+  body_stmts.push_back(inner);
+  for (Stmt &st : stmts) out.push_back(std::move(st));
+  out.push_back(ForRange::make(counter, i64(0), ArrayDim::make(held_var, 0), i64(1), Block::make(std::move(body_stmts))));
+  return true;
+}
+
+Value BodyTyper::array_attribute(const Value &array, const std::string &attr, const SourceLocation &loc) {
+  int ndim = array.type.ndim();
+  if (attr == "shape") {
+    std::vector<Value> dims;
+    for (int d = 0; d < ndim; ++d) dims.push_back(Value::strong(ArrayDim::make(array.expr, d)));
+    return Value::tuple_literal(std::move(dims));
+  }
+  if (attr == "ndim") return Value::weak_num(PyNum::of_int(ndim));
+  if (attr == "size") {
+    Expr size = ArrayDim::make(array.expr, 0);
+    for (int d = 1; d < ndim; ++d) size = Binary::make(BinaryOpcode::Mul, size, ArrayDim::make(array.expr, d));
+    return Value::strong(size);
+  }
+  error(loc, "attribute '" + attr + "' is not supported on an array of type '" + array.type.str() +
+                 "' (only .shape, .size and .ndim)");
+  return Value::error();
 }
 
 }  // namespace ufjit::ir::typer

@@ -53,6 +53,9 @@ Value BodyTyper::expr(const ast::Expr &e) {
       return ifexp_expr(*e.as<ast::IfExp>());
     case ast::ExprKind::Subscript:
       return subscript_expr(*e.as<ast::Subscript>());
+    case ast::ExprKind::Slice:
+      error(e.loc, "a slice ('" + ast::to_source(e) + "') is only allowed as an array index, as in 'a[1:n]'");
+      return Value::error();
     case ast::ExprKind::Tuple: {
       std::vector<Value> els;
       bool ok = true;
@@ -185,10 +188,7 @@ Value BodyTyper::attribute_expr(const ast::Attribute &e) {
   Value v = expr(*e.value);
   if (!v.ok) return v;
   if (e.attr == "real" || e.attr == "imag") return real_imag(v, e.attr == "imag", e.attr_loc);
-  if (e.attr == "shape" && v.type.is_array()) {
-    error(e.attr_loc, "'.shape' must be indexed with a constant, as in 'a.shape[0]'");
-    return Value::error();
-  }
+  if (v.type.is_array()) return array_attribute(v, e.attr, e.attr_loc);
   if (e.attr == "conjugate") {
     error(e.attr_loc, "method 'conjugate' must be called: write 'z.conjugate()'");
     return Value::error();
@@ -299,11 +299,7 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
   }
   Value v = expr(*e.value);
   if (!v.ok) return v;
-  if (v.type.is_array()) {
-    std::optional<std::vector<Expr>> indices = array_indices(v, *e.index, false);
-    if (!indices) return Value::error();
-    return Value::strong(ArrayLoad::make(v.expr, std::move(*indices)));
-  }
+  if (v.type.is_array()) return array_subscript(v, *e.index, false);
   if (!v.literal_tuple && !v.type.is_tuple()) {
     error(e.loc, "cannot index a value of type '" + v.type.str() + "' (only tuples and arrays can be indexed)");
     return Value::error();

@@ -169,6 +169,10 @@ class BodyTyper {
   void if_stmt(const ast::If &s, std::vector<Stmt> &out);
   void while_stmt(const ast::While &s, std::vector<Stmt> &out);
   void for_stmt(const ast::For &s, std::vector<Stmt> &out);
+  /// The bookkeeping around a `for` body: enter returns the flow before the
+  /// loop, which leave restores.
+  Flow enter_for_loop();
+  void leave_for_loop(const Flow &entry);
   void return_stmt(const ast::Return &s, std::vector<Stmt> &out);
   /// Binds `target` (Name, Tuple of targets) to `v`, appending assignments.
   void assign_to(const ast::Expr &target, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
@@ -197,10 +201,27 @@ class BodyTyper {
   Value compare_expr(const ast::Compare &e);
   Value ifexp_expr(const ast::IfExp &e);
   Value subscript_expr(const ast::Subscript &e);
-  /// `array[i, j]` indices as int64, negative ones wrapped; nullopt after an error.
-  std::optional<std::vector<Expr>> array_indices(const Value &array, const ast::Expr &index, bool stable);
+  // ---- arrays (TyperArrays.cpp)
+  /// `array[index]`: an element (ArrayLoad) when every dimension gets an
+  /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
+  /// hoisted into temps (they are used twice, by `a[i] += v`).
+  Value array_subscript(const Value &array, const ast::Expr &index, bool stable);
+  /// One integer index of dimension `d` as int64, a negative one wrapped.
+  std::optional<Expr> array_index(const Value &array, int d, const ast::Expr &part, bool stable);
+  /// One slice of dimension `d`, normalised as Python's slice.indices.
+  std::optional<ArraySlice::Dim> array_range(const Value &array, int d, const ast::Slice &slice);
+  /// `a.shape` (a tuple), `a.size`, `a.ndim`.
+  Value array_attribute(const Value &array, const std::string &attr, const SourceLocation &loc);
+  /// Whether the body may write through `array`: a view of an output, of an
+  /// input named in writable_args, or of a local that only ever holds such views.
+  bool array_writable(const Expr &array) const;
+  bool check_writable(const ast::Subscript &target, const Value &array);
+  /// Records what array local `name` is assigned (its writability).
+  void note_array_local(const std::string &name, const Expr &value);
   void array_store(const ast::Subscript &target, const Value &v, std::vector<Stmt> &out);
   void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
+  /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
+  bool for_array(const ast::For &s, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
   /// `f(*t)`: expands starred tuples, then types the call with them.
   Value star_call(const ast::Call &e);
@@ -280,6 +301,7 @@ class BodyTyper {
   bool is_ufunc_ = false;
   bool is_gufunc_ = false;
   std::set<std::string> output_params_;
+  std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
   std::vector<std::string> param_names_;
   std::map<std::string, Type> param_types_;
   std::set<std::string> assigned_names_;  // every name bound in the body

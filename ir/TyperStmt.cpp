@@ -372,10 +372,16 @@ void BodyTyper::assign_name(const std::string &name, const Value &v, const Sourc
     error(loc, "cannot assign to array '" + name + "'; assign to its elements ('" + name + "[i] = ...')");
     return;
   }
-  if (v.type.is_array()) {
-    error(loc, "an array cannot be assigned to a variable ('" + name + "'); index it instead");
-    return;
+  if (v.type.is_tuple()) {
+    for (const Type &e : v.type.elements()) {
+      if (e.is_array()) {
+        error(loc, "a tuple holding an array ('" + e.str() + "') cannot be assigned to '" + name +
+                       "'; assign the array to its own variable");
+        return;
+      }
+    }
   }
+  if (v.type.is_array() && !v.literal_tuple) note_array_local(name, v.expr);
   if (mode_ == Mode::Infer) {
     Value m = v;
     if (v.literal_tuple) m = type_only(v.type);
@@ -387,6 +393,16 @@ void BodyTyper::assign_name(const std::string &name, const Value &v, const Sourc
     auto c = candidates_.find(name);
     std::string why = c != candidates_.end() && c->second.conflict ? c->second.conflict_message : "unknown type";
     error(loc, "variable '" + name + "' is assigned values of incompatible types: " + why);
+    return;
+  }
+  if (it->second.is_array() || v.type.is_array()) {
+    // A view: the same array type every time (no conversion between arrays).
+    if (it->second != v.type) {
+      error(loc, "variable '" + name + "' is assigned values of incompatible types: an array of type '" +
+                     (v.type.is_array() ? v.type : it->second).str() + "' and other values");
+      return;
+    }
+    out.push_back(Assign::make(ir_var_name(name), v.expr));
     return;
   }
   Value converted = convert_to(v, it->second, loc, "in the assignment to '" + name + "'");
@@ -531,6 +547,21 @@ void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
   out.push_back(While::make(Const::make_bool(true), Block::make(std::move(stmts))));
 }
 
+BodyTyper::Flow BodyTyper::enter_for_loop() {
+  Flow entry = flow_;
+  ++loop_depth_;
+  Flow unreachable;
+  unreachable.reachable = false;
+  break_flows_.push_back(unreachable);
+  return entry;
+}
+
+void BodyTyper::leave_for_loop(const Flow &entry) {
+  break_flows_.pop_back();
+  --loop_depth_;
+  flow_ = entry;  // the body may run zero times
+}
+
 void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   const ast::Name *target = s.target->as<ast::Name>();
   const ast::Call *call = s.iter->as<ast::Call>();
@@ -538,7 +569,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") && scope_.constants.count("range") == 0 &&
                   scope_.functions.count("range") == 0;
   if (!is_range) {
-    error(s.iter->loc, "a 'for' loop can only iterate over range(...)");
+    if (!for_array(s, out)) error(s.iter->loc, "a 'for' loop can only iterate over range(...) or an array");
     return;
   }
   if (target == nullptr) {
@@ -595,11 +626,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   const std::string &var = target->id;
   std::string induction = var;
   std::vector<Stmt> body_stmts;
-  Flow entry = flow_;
-  ++loop_depth_;
-  Flow unreachable;
-  unreachable.reachable = false;
-  break_flows_.push_back(unreachable);
+  Flow entry = enter_for_loop();
   if (loop_type && mode_ == Mode::Infer) {
     changed_ = candidates_[var].add(type_only(*loop_type)) || changed_;
   } else if (loop_type) {
@@ -611,9 +638,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   }
   flow_.assigned.insert(var);
   Stmt inner = block(s.body);
-  break_flows_.pop_back();
-  --loop_depth_;
-  flow_ = entry;
+  leave_for_loop(entry);
   if (!loop_type) return;
   body_stmts.push_back(inner);
   out.push_back(ForRange::make(induction, bounds[0].expr, bounds[1].expr, bounds[2].expr,

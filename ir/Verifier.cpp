@@ -74,7 +74,10 @@ class FunctionVerifier : public IRVisitor {
 
   void run() {
     std::set<std::string> names;
-    for (const Variable &p : f_.params) declare(p, names, "parameter");
+    for (const Variable &p : f_.params) {
+      declare(p, names, "parameter");
+      params_.insert(p.name);
+    }
     for (const Variable &l : f_.locals) declare(l, names, "local");
     check(static_cast<bool>(f_.body), "function without a body");
     visit_stmt(f_.body);
@@ -151,28 +154,40 @@ class FunctionVerifier : public IRVisitor {
     IRVisitor::visit(op);
   }
 
+  /// An array operand: a variable or a view of one.
+  bool array_operand(const Expr &a) const {
+    if (!a.type().is_array()) return false;
+    if (const ArraySlice *s = a.as<ArraySlice>()) return array_operand(s->array);
+    return a.as<Var>() != nullptr;
+  }
+
   void visit(const ArrayLoad *op) override {
-    check(op->array.as<Var>() != nullptr, "ArrayLoad of a non-variable");
-    check(op->array.type().is_array(), "ArrayLoad of a non-array");
+    check(array_operand(op->array), "ArrayLoad of a non-array or an array that is not a variable or a view");
     IRVisitor::visit(op);
   }
 
   void visit(const ArrayDim *op) override {
-    check(op->array.as<Var>() != nullptr && op->array.type().is_array(), "ArrayDim of a non-array variable");
+    check(array_operand(op->array), "ArrayDim of a non-array variable");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArraySlice *op) override {
+    check(array_operand(op->array), "ArraySlice of a non-array variable");
     IRVisitor::visit(op);
   }
 
   void visit(const Assign *op) override {
     auto it = vars_.find(op->var);
     check(it != vars_.end(), "assignment to undeclared variable '" + op->var + "'");
-    check(!it->second.is_array(), "assignment to array variable '" + op->var + "'");
+    // An array local holds a view (`row = a[i]`); array parameters are never reassigned.
+    check(!it->second.is_array() || params_.count(op->var) == 0, "assignment to array parameter '" + op->var + "'");
     check(it->second == op->value.type(), "assignment of " + op->value.type().str() + " to '" + op->var +
                                               "' declared " + it->second.str());
     IRVisitor::visit(op);
   }
 
   void visit(const ArrayStore *op) override {
-    check(op->array.as<Var>() != nullptr && op->array.type().is_array(), "ArrayStore to a non-array variable");
+    check(array_operand(op->array), "ArrayStore to a non-array variable");
     IRVisitor::visit(op);
   }
 
@@ -230,6 +245,7 @@ class FunctionVerifier : public IRVisitor {
     check(names.insert(v.name).second, std::string(what) + " '" + v.name + "' declared twice");
     vars_[v.name] = v.type;
   }
+  std::set<std::string> params_;
 
   void check_intrinsic(const Intrinsic *op) {
     std::string name = intrinsic_name(op->op);

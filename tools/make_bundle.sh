@@ -67,6 +67,13 @@ for elf in $(find "$stage" -type f -exec sh -c 'file -b "$1" | grep -q ELF && ec
     fi
   done
 done
+# Libraries ufjit opens with dlopen at run time, which ldd cannot see: SLEEF
+# (the CPU target's vector math, codegen/VectorMath.h). A host without them
+# would silently measure the scalar fallback.
+for dlopened in libsleef.so.3; do
+  path=$(ldconfig -p | awk -v n="$dlopened" '$1 == n && /x86-64/ {print $NF; exit}')
+  [[ -n "$path" ]] && cp -L "$path" "$stage/lib/$dlopened" && echo "make_bundle: bundling $dlopened (dlopen)"
+done
 for compat in libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v n="$compat" '$1 == n && /x86-64/ {print $NF; exit}')
   [[ -n "$path" ]] && cp -L "$path" "$stage/lib/compat/"

@@ -9,6 +9,7 @@ packages=(
   cmake ninja-build g++ ccache python3 libzstd-dev zlib1g-dev
   llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libsleef3  # SLEEF: the CPU target's accurate vector math, loaded at run time (codegen/VectorMath.h)
   libcli11-dev nlohmann-json3-dev libxxhash-dev libdlpack-dev
   pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
   pybind11-dev python3-dev python3-pytest python3-numpy

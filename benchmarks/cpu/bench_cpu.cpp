@@ -3,7 +3,9 @@
 // compiled -O3 -march=native (goal: ufjit >= 0.9x the loop), and ufjit's
 // scaling with threads. The *_fast_* benchmarks compare the float32 seeds
 // with `fastmath=True` against the loops compiled with -ffast-math
-// (reference_fastmath.cpp), where both sides may use vector math.
+// (reference_fastmath.cpp), where both sides may use vector math. The
+// gaussian_pdf64 benchmarks run the same source with its signature made
+// float64(float64, float64, float64).
 //
 // Honesty: both sides read the same float32 (int64 for add) arrays and write
 // a float32 (int64) output of 2^24 elements; the scalars of gaussian_pdf are
@@ -42,7 +44,8 @@ const float kSqrt2Pi = static_cast<float>(std::sqrt(2 * M_PI));
 struct Data {
   std::vector<float> a, b, c, d, out;
   std::vector<int64_t> i, j, iout;
-  Data() : a(kN), b(kN), c(kN), d(kN), out(kN), i(kN), j(kN), iout(kN) {
+  std::vector<double> a64, out64;
+  Data() : a(kN), b(kN), c(kN), d(kN), out(kN), i(kN), j(kN), iout(kN), a64(kN), out64(kN) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-3.0f, 3.0f);
     for (std::size_t k = 0; k < kN; ++k) {
@@ -52,6 +55,7 @@ struct Data {
       d[k] = u(rng) + 4.0f;
       i[k] = static_cast<int64_t>(k);
       j[k] = static_cast<int64_t>(3 * k);
+      a64[k] = a[k];
     }
   }
 };
@@ -68,6 +72,15 @@ __attribute__((noinline)) void cpp_gaussian(const float *x, float mean, float si
   for (std::size_t k = 0; k < n; ++k) {
     const float t = (x[k] - mean) / sigma;
     out[k] = std::exp(-0.5f * t * t) / (sigma * kSqrt2Pi);
+  }
+}
+
+__attribute__((noinline)) void cpp_gaussian64(const double *x, double mean, double sigma, double *out,
+                                              std::size_t n) {
+  const double sqrt_2pi = kSqrt2Pi;  // the source's constant is a float32
+  for (std::size_t k = 0; k < n; ++k) {
+    const double t = (x[k] - mean) / sigma;
+    out[k] = std::exp(-0.5 * t * t) / (sigma * sqrt_2pi);
   }
 }
 
@@ -101,14 +114,31 @@ struct Kernels {
   ufjit::UfuncSet gauss, sincos, polar, add;
   // The same sources with `fastmath=True` added to the decorator.
   ufjit::UfuncSet gauss_fast, sincos_fast, polar_fast;
+  ufjit::UfuncSet gauss64;  // gaussian_pdf.ufn with a float64 signature
 };
 
-/// The example's source with `fastmath=True` added to its @vectorize.
-ufjit::UfuncSet load_fastmath(ufjit::Runtime &rt, const std::string &path) {
+std::string read_text(const std::string &path) {
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
-  std::string source = text.str();
+  return text.str();
+}
+
+/// gaussian_pdf.ufn with its float32 signature made float64.
+ufjit::UfuncSet load_gaussian64(ufjit::Runtime &rt, const std::string &path) {
+  std::string source = read_text(path);
+  const std::string f32 = "'float32(float32, float32, float32)'";
+  const std::size_t at = source.find(f32);
+  if (at == std::string::npos) {
+    throw ufjit::Error(path + ": no " + f32 + " to make float64");
+  }
+  source.replace(at, f32.size(), "'float64(float64, float64, float64)'");
+  return rt.load(source, path + " (float64)");
+}
+
+/// The example's source with `fastmath=True` added to its @vectorize.
+ufjit::UfuncSet load_fastmath(ufjit::Runtime &rt, const std::string &path) {
+  std::string source = read_text(path);
   const std::string decorator_end = "target='cuda')";
   const std::size_t at = source.find(decorator_end);
   if (at == std::string::npos) {
@@ -128,7 +158,10 @@ Kernels &kernels(int threads) {
     options.target = ufjit::TargetKind::Cpu;
     options.cpu_threads = threads;
     k.rt = std::make_unique<ufjit::Runtime>(options);
-    const std::string dir = std::string(UFJIT_SOURCE_DIR) + "/examples/";
+    // UFJIT_SOURCE_DIR in the environment: where the examples are on a host
+    // the binary was copied to.
+    const char *root = std::getenv("UFJIT_SOURCE_DIR");
+    const std::string dir = std::string(root != nullptr ? root : UFJIT_SOURCE_DIR) + "/examples/";
     k.gauss = k.rt->load_file(dir + "gaussian_pdf.ufn");
     k.sincos = k.rt->load_file(dir + "sincos.ufn");
     k.polar = k.rt->load_file(dir + "polar_distance.ufn");
@@ -136,6 +169,7 @@ Kernels &kernels(int threads) {
     k.gauss_fast = load_fastmath(*k.rt, dir + "gaussian_pdf.ufn");
     k.sincos_fast = load_fastmath(*k.rt, dir + "sincos.ufn");
     k.polar_fast = load_fastmath(*k.rt, dir + "polar_distance.ufn");
+    k.gauss64 = load_gaussian64(*k.rt, dir + "gaussian_pdf.ufn");
   }
   return k;
 }
@@ -164,6 +198,26 @@ void BM_gaussian_pdf_cpp(benchmark::State &state) {
     benchmark::ClobberMemory();
   }
   finish(state, 8);
+}
+
+void BM_gaussian_pdf64_ufjit(benchmark::State &state) {
+  Data &d = data();
+  const ufjit::Ufunc &f = kernels(static_cast<int>(state.range(0))).gauss64["gaussian_pdf"];
+  f(ufjit::view(d.a64), 0.5, 1.5, ufjit::out(d.out64));
+  for (auto _ : state) {
+    f(ufjit::view(d.a64), 0.5, 1.5, ufjit::out(d.out64));
+    benchmark::ClobberMemory();
+  }
+  finish(state, 16);
+}
+
+void BM_gaussian_pdf64_cpp(benchmark::State &state) {
+  Data &d = data();
+  for (auto _ : state) {
+    cpp_gaussian64(d.a64.data(), 0.5, 1.5, d.out64.data(), kN);
+    benchmark::ClobberMemory();
+  }
+  finish(state, 16);
 }
 
 void BM_sincos_ufjit(benchmark::State &state) {
@@ -347,6 +401,19 @@ bool check_against_references() {
   cpp_gaussian(d.a.data(), 0.5f, 1.5f, reference.data(), kN);
   ok = float_outputs_agree("gaussian_pdf", d.out, reference) && ok;
 
+  const ufjit::Ufunc &gauss64 = k.gauss64["gaussian_pdf"];
+  ok = has_signature(gauss64, "float64(float64, float64, float64)") && ok;
+  gauss64(ufjit::view(d.a64), 0.5, 1.5, ufjit::out(d.out64));
+  std::vector<double> reference64(kN);
+  cpp_gaussian64(d.a64.data(), 0.5, 1.5, reference64.data(), kN);
+  double worst64 = 0;
+  for (std::size_t i = 0; i < kN; ++i) {
+    worst64 = std::max(worst64, std::fabs(d.out64[i] - reference64[i]) / std::max(std::fabs(reference64[i]), 1.0));
+  }
+  std::printf("check %-15s ufjit vs C++ loop: max |diff|/max(|ref|,1) %.3g (limit 1e-12)\n", "gaussian_pdf64",
+              worst64);
+  ok = worst64 <= 1e-12 && ok;
+
   const ufjit::Ufunc &sincos = k.sincos["sincos"];
   ok = has_signature(sincos, "float32(float32)") && ok;
   sincos(ufjit::view(d.a), ufjit::out(d.out));
@@ -390,6 +457,8 @@ bool check_against_references() {
 
 BENCHMARK(BM_gaussian_pdf_cpp)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_gaussian_pdf_ufjit)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gaussian_pdf64_cpp)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_gaussian_pdf64_ufjit)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_sincos_cpp)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_sincos_ufjit)->Apply(thread_counts)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_polar_distance_cpp)->Unit(benchmark::kMillisecond)->UseRealTime();

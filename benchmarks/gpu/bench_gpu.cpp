@@ -7,7 +7,8 @@
 //   throughput  2^26-element device arrays, GB/s counting bytes read+written,
 //               beside the device copy bandwidth (cuMemcpyDtoD, read+write)
 //   host        host arrays of 2^24 elements end to end
-// Usage: bench_gpu [--json OUT] [--quick] | bench_gpu --cold KERNEL
+// Usage: bench_gpu [--json OUT] [--quick] [--fastmath] | bench_gpu --cold KERNEL
+// (--fastmath: the seed kernels with fastmath=True, named "<kernel>_fast").
 #include <cuda.h>
 #include <dlfcn.h>
 #include <sys/wait.h>
@@ -85,7 +86,13 @@ std::vector<Operand> operands_of(const std::vector<Array> &arrays) {
 }
 
 const BenchKernel &find_kernel(const std::string &name) {
-  static const std::vector<BenchKernel> kernels = bench_kernels();
+  static const std::vector<BenchKernel> kernels = [] {
+    std::vector<BenchKernel> all = bench_kernels();
+    for (BenchKernel &k : bench_kernels_fastmath()) {
+      all.push_back(std::move(k));
+    }
+    return all;
+  }();
   for (const BenchKernel &k : kernels) {
     if (k.name == name) {
       return k;
@@ -283,7 +290,7 @@ LaunchFloor launch_floor(Runtime &rt) {
   return floor;
 }
 
-int run_all(const std::string &self, const std::string &json_path, bool quick) {
+int run_all(const std::string &self, const std::string &json_path, bool quick, bool fastmath) {
   RuntimeOptions options;
   options.target = TargetKind::Cuda;
   Runtime rt(options);
@@ -301,7 +308,7 @@ int run_all(const std::string &self, const std::string &json_path, bool quick) {
   std::printf("%-11s %9s %9s %9s %10s %8s %8s %9s\n", "kernel", "cold_ms", "disk_ms", "tiny_us", "tiny_out_us",
               "GB/s", "%copy", "host_ms");
   bool first = true;
-  for (const BenchKernel &k : bench_kernels()) {
+  for (const BenchKernel &k : fastmath ? bench_kernels_fastmath() : bench_kernels()) {
     // Fresh processes: 5 with an empty disk cache each, then 5 with the last one filled.
     std::string cache_dir;
     std::vector<std::string> colds;
@@ -388,6 +395,7 @@ int main(int argc, char **argv) {
   try {
     std::string json_path;
     bool quick = false;
+    bool fastmath = false;
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
       if (arg == "--cold" && i + 1 < argc) {
@@ -397,12 +405,14 @@ int main(int argc, char **argv) {
         json_path = argv[++i];
       } else if (arg == "--quick") {
         quick = true;
+      } else if (arg == "--fastmath") {
+        fastmath = true;
       }
     }
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
     self[len > 0 ? len : 0] = '\0';
-    return ufjit::bench::run_all(self, json_path, quick);
+    return ufjit::bench::run_all(self, json_path, quick, fastmath);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_gpu: %s\n", e.what());
     return 1;

@@ -43,4 +43,16 @@ inline std::vector<BenchKernel> bench_kernels() {
   };
 }
 
+/// The same kernels with `fastmath=True` in the decorator, named "<name>_fast"
+/// (CUDA's --use_fast_math on the GPU: docs/FASTMATH.md).
+inline std::vector<BenchKernel> bench_kernels_fastmath() {
+  std::vector<BenchKernel> kernels = bench_kernels();
+  for (BenchKernel &k : kernels) {
+    k.name += "_fast";
+    const std::size_t signatures_end = k.source.find("\"])");  // @vectorize(["..."])
+    k.source.insert(signatures_end + 2, ", fastmath=True");
+  }
+  return kernels;
+}
+
 }  // namespace ufjit::bench

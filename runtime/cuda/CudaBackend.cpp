@@ -237,8 +237,12 @@ class CudaBackend final : public Backend {
                         [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
   }
 
+  /// The float options of a GPU kernel, canonical, in both cache keys. What
+  /// fastmath=1 compiles to changed with CUDA's --use_fast_math mapping
+  /// (approximate instructions, codegen/NVPTXFastMath.cpp): the suffix keeps
+  /// disk-cached kernels of the earlier meaning from being reused.
   static std::string float_options(const CompiledSignature &sig) {
-    return sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
+    return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
   }
 
   /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.

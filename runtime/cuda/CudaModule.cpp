@@ -11,8 +11,10 @@ namespace ufjit::cuda {
 namespace {
 
 constexpr std::size_t kLogBytes = 16 * 1024;
-/// Blocks per SM-filling wave we allow before the grid-stride loop takes over.
-constexpr int64_t kWaves = 2;
+/// SM-filling waves of blocks we allow before the grid-stride loop takes over:
+/// 16 rather than 2 gained every seed kernel 1-6% of the copy bandwidth on the
+/// H100 (bench_ptx_lab, docs/PERFORMANCE.md, 2026-11-23): the last wave is short.
+constexpr int64_t kWaves = 16;
 
 /// Log buffers and the option arrays that point at them, for one JIT call.
 struct JitLogs {

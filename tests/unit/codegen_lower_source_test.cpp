@@ -6,22 +6,10 @@
 #include <string>
 
 #include "codegen_lower_jit.h"
-#include "ir/Frontend.h"
+#include "codegen_typed_source.h"
 
 namespace ufjit::codegen::testing {
 namespace {
-
-/// The typed module of the first ufunc's signature `index` in `source`.
-ir::Module typed(const std::string &source, std::size_t index = 0) {
-  auto file = std::make_shared<const SourceFile>("<test>", source);
-  DiagnosticEngine diags;
-  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
-  if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.size() <= index) {
-    ADD_FAILURE() << "source did not compile:\n" << diags.render_all() << source;
-    return expr_module({}, [](const auto &) { return ir::Const::make_int(DType::Int64, 0); });
-  }
-  return program->ufuncs[0].modules[index];
-}
 
 TEST(LowerSource, GaussianPdfMatchesTheFormula) {
   const char *source = R"SRC(

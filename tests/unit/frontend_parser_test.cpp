@@ -111,7 +111,8 @@ TEST(ToSource, AddsOnlyTheParenthesesPrecedenceNeeds) {
        {"(a + b) * c", "a + b * c", "a - (b - c)", "-x ** 2", "(-x) ** 2", "(a ** b) ** c",
         "2 ** -1", "a[i, j]", "a[i]", "f(x, y=1)", "(x,)", "()", "(a, b)", "(a if b else c) + 1",
         "not (a and b)", "math.exp(-0.5 * t)", "a < b < c", "(a < b) < c", "(x if c else y) if d else z", "x if y or z else w",
-        "'str'", "1.5", "2j", "True", "None", "[1, 2]", "a is not b", "f(*())"}) {
+        "'str'", "1.5", "2j", "True", "None", "[1, 2]", "a is not b", "f(*())", "a[1:2]", "a[:]", "a[::-1]",
+        "a[i, :]", "a[1:n:2, j]", "a[:n]", "a[i:]", "a[()]", "a[i + 1:-1]"}) {
     auto parsed = parse_expr(source);
     ASSERT_NE(parsed->expr, nullptr) << source << "\n" << test::messages(parsed->diags);
     EXPECT_EQ(to_source(*parsed->expr), source);
@@ -157,6 +158,25 @@ TEST(Parser, SubscriptWithTupleIndex) {
   const auto *index = sub->index->as<Tuple>();
   ASSERT_NE(index, nullptr);
   EXPECT_EQ(index->elts.size(), 2u);
+}
+
+TEST(Parser, SlicesKeepEachPartOrNone) {
+  auto parsed = parse_expr("a[1:, :n, ::-1, i]");
+  ASSERT_NE(parsed->expr, nullptr) << test::messages(parsed->diags);
+  const auto *index = parsed->expr->as<Subscript>()->index->as<Tuple>();
+  ASSERT_NE(index, nullptr);
+  ASSERT_EQ(index->elts.size(), 4u);
+  const auto *first = index->elts[0]->as<Slice>();
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(first->lower && !first->upper && !first->step);
+  const auto *second = index->elts[1]->as<Slice>();
+  EXPECT_TRUE(!second->lower && second->upper && !second->step);
+  EXPECT_EQ(second->loc.col, 11);  // parse_expr puts the expression after "x = "
+  const auto *third = index->elts[2]->as<Slice>();
+  EXPECT_TRUE(!third->lower && !third->upper && third->step);
+  EXPECT_TRUE(index->elts[3]->isa<Name>());
+  auto bad = parse_expr("a[1:2:3:4]");
+  EXPECT_TRUE(bad->diags.has_errors());
 }
 
 TEST(Parser, AdjacentStringLiteralsConcatenate) {
@@ -383,8 +403,6 @@ TEST(Parser, ConstructsOutsideTheSubsetAreErrorsNamingThem) {
        "'while ... else' is not supported in ufjit kernels", 4, 5},
       {"def f():\n    for i in x:\n        pass\n    else:\n        pass\n",
        "'for ... else' is not supported in ufjit kernels", 4, 5},
-      {"x = a[1:2]\n", "slices ('a[i:j]') are not supported in ufjit kernels", 1, 8},
-      {"x = a[:]\n", "slices ('a[i:j]') are not supported in ufjit kernels", 1, 7},
       {"x = (y := 2)\n", "assignment expressions (':=') are not supported in ufjit kernels", 1, 8},
       {"x = f'{y}'\n", "f-strings are not supported in ufjit kernels", 1, 5},
       {"x = b'y'\n", "bytes literals are not supported in ufjit kernels", 1, 5},

@@ -197,7 +197,7 @@ TEST(CollectProgram, GuVectorizeErrors) {
   const BadCase cases[] = {
       {"@guvectorize(['void(f4[:], f4[:])'], '(n),(n)->()')\ndef f(a, b):\n    pass\n",
        "signature 'void(float32[:], float32[:])' has 2 arguments but layout '(n),(n)->()' has 3 "
-       "operands", 1, 16},
+       "operands (2 in, 1 out)", 1, 16},
       {"@guvectorize(['void(f4[:], f4[:])'], '(n)(n)')\ndef f(a, b):\n    pass\n",
        "expected '->' in layout '(n)(n)', found '('", 1, 42},
       {"@guvectorize(['void(f4[:], f4[:])'], '(n->(n)')\ndef f(a, b):\n    pass\n",
@@ -206,10 +206,90 @@ TEST(CollectProgram, GuVectorizeErrors) {
        "a @guvectorize signature must return 'void' (results are written to output arguments), in "
        "'float32(float32[:], float32[:])'", 1, 16},
       {"@guvectorize(['void(f4[:], f4[:])'])\ndef f(a, b):\n    pass\n",
-       "@guvectorize needs signatures and a layout, e.g. @guvectorize([\"void(float32[:], "
-       "float32[:])\"], \"(n)->(n)\")", 1, 2},
+       "@guvectorize needs a layout, with or without signatures, e.g. @guvectorize([\"void(float32[:], "
+       "float32[:])\"], \"(n)->(n)\") or @guvectorize(\"(n)->(n)\")", 1, 2},
+      {"@guvectorize(['void(f4[:,:], f4[:])'], '(n),()->(n)')\ndef f(a, b):\n    pass\n",
+       "signature 'void(float32[:, :], float32[:])' has 2 arguments but layout '(n),()->(n)' has 3 operands (2 "
+       "in, 1 out)", 1, 16},
+      {"@guvectorize(['void(f4[:,:], f4[:])'], '(n)->(n)')\ndef f(a, b):\n    pass\n",
+       "argument type 'float32[:, :]' has 2 dimensions but input 1 of layout '(n)->(n)' is '(n)' (1 dimension)",
+       1, 21},
+      {"@guvectorize(['void(f4[:], f4[:])'], '(n)->(n)', forceobj=True)\ndef f(a, b):\n    pass\n",
+       "forceobj=True asks for Numba's object mode, which ufjit does not have: a @guvectorize body is compiled in "
+       "nopython mode only; remove the option", 1, 50},
+      {"@guvectorize('(n)->(n)', nopython=False)\ndef f(a, b):\n    pass\n",
+       "nopython=False asks for Numba's object mode, which ufjit does not have: a @guvectorize body is compiled "
+       "in nopython mode only; remove the option", 1, 26},
+      {"@guvectorize('(n)->(n)', writable_args=(2,))\ndef f(a, b):\n    pass\n",
+       "writable_args index 2 is out of range: 'f' has 2 parameters", 1, 41},
+      {"@guvectorize('(n)->(n)', writable_args=('c',))\ndef f(a, b):\n    pass\n",
+       "writable_args names 'c', which is not a parameter of 'f'", 1, 41},
+      {"@guvectorize('(n)->(n)', writable_args=(1,))\ndef f(a, b):\n    pass\n",
+       "writable_args 1 is an output of layout '(n)->(n)'; outputs are always writable, writable_args names inputs",
+       1, 41},
+      {"@guvectorize('(n)->(n)', writable_args=(1.5,))\ndef f(a, b):\n    pass\n",
+       "writable_args must be a tuple of parameter indices or names, e.g. writable_args=(0,) or "
+       "writable_args=('a',)", 1, 41},
+      {"@guvectorize('(n)->(n)', is_dynamic=1)\ndef f(a, b):\n    pass\n", "is_dynamic must be True or False", 1,
+       37},
+      {"@vectorize('(f4, f4)')\ndef f(a, b):\n    pass\n",
+       "a @vectorize signature needs a return type, as in 'float32(float32, float32)' (in 'void(float32, "
+       "float32)')", 1, 13},
   };
   for (const auto &c : cases) expect_single_error(c);
+}
+
+TEST(CollectProgram, GuVectorizeEveryNumbaSpelling) {
+  auto c = collect(
+      "import numba\n"
+      "from numba import guvectorize, float32\n"
+      "@guvectorize(['void(float32[:,:], float32[:,:], float32[:,:])', '(f8[:, ::1], f8[::1, :], f8[:, :])',\n"
+      "              ('i4[:,:], i4[:,:], i4[:,:]')], '(m,n),(n,p)->(m,p)', target='cpu', nopython=True,\n"
+      "             cache=True, writable_args=(0, 'b'), is_dynamic=False, forceobj=False)\n"
+      "def matmul(a, b, out):\n"
+      "    pass\n"
+      "@numba.guvectorize('(n),()->(n)', target='cuda')\n"
+      "def add_scalar(a, s, out):\n"
+      "    pass\n"
+      "@guvectorize(layout=' (n) -> () ', signatures='void(u1[:], u1[:])', is_dynamic=True)\n"
+      "def first(a, out):\n"
+      "    out[0] = a[0]\n");
+  ASSERT_FALSE(c->diags.has_errors()) << c->diags.render_all();
+  ASSERT_EQ(c->program.ufuncs.size(), 3u);
+  const UfuncDecl &m = c->program.ufuncs[0];
+  ASSERT_EQ(m.signatures.size(), 3u);
+  EXPECT_EQ(m.signatures[0].str(), "void(float32[:, :], float32[:, :], float32[:, :])");
+  EXPECT_EQ(m.signatures[1].str(), "void(float64[:, :], float64[:, :], float64[:, :])");
+  EXPECT_EQ(m.signatures[2].str(), "void(int32[:, :], int32[:, :], int32[:, :])");
+  EXPECT_FALSE(m.signatures[2].has_return_type);
+  EXPECT_EQ(m.core.str(), "(m,n),(n,p)->(m,p)");
+  EXPECT_EQ(m.options.target, "cpu");
+  EXPECT_FALSE(m.options.is_dynamic);
+  EXPECT_EQ(m.options.writable_args, (std::vector<int>{0, 1}));
+  const UfuncDecl &d = c->program.ufuncs[1];
+  EXPECT_TRUE(d.signatures.empty());
+  EXPECT_TRUE(d.options.is_dynamic);  // a layout only: typed at each call's dtypes
+  EXPECT_EQ(d.core.inputs.size(), 2u);
+  EXPECT_EQ(d.options.target, "cuda");
+  const UfuncDecl &f = c->program.ufuncs[2];
+  EXPECT_EQ(f.signatures.size(), 1u);
+  EXPECT_TRUE(f.options.is_dynamic);
+  EXPECT_EQ(f.core.str(), "(n)->()");
+  EXPECT_EQ(f.layout, " (n) -> () ");
+}
+
+TEST(CollectProgram, GuVectorizeTypedSignaturesWithoutQuotes) {
+  auto c = collect(
+      "from numba import guvectorize, void, float32, float64\n"
+      "@guvectorize([void(float32[:], float32[:, ::1]), (float64[::1], float64[:, :])], '(n)->(n,m)')\n"
+      "def f(a, out):\n"
+      "    out[0, 0] = a[0]\n");
+  ASSERT_FALSE(c->diags.has_errors()) << c->diags.render_all();
+  const UfuncDecl &u = c->program.ufuncs[0];
+  ASSERT_EQ(u.signatures.size(), 2u);
+  EXPECT_EQ(u.signatures[0].str(), "void(float32[:], float32[:, :])");
+  EXPECT_EQ(u.signatures[1].str(), "void(float64[:], float64[:, :])");
+  EXPECT_FALSE(u.signatures[1].has_return_type);
 }
 
 TEST(CollectProgram, ImportsBecomeTheImportTable) {

@@ -145,7 +145,10 @@ TEST(Signature, MalformedSignaturesAreErrorsThatQuoteThem) {
       {"float32(void)", "'void' is only valid as a return type, in signature 'float32(void)'", 8},
       {"float32(float32) x", "unexpected 'x' after the end of signature 'float32(float32) x'", 17},
       {"", "expected a type in signature '', found end of signature", 0},
-      {"(float32)", "expected a type in signature '(float32)', found '('", 0},
+      {"(float32", "expected ')' to close argument list in signature '(float32', found end of signature", 8},
+      {"(float32[:]) x", "unexpected 'x' after the end of signature '(float32[:]) x'", 13},
+      {"f4[:], f4[:] f4[:]", "expected ',' between argument types in signature 'f4[:], f4[:] f4[:]', found 'f'", 13},
+      {"f4[:, ::2]", "expected '1' after '::' in signature 'f4[:, ::2]', found '2'", 8},
       {"float32(float32[1])", "expected ':' for an array dimension in signature 'float32(float32[1])', found '1'", 16},
       {"void[:]()", "'void' cannot be an array type in signature 'void[:]()'", 4},
   };
@@ -155,6 +158,134 @@ TEST(Signature, MalformedSignaturesAreErrorsThatQuoteThem) {
     ASSERT_EQ(p->diags.error_count(), 1) << c.text;
     EXPECT_EQ(p->diags.diagnostics()[0].message, c.message) << c.text;
     EXPECT_EQ(p->diags.diagnostics()[0].loc.col, 10 + c.offset) << c.text;
+  }
+}
+
+TEST(Signature, NumbaFormsWithoutAReturnTypeAreVoid) {
+  struct Case {
+    const char *text;
+    const char *canonical;
+  } cases[] = {
+      {"(f8[:], f8[:])", "void(float64[:], float64[:])"},
+      {"float32[:,:], float32[:,:]", "void(float32[:, :], float32[:, :])"},
+      {"  float32[:, ::1] ,float32[::1, :]  ", "void(float32[:, :], float32[:, :])"},
+      {"f4[:]", "void(float32[:])"},
+      {"i4, f8[:]", "void(int32, float64[:])"},
+      {"()", "void()"},
+      {"void(i8[:], u2, c16[:, :, :])", "void(int64[:], uint16, complex128[:, :, :])"},
+  };
+  for (const auto &c : cases) {
+    auto p = parse(c.text);
+    ASSERT_TRUE(p->sig.has_value()) << c.text << "\n" << test::messages(p->diags);
+    EXPECT_EQ(p->sig->str(), c.canonical) << c.text;
+    EXPECT_TRUE(p->sig->ret.is_void) << c.text;
+    bool bare = std::string(c.text).rfind("void(", 0) != 0;
+    EXPECT_EQ(p->sig->has_return_type, !bare) << c.text;
+  }
+}
+
+struct ParsedLayout {
+  SourceFile file{"layout.ufn", ""};
+  DiagnosticEngine diags;
+  std::optional<GufuncLayout> layout;
+};
+
+std::unique_ptr<ParsedLayout> layout(const std::string &text) {
+  auto out = std::make_unique<ParsedLayout>();
+  out->layout = parse_gufunc_layout(text, start_loc(out->file), out->diags);
+  return out;
+}
+
+TEST(GufuncLayout, InputsOutputsAndZeroDimensionalCores) {
+  auto p = layout(" ( m , n ),(n,p)  -> (m,p)");
+  ASSERT_TRUE(p->layout) << test::messages(p->diags);
+  ASSERT_EQ(p->layout->inputs.size(), 2u);
+  ASSERT_EQ(p->layout->outputs.size(), 1u);
+  EXPECT_EQ(p->layout->inputs[1].dims, (std::vector<std::string>{"n", "p"}));
+  EXPECT_EQ(p->layout->str(), "(m,n),(n,p)->(m,p)");
+  EXPECT_EQ(p->layout->inputs[1].loc.col, 10 + 11);
+  EXPECT_EQ(p->layout->inputs[1].loc.length, 5);
+
+  auto q = layout("(n),()->(n),()");
+  ASSERT_TRUE(q->layout) << test::messages(q->diags);
+  EXPECT_EQ(q->layout->operand_count(), 4u);
+  EXPECT_TRUE(q->layout->inputs[1].dims.empty());
+  EXPECT_TRUE(q->layout->operand(3).dims.empty());
+  EXPECT_EQ(q->layout->operand(2).dims, std::vector<std::string>{"n"});
+
+  auto r = layout("()->()");
+  ASSERT_TRUE(r->layout);
+  EXPECT_EQ(r->layout->str(), "()->()");
+}
+
+TEST(GufuncLayout, MalformedLayoutsPointIntoTheString) {
+  struct Case {
+    const char *text;
+    const char *message;
+    int offset;
+  } cases[] = {
+      {"(n)(n)", "expected '->' in layout '(n)(n)', found '('", 3},
+      {"(n),(n)", "expected '->' in layout '(n),(n)', found end of layout", 7},
+      {"(n)->", "expected '(' in layout '(n)->', found end of layout", 5},
+      {"(n,)->(n)", "expected a dimension name in layout '(n,)->(n)', found ')'", 3},
+      {"(n)->(n)->(n)", "expected end of layout in layout '(n)->(n)->(n)', found '-'", 8},
+      {"n->n", "expected '(' in layout 'n->n', found 'n'", 0},
+  };
+  for (const auto &c : cases) {
+    auto p = layout(c.text);
+    EXPECT_FALSE(p->layout.has_value()) << c.text;
+    ASSERT_EQ(p->diags.error_count(), 1) << c.text;
+    EXPECT_EQ(p->diags.diagnostics()[0].message, c.message) << c.text;
+    EXPECT_EQ(p->diags.diagnostics()[0].loc.col, 10 + c.offset) << c.text;
+  }
+}
+
+TEST(GufuncLayout, SignaturesMustMatchTheCoreDimensions) {
+  struct Case {
+    const char *sig;
+    const char *layout;
+    const char *message;  // nullptr: accepted
+    int offset;
+  } cases[] = {
+      {"void(f4[:,:], f4[:,:], f4[:,:])", "(m,n),(n,p)->(m,p)", nullptr, 0},
+      {"void(f8[:], f8, f8[:])", "(n),()->(n)", nullptr, 0},
+      {"void(f8[:], f8[:], f8[:])", "(n),()->(n)", nullptr, 0},  // a () input as a 1-d array
+      {"void(f8[:], f8[:])", "(n)->()", nullptr, 0},            // out[0] = v
+      {"void(f4[:], f4[:,:], f4[:,:])", "(m,n),(n,p)->(m,p)",
+       "argument type 'float32[:]' has 1 dimension but input 1 of layout '(m,n),(n,p)->(m,p)' is '(m,n)' (2 "
+       "dimensions)",
+       5},
+      {"void(f4[:,:], f4, f4[:,:])", "(m,n),(n,p)->(m,p)",
+       "argument type 'float32' is a scalar but input 2 of layout '(m,n),(n,p)->(m,p)' is '(n,p)' (2 dimensions)",
+       14},
+      {"void(f8[:], f8)", "(n)->()",
+       "output 'float64' of signature 'void(float64[:], float64)' must be an array, 'float64[:]', written as "
+       "'out[0] = v' for the 0-d core '()' of layout '(n)->()'",
+       12},
+      {"void(f8[:], f8[:,:])", "(n)->()",
+       "argument type 'float64[:, :]' has 2 dimensions but output 1 of layout '(n)->()' is '()' (a scalar, or a "
+       "1-d array of one element)",
+       12},
+      {"void(f8[:], f8[:])", "(n),()->(n)",
+       "signature 'void(float64[:], float64[:])' has 2 arguments but layout '(n),()->(n)' has 3 operands (2 in, 1 "
+       "out)",
+       0},
+  };
+  for (const auto &c : cases) {
+    auto p = parse(c.sig);
+    ASSERT_TRUE(p->sig) << c.sig;
+    auto l = layout(c.layout);
+    ASSERT_TRUE(l->layout) << c.layout;
+    DiagnosticEngine diags;
+    bool ok = check_gufunc_signature_layout(*p->sig, *l->layout, diags);
+    if (c.message == nullptr) {
+      EXPECT_TRUE(ok) << c.sig << " " << c.layout << "\n" << test::messages(diags);
+      continue;
+    }
+    EXPECT_FALSE(ok) << c.sig;
+    ASSERT_EQ(diags.error_count(), 1) << c.sig << "\n" << test::messages(diags);
+    EXPECT_EQ(diags.diagnostics()[0].message, c.message) << c.sig;
+    EXPECT_EQ(diags.diagnostics()[0].loc.col, 10 + c.offset) << c.sig;
   }
 }
 
