@@ -72,7 +72,9 @@ llvm::Value *int_shift(Emitter &e, ir::BinaryOpcode op, llvm::Value *a, llvm::Va
 
 /// Integer power by repeated squaring (wrapping), one helper per type:
 /// ufjit.ipow.s64 / ufjit.ipow.u32 ... A negative exponent gives 0 unless
-/// the base is 1 (gives 1) or -1 (gives +-1 by the exponent's parity).
+/// the base is 1 (gives 1) or -1 (gives +-1 by the exponent's parity); zero to
+/// a negative power gives the type's minimum (0x80...0), as Numba's
+/// int_power_impl does under error_model='numpy' (its zerodiv_return).
 llvm::Value *int_pow(Emitter &e, llvm::Value *base, llvm::Value *exponent, bool is_signed) {
   llvm::Type *t = base->getType();
   std::string name = std::string("ufjit.ipow.") + (is_signed ? "s" : "u") + std::to_string(t->getIntegerBitWidth());
@@ -96,6 +98,8 @@ llvm::Value *int_pow(Emitter &e, llvm::Value *base, llvm::Value *exponent, bool 
       llvm::Value *for_minus_one = b.CreateSelect(odd, minus_one, one);
       llvm::Value *result = b.CreateSelect(b.CreateICmpEQ(x, minus_one), for_minus_one, zero);
       result = b.CreateSelect(b.CreateICmpEQ(x, one), one, result);
+      llvm::Value *int_min = llvm::ConstantInt::get(t, llvm::APInt::getSignedMinValue(t->getIntegerBitWidth()));
+      result = b.CreateSelect(b.CreateICmpEQ(x, zero), int_min, result);
       b.CreateRet(result);
     } else {
       b.CreateBr(loop);

@@ -36,7 +36,7 @@ Complex csqrt(Ops &o, const std::vector<Complex> &v) {
 }
 
 /// cmath_exp_impl; a zero imaginary part is kept exactly (exp(inf+0j) = inf+0j).
-Complex cexp(Ops &o, const std::vector<Complex> &v) {
+Complex cexp_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *big = o.gt(z.re, o.c(o.log_large()));
   llvm::Value *x = o.sel(big, o.sub(z.re, o.c(1.0)), z.re);
@@ -94,11 +94,15 @@ Complex sinh_cosh(Ops &o, Complex z, bool is_cosh) {
   return {re, im};
 }
 
-Complex csinh(Ops &o, const std::vector<Complex> &v) { return sinh_cosh(o, v[0], false); }
+Complex csinh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "csinh", v[0], [&]() { return sinh_cosh(o, v[0], false); });
+}
 
-Complex ccosh(Ops &o, const std::vector<Complex> &v) { return sinh_cosh(o, v[0], true); }
+Complex ccosh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "ccosh", v[0], [&]() { return sinh_cosh(o, v[0], true); });
+}
 
-Complex ctanh(Ops &o, const std::vector<Complex> &v) {
+Complex ctanh_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *big = o.gt(o.fabs(z.re), o.c(o.log_large()));
   return branch(
@@ -120,7 +124,7 @@ Complex ctanh(Ops &o, const std::vector<Complex> &v) {
       });
 }
 
-Complex casinh(Ops &o, const std::vector<Complex> &v) {
+Complex casinh_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *big = o.either(o.gt(o.fabs(z.re), o.c(o.sqrt_large())), o.gt(o.fabs(z.im), o.c(o.sqrt_large())));
   return branch(
@@ -140,7 +144,7 @@ Complex casinh(Ops &o, const std::vector<Complex> &v) {
       });
 }
 
-Complex cacos(Ops &o, const std::vector<Complex> &v) {
+Complex cacos_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *big = o.either(o.gt(o.fabs(z.re), o.c(o.large())), o.gt(o.fabs(z.im), o.c(o.large())));
   return branch(
@@ -160,7 +164,7 @@ Complex cacos(Ops &o, const std::vector<Complex> &v) {
       });
 }
 
-Complex cacosh(Ops &o, const std::vector<Complex> &v) {
+Complex cacosh_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *big = o.either(o.gt(o.fabs(z.re), o.c(o.sqrt_large())), o.gt(o.fabs(z.im), o.c(o.sqrt_large())));
   return branch(
@@ -210,12 +214,33 @@ Complex atanh_right(Ops &o, Complex z) {
       });
 }
 
-Complex catanh(Ops &o, const std::vector<Complex> &v) {
+Complex catanh_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
   llvm::Value *left = o.lt(z.re, o.c(0.0));
   Complex w = o.sel(left, Complex{o.neg(z.re), o.neg(z.im)}, z);
   Complex r = atanh_right(o, w);
   return o.sel(left, Complex{o.neg(r.re), o.neg(r.im)}, r);
+}
+
+// Finite arguments by CPython's formulas above; infinities and NaNs by
+// C99 Annex G (LowerCmathSpecial.cpp).
+Complex cexp(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "cexp", v[0], [&]() { return cexp_finite(o, v); });
+}
+Complex ctanh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "ctanh", v[0], [&]() { return ctanh_finite(o, v); });
+}
+Complex casinh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "casinh", v[0], [&]() { return casinh_finite(o, v); });
+}
+Complex cacos(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "cacos", v[0], [&]() { return cacos_finite(o, v); });
+}
+Complex cacosh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "cacosh", v[0], [&]() { return cacosh_finite(o, v); });
+}
+Complex catanh(Ops &o, const std::vector<Complex> &v) {
+  return finite_or_special(o, "catanh", v[0], [&]() { return catanh_finite(o, v); });
 }
 
 /// f(z) = -i g(iz) for sin/tan/asin/atan from sinh/tanh/asinh/atanh.
@@ -224,7 +249,13 @@ Complex rotate_through(Ops &o, Complex z, const std::string &name, const Body &g
   return {s.im, o.neg(s.re)};
 }
 
-Complex csin(Ops &o, const std::vector<Complex> &v) { return rotate_through(o, v[0], "csinh", csinh); }
+Complex csin(Ops &o, const std::vector<Complex> &v) {
+  Complex r = rotate_through(o, v[0], "csinh", csinh);
+  // sin(+-inf or nan + i(+-inf)) is nan + inf j (glibc, NumPy; Annex G leaves the sign open).
+  llvm::Value *inf = o.c(INFINITY);
+  llvm::Value *case_ = o.both(o.e.b.CreateNot(o.lt(o.fabs(v[0].re), inf)), o.eq(o.fabs(v[0].im), inf));
+  return o.sel(case_, Complex{o.c(NAN), inf}, r);
+}
 Complex ctan(Ops &o, const std::vector<Complex> &v) { return rotate_through(o, v[0], "ctanh", ctanh); }
 Complex casin(Ops &o, const std::vector<Complex> &v) { return rotate_through(o, v[0], "casinh", casinh); }
 Complex catan(Ops &o, const std::vector<Complex> &v) { return rotate_through(o, v[0], "catanh", catanh); }

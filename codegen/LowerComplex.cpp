@@ -148,13 +148,15 @@ Complex powi(Ops &o, Complex x, llvm::Value *exponent) {
 }
 
 /// CPython's complex ** complex: small integral exponents by squaring,
-/// otherwise _Py_c_pow (polar form). 0j ** b gives 0j for any b != 0.
+/// otherwise _Py_c_pow (polar form). A zero base, as Numba's numba_cpow:
+/// 0j ** 0 is 1, 0j ** b is NaN where Python raises (b.imag != 0, NaN
+/// included, or b.real < 0), else 0j.
 Complex cpow(Ops &o, const std::vector<Complex> &v) {
   Complex a = v[0];
   Complex b = v[1];
   llvm::Value *integral = o.both(o.eq(b.im, o.c(0.0)),
                                  o.both(o.eq(b.re, o.floor(b.re)), o.le(o.fabs(b.re), o.c(100.0))));
-  return branch(
+  Complex r = branch(
       o, integral, [&] { return powi(o, a, b.re); },
       [&] {
         llvm::Value *vabs = o.call("hypot", {a.re, a.im});
@@ -170,6 +172,11 @@ Complex cpow(Ops &o, const std::vector<Complex> &v) {
         llvm::Value *b_zero = o.both(o.eq(b.re, o.c(0.0)), o.eq(b.im, o.c(0.0)));
         return o.sel(b_zero, Complex{o.c(1.0), o.c(0.0)}, general);
       });
+  llvm::Value *a_zero = o.both(o.eq(a.re, o.c(0.0)), o.eq(a.im, o.c(0.0)));
+  llvm::Value *b_zero = o.both(o.eq(b.re, o.c(0.0)), o.eq(b.im, o.c(0.0)));
+  llvm::Value *domain_error = o.either(o.ne(b.im, o.c(0.0)), o.lt(b.re, o.c(0.0)));
+  Complex of_zero = o.sel(domain_error, Complex{o.c(NAN), o.c(NAN)}, Complex{o.c(0.0), o.c(0.0)});
+  return o.sel(o.both(a_zero, o.e.b.CreateNot(b_zero)), of_zero, r);
 }
 
 }  // namespace

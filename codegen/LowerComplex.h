@@ -87,6 +87,12 @@ Complex branch(Ops &o, llvm::Value *cond, const std::function<Complex()> &then_f
                const std::function<Complex()> &else_fn);
 /// CPython's _Py_c_quot (see LowerComplex.cpp).
 Complex quot(Ops &o, const std::vector<Complex> &v);
+/// C99 Annex G's value of cmath function `fn` ("cexp", "csinh", "ccosh",
+/// "ctanh", "casinh", "catanh", "cacos", "cacosh") at z with a part that is
+/// infinite or NaN (LowerCmathSpecial.cpp).
+Complex special_values(Ops &o, const std::string &fn, Complex z);
+/// `finite()` when both parts of z are finite, else special_values(fn, z).
+Complex finite_or_special(Ops &o, const std::string &fn, Complex z, const std::function<Complex()> &finite);
 /// The cmath functions CExp ... CAtanh of a complex value (LowerCmath.cpp).
 llvm::Value *lower_cmath(Emitter &e, ir::IntrinsicOp op, DType component, llvm::Value *z);
 

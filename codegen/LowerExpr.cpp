@@ -81,6 +81,11 @@ llvm::Value *FunctionLowerer::emit_intrinsic(const ir::Intrinsic &i) {
         return builder_.CreateIntrinsic(llvm::Intrinsic::abs, {args[0]->getType()}, {args[0], builder_.getFalse()});
       }
       return args[0];  // unsigned and bool: already non-negative
+    case IntrinsicOp::Popc:
+    case IntrinsicOp::Clz:
+    case IntrinsicOp::Ffs:
+    case IntrinsicOp::Brev:
+      return lower_bit_intrinsic(emitter_, i.op, args[0]);
     case IntrinsicOp::IsNan:
     case IntrinsicOp::IsInf:
     case IntrinsicOp::IsFinite:

@@ -63,6 +63,9 @@ llvm::Value *call_libm(Emitter &e, std::string_view base, DType type, llvm::Arra
 /// One of the real math intrinsics on float16/32/64 values of `type`.
 llvm::Value *lower_real_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type,
                                   llvm::ArrayRef<llvm::Value *> args);
+/// cuda.popc/clz/ffs/brev on an integer (LowerIntrinsics.cpp), one definition
+/// for both targets.
+llvm::Value *lower_bit_intrinsic(Emitter &e, ir::IntrinsicOp op, llvm::Value *x);
 /// Python float `a // b` and `a % b` on values of a float32/float64 type.
 llvm::Value *float_floor_div(Emitter &e, llvm::Value *a, llvm::Value *b, DType type);
 llvm::Value *float_mod(Emitter &e, llvm::Value *a, llvm::Value *b, DType type);

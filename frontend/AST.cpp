@@ -138,7 +138,11 @@ void render_inner(const Expr &e, std::string &out) {
       const auto *c = e.as<Call>();
       render(*c->func, kPrimary, out);
       out += "(";
-      render_list(c->args, out);
+      for (std::size_t i = 0; i < c->args.size(); ++i) {
+        if (i > 0) out += ", ";
+        if (c->is_starred(i)) out += "*";
+        render(*c->args[i], kIfExp, out);
+      }
       for (std::size_t i = 0; i < c->keywords.size(); ++i) {
         if (i > 0 || !c->args.empty()) out += ", ";
         out += c->keywords[i].name + "=";

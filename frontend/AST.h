@@ -137,6 +137,14 @@ struct Call : Expr {
   ExprPtr func;
   std::vector<ExprPtr> args;
   std::vector<Keyword> keywords;
+  /// Indices of the args written `*arg` (a tuple unpacked into arguments).
+  std::vector<std::size_t> starred;
+  bool is_starred(std::size_t i) const {
+    for (std::size_t k : starred) {
+      if (k == i) return true;
+    }
+    return false;
+  }
 };
 
 enum class BinaryOp : uint8_t {

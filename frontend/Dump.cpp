@@ -71,7 +71,10 @@ void AstDumper::expr(const ast::Expr &e, int depth) {
       const auto *c = e.as<Call>();
       line(depth, "Call " + where);
       expr(*c->func, depth + 1);
-      for (const auto &arg : c->args) expr(*arg, depth + 1);
+      for (std::size_t i = 0; i < c->args.size(); ++i) {
+        if (c->is_starred(i)) line(depth + 1, "starred");
+        expr(*c->args[i], depth + (c->is_starred(i) ? 2 : 1));
+      }
       for (const auto &kw : c->keywords) {
         line(depth + 1, "keyword " + kw.name + " " + at(kw.loc));
         expr(*kw.value, depth + 2);

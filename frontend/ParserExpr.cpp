@@ -329,8 +329,23 @@ ExprPtr Parser::parse_call(ExprPtr func) {
   call->func = std::move(func);
   std::set<std::string> keyword_names;
   while (!check_op(")")) {
-    if (check_op("*") || check_op("**")) {
+    if (check_op("**")) {
       unsupported(peek().loc, "star-args ('*args', '**kwargs')", true);
+      return nullptr;
+    }
+    if (check_op("*")) {
+      // `f(*t)`: a tuple unpacked into arguments (`complex(*cmath.polar(z))`).
+      advance();
+      ExprPtr arg = parse_test();
+      if (!arg) return nullptr;
+      if (!call->keywords.empty()) {
+        error(arg->loc, "iterable argument unpacking follows keyword argument");
+      }
+      call->starred.push_back(call->args.size());
+      call->args.push_back(std::move(arg));
+      if (accept_op(",")) continue;
+      if (check_op(")")) break;
+      error_expected("')'", "to close argument list");
       return nullptr;
     }
     if (check(TokenKind::Name) && peek(1).is_op("=")) {

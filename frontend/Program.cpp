@@ -15,7 +15,22 @@ using namespace ufjit::ast;
 
 bool is_allowed_module(const std::string &name) {
   return name == "math" || name == "cmath" || name == "numpy" || name == "numba" ||
-         name == "numba.cuda";
+         name == "numba.cuda" || name == "numba.cuda.fp16" || name == "numba.types" ||
+         name == "numba.cuda.types" || name == "numba.core.types";
+}
+
+/// A string, or a list or tuple of strings: signatures for a decorator
+/// (`sigs = ['float32(float32)', 'float64(float64)']`), never a constant.
+bool is_signature_list(const Expr &e) {
+  if (e.isa<StrLit>()) return true;
+  const std::vector<ExprPtr> *items = nullptr;
+  if (const auto *list = e.as<List>()) items = &list->elts;
+  if (const auto *tuple = e.as<Tuple>()) items = &tuple->elts;
+  if (items == nullptr || items->empty()) return false;
+  for (const auto &item : *items) {
+    if (!item->isa<StrLit>()) return false;
+  }
+  return true;
 }
 
 const char *statement_description(const Stmt &s) {
@@ -152,6 +167,10 @@ void Collector::collect_assign(const Assign &assign) {
     if (!define(name->id, name->loc)) continue;
     if (device) {
       collect_device_decl(name->id, *call, name->loc);
+      continue;
+    }
+    if (is_signature_list(*assign.value)) {
+      program_.signature_lists[name->id] = assign.value.get();
       continue;
     }
     ConstantDecl constant;

@@ -69,6 +69,12 @@ struct Program {
   /// Local name -> what it refers to: "math", "cmath", "numpy", "numba",
   /// "numba.cuda", or a dotted function ("math.exp") for `from math import exp`.
   std::map<std::string, std::string> imports;
+  /// Module-level `sigs = ['float32(float32)', ...]` (or one string) that a
+  /// decorator names: `@vectorize(sigs)`. Not constants of a body.
+  std::map<std::string, const ast::Expr *> signature_lists;
+  /// Helpers declared with explicit signatures (`@cuda.jit('float32(float32)',
+  /// device=True)`, `@njit('f8(f8)')`): a call converts its arguments to them.
+  std::map<const ast::FunctionDef *, std::vector<Signature>> helper_signatures;
 };
 
 /// Reads decorators, signatures and module-level statements. Reports unknown

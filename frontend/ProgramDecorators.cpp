@@ -52,6 +52,19 @@ std::vector<const Expr *> items_of(const Expr &value) {
 
 const char *kSignatureExample = "a list of signature strings like ['float32(float32, float32)']";
 
+/// Numba's object mode on a helper decorator (`@jit(forceobj=True)`,
+/// `nopython=False`, `looplift`): a located error worded as for @vectorize
+/// (read_option), not an unknown option. Returns true when `kw` asked for it.
+bool asks_object_mode(const Keyword &kw, const std::string &decorator, DiagnosticEngine &diags) {
+  const auto *b = kw.value->as<BoolLit>();
+  bool object_mode = (kw.name == "forceobj" && (b == nullptr || b->value)) ||
+                     (kw.name == "nopython" && b != nullptr && !b->value) || kw.name == "looplift";
+  if (!object_mode) return false;
+  diags.error(kw.loc, kw.name + "=" + to_source(*kw.value) + " asks for Numba's object mode, which ufjit does not "
+                          "have: a " + decorator + " helper is compiled in nopython mode only; remove the option");
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::string> DecoratorReader::resolve(const Expr &e) const {
@@ -86,6 +99,8 @@ DecoratorReader::Kind DecoratorReader::classify(const std::string &r) const {
 void DecoratorReader::collect_function(const FunctionDef &def) {
   const Decorator *chosen = nullptr;
   Kind chosen_kind = Kind::Unknown;
+  const Decorator *stacked = nullptr;  // a helper decorator under a ufunc decorator
+  Kind stacked_kind = Kind::Unknown;
   bool ok = true;
   for (const auto &d : def.decorators) {
     const Expr *head = d.expr.get();
@@ -102,6 +117,16 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
       ok = false;
       continue;
     }
+    bool chosen_is_ufunc = chosen_kind == Kind::Vectorize || chosen_kind == Kind::GuVectorize;
+    bool is_helper = kind == Kind::Jit || kind == Kind::CudaJit || kind == Kind::Device;
+    if (chosen != nullptr && chosen_is_ufunc && is_helper && stacked == nullptr) {
+      // `@vectorize(...)` over `@njit` / `@cuda.jit(device=True)`: Numba
+      // vectorizes the jitted function; its options are checked, then the
+      // def is the ufunc.
+      stacked = &d;
+      stacked_kind = kind;
+      continue;
+    }
     if (chosen != nullptr) {
       diags_.error(d.expr->loc, "conflicting decorators on '" + def.name + "': '@" +
                                     to_source(*head) + "' after '@" + to_source(*chosen->expr) +
@@ -112,6 +137,10 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     chosen = &d;
     chosen_kind = kind;
   }
+  if (stacked != nullptr) {
+    std::vector<Signature> ignored;  // the ufunc's own signatures decide
+    ok = read_helper(*stacked, stacked_kind, ignored) && ok;
+  }
   if (!ok) return;
   if (chosen == nullptr) {
     program_.helpers.push_back(&def);  // a bare def is a helper
@@ -121,7 +150,10 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     read_ufunc(def, *chosen, chosen_kind);
     return;
   }
-  if (read_helper(*chosen, chosen_kind)) program_.helpers.push_back(&def);
+  std::vector<Signature> signatures;
+  if (!read_helper(*chosen, chosen_kind, signatures)) return;
+  program_.helpers.push_back(&def);
+  if (!signatures.empty()) program_.helper_signatures[&def] = std::move(signatures);
 }
 
 namespace {
@@ -344,7 +376,22 @@ void DecoratorReader::read_identity(const Expr &value, UfuncOptions &options) {
 }
 
 void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out) {
+  // A module-level name bound to signatures: `sigs = [...]` then `@vectorize(sigs)`.
+  if (const auto *name = e.as<Name>()) {
+    auto it = program_.signature_lists.find(name->id);
+    if (it != program_.signature_lists.end()) {
+      read_signatures(*it->second, out);
+      return;
+    }
+  }
   auto read_one = [&](const Expr &item) {
+    if (const auto *named = item.as<Name>()) {
+      auto it = program_.signature_lists.find(named->id);
+      if (it != program_.signature_lists.end() && it->second->isa<StrLit>()) {
+        read_signatures(*it->second, out);
+        return;
+      }
+    }
     if (const auto *str = item.as<StrLit>()) {
       if (auto sig = parse_signature(str->value, str->content_loc, diags_)) out.push_back(*sig);
       return;
@@ -361,7 +408,7 @@ void DecoratorReader::read_signatures(const Expr &e, std::vector<Signature> &out
   for (const Expr *item : items_of(e)) read_one(*item);
 }
 
-bool DecoratorReader::read_helper(const Decorator &d, Kind kind) {
+bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Signature> &signatures) {
   const auto *call = d.expr->as<Call>();
   if (kind == Kind::Device) {
     if (call != nullptr && (!call->args.empty() || !call->keywords.empty())) {
@@ -380,12 +427,25 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind) {
         ok = false;
         continue;
       }
-      std::vector<Signature> ignored;  // helpers are generic; checked, then unused
+      // Helpers are generic unless given signatures; with them, a call
+      // converts its arguments (the typer picks the first that fits).
       int before = diags_.error_count();
-      read_signatures(*call->args[i], ignored);
+      read_signatures(*call->args[i], signatures);
       ok = ok && diags_.error_count() == before;
+      for (const Signature &sig : signatures) {
+        bool arrays = sig.ret.ndim > 0;
+        for (const SigType &a : sig.args) arrays = arrays || a.ndim > 0;
+        if (arrays) {
+          diags_.error(sig.loc, "a helper signature takes scalars only, not arrays (in '" + sig.str() + "')");
+          ok = false;
+        }
+      }
     }
     for (const auto &kw : call->keywords) {
+      if (asks_object_mode(kw, "'@" + to_source(*call->func) + "'", diags_)) {
+        ok = false;
+        continue;
+      }
       if (cuda && kw.name == "device") {
         const auto *b = kw.value->as<BoolLit>();
         if (b == nullptr) {

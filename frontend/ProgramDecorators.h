@@ -30,7 +30,9 @@ class DecoratorReader {
   enum class Kind { Vectorize, GuVectorize, CudaJit, Device, Jit, Unknown };
   Kind classify(const std::string &resolved) const;
   void read_ufunc(const ast::FunctionDef &def, const ast::Decorator &d, Kind kind);
-  bool read_helper(const ast::Decorator &d, Kind kind);
+  /// Checks a helper decorator's options; `signatures` gets its explicit
+  /// signatures (`@cuda.jit('float32(float32)', device=True)`), if any.
+  bool read_helper(const ast::Decorator &d, Kind kind, std::vector<Signature> &signatures);
   void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
   /// `identity=`: 0, 1, None or 'reorderable' (Numba's parse_identity; True,
   /// False, 0.0 and 1.0 are the same dictionary keys in Python).

@@ -18,12 +18,20 @@ bool is_builtin_name(const std::string &name) {
   return false;
 }
 
-namespace {
-
 SourceLocation callee_loc(const ast::Call &call) {
   if (const ast::Attribute *a = call.func->as<ast::Attribute>()) return a->attr_loc;
   return call.func->loc;
 }
+
+bool BodyTyper::check_arity(const std::string &qualified, std::size_t given, std::size_t wanted,
+                            const SourceLocation &loc, const std::string &note) {
+  if (given == wanted) return true;
+  error(loc, qualified + "() takes " + std::to_string(wanted) + " argument" + (wanted == 1 ? "" : "s") + " (" +
+                 std::to_string(given) + " given" + note + ")");
+  return false;
+}
+
+namespace {
 
 std::string plural(std::size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -55,6 +63,32 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
                    std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") + " given");
     return Value::error();
   }
+  // Explicit signatures (`@cuda.jit('float32(float32)', device=True)`): as
+  // Numba's dispatcher, the first signature whose argument types equal the
+  // call's, else the first of the right arity; arguments are converted to it.
+  const frontend::Signature *chosen = nullptr;
+  auto declared = scope_.program->helper_signatures.find(&def);
+  if (declared != scope_.program->helper_signatures.end()) {
+    for (const frontend::Signature &sig : declared->second) {
+      if (sig.args.size() != args.size()) continue;
+      bool exact = true;
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        exact = exact && !args[i].is_weak() && !args[i].literal_tuple && args[i].type.is_scalar() &&
+                args[i].type.dtype() == sig.args[i].dtype;
+      }
+      if (exact || chosen == nullptr) chosen = &sig;
+      if (exact) break;
+    }
+    if (chosen == nullptr) {
+      error(loc, "no signature of '" + def.name + "' takes " + plural(args.size(), "argument"));
+      return Value::error();
+    }
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      args[i] = convert_to(args[i], Type::scalar(chosen->args[i].dtype), call.args[i]->loc,
+                           "to the signature '" + chosen->str() + "' of '" + def.name + "'");
+      if (!args[i].ok) return Value::error();
+    }
+  }
   std::vector<Expr> exprs;
   std::vector<Type> types;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -77,6 +111,9 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
   v.ok = true;
   v.type = spec->ret;
   v.expr = Call::make(spec->ret, spec->ir_name, std::move(exprs));
+  if (chosen != nullptr && !chosen->ret.is_void && spec->ret.is_scalar()) {
+    return convert(v, chosen->ret.dtype);  // the declared return type
+  }
   return v;
 }
 
@@ -116,11 +153,12 @@ Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc)
 }
 
 Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
+  if (callee.attr == "bit_count") return bit_count(callee, std::move(args));
   if (callee.attr != "conjugate") {
     if (callee.attr == "real" || callee.attr == "imag") {
       error(callee.attr_loc, "'." + callee.attr + "' is an attribute, not a method; write 'z." + callee.attr + "'");
     } else {
-      error(callee.attr_loc, "method '." + callee.attr + "()' is not supported (only .conjugate())");
+      error(callee.attr_loc, "method '." + callee.attr + "()' is not supported (only .conjugate() and .bit_count())");
     }
     return Value::error();
   }
@@ -137,6 +175,31 @@ Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> ar
   }
   if (v.type.is_complex()) return intrinsic(IntrinsicOp::Conj, v.type, {v});
   return v;
+}
+
+Value BodyTyper::bit_count(const ast::Attribute &callee, std::vector<Value> args) {
+  Value v = expr(*callee.value);
+  if (!v.ok) return v;
+  if (!args.empty()) {
+    error(callee.attr_loc, "bit_count() takes no arguments (" + std::to_string(args.size()) + " given)");
+    return Value::error();
+  }
+  // Python's int.bit_count(): the ones in the magnitude, (-5).bit_count() == 2.
+  if (v.is_weak() && v.weak == Weak::Int) {
+    Int128 magnitude = v.num.i < 0 ? -v.num.i : v.num.i;
+    int count = 0;
+    for (auto bits = static_cast<unsigned __int128>(magnitude); bits != 0; bits &= bits - 1) ++count;
+    return Value::weak_num(PyNum::of_int(count));
+  }
+  if (v.is_weak() || v.literal_tuple || !(v.type.is_int() || v.type.is_bool())) {
+    error(callee.attr_loc, "a value of type '" + (v.is_weak() ? std::string(weak_name(v.weak)) : v.type.str()) +
+                               "' has no .bit_count() (integers only)");
+    return Value::error();
+  }
+  if (v.type.is_bool()) return convert(v, DType::Int64);
+  // |INT_MIN| wraps to INT_MIN, whose one bit is the magnitude's one bit.
+  Value magnitude = is_signed_int(v.type.dtype()) ? intrinsic(IntrinsicOp::IAbs, v.type, {v}) : v;
+  return convert(intrinsic(IntrinsicOp::Popc, v.type, {magnitude}), DType::Int64);
 }
 
 Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &call) {
@@ -240,23 +303,60 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
     return Value::weak_num(PyNum::of_float(std::nearbyint(f / p) * p));
   }
   if (x.is_weak()) x = convert(x, DType::Float64);
+  // Numba's round_ndigits (numba/cpython/numbers.py), which this follows on
+  // both targets: computed in float64 with 10**n split at 22 digits so that
+  // the scale itself does not overflow; a product that overflows returns x
+  // unchanged; the rounding itself is rint in x's own type (Numba's
+  // _round_intrinsic is typed on the argument); the result has x's type.
   DType t = x.type.dtype();
-  Value xs = stabilize(x);
+  const DType f64 = DType::Float64;
+  const Type f64_type = Type::scalar(f64);
   if (n.is_weak()) {
-    bool negative = n.num.i < 0;
-    // The magnitude as a double: -n.num.i overflows for the most negative weak int.
-    double digits = std::fabs(static_cast<double>(n.num.i));
-    Value p = Value::strong(Const::make_float(t, std::pow(10.0, digits)));
-    BinaryOpcode scale = negative ? BinaryOpcode::Div : BinaryOpcode::Mul;
-    BinaryOpcode unscale = negative ? BinaryOpcode::Mul : BinaryOpcode::Div;
-    Value scaled = strong_binary(scale, xs, p);
-    Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {scaled});
-    return strong_binary(unscale, rounded, p);
+    // Past +-1000 digits every scale is 0 or inf already; clamping keeps the
+    // constant inside int64.
+    n = Value::weak_num(PyNum::of_int(std::max<Int128>(-1000, std::min<Int128>(1000, n.num.i))));
   }
-  Value ten = Value::strong(Const::make_float(t, 10.0));
-  Value p = stabilize(strong_binary(BinaryOpcode::Pow, ten, convert(n, t)));
-  Value rounded = intrinsic(IntrinsicOp::Rint, x.type, {strong_binary(BinaryOpcode::Mul, xs, p)});
-  return strong_binary(BinaryOpcode::Div, rounded, p);
+  Value ns = stabilize(convert(n, DType::Int64));
+  Value xs = stabilize(convert(x, f64));
+  auto int_const = [&](int64_t v) { return Value::strong(Const::make_int(DType::Int64, v)); };
+  auto f64_const = [&](double v) { return Value::strong(Const::make_float(f64, v)); };
+  auto cmp = [&](CompareOpcode op, const Value &a, const Value &b) {
+    return Value::strong(Compare::make(op, a.expr, b.expr));
+  };
+  auto pick = [&](const Value &c, const Value &a, const Value &b) {
+    return Value::strong(Select::make(c.expr, a.expr, b.expr));
+  };
+  auto rint_in_type = [&](const Value &v) {
+    return convert(intrinsic(IntrinsicOp::Rint, x.type, {convert(v, t)}), f64);
+  };
+  Value nonneg = stabilize(cmp(CompareOpcode::Ge, ns, int_const(0)));
+  Value big = stabilize(cmp(CompareOpcode::Gt, ns, int_const(22)));
+  Value digits = pick(nonneg, pick(big, strong_binary(BinaryOpcode::Sub, ns, int_const(22)), ns),
+                      Value::strong(Unary::make(UnaryOpcode::Neg, ns.expr)));
+  // 10**k exactly for k <= 22 (every such power is a double; libdevice's pow
+  // need not be exact), as integer powers 10**min(k, 18) * 10**(k - 18).
+  Value k = stabilize(digits);
+  Value low = pick(cmp(CompareOpcode::Lt, k, int_const(18)), k, int_const(18));
+  Value high = pick(cmp(CompareOpcode::Gt, k, int_const(18)), strong_binary(BinaryOpcode::Sub, k, int_const(18)), int_const(0));
+  Value exact = strong_binary(BinaryOpcode::Mul, convert(strong_binary(BinaryOpcode::Pow, int_const(10), low), f64),
+                              convert(strong_binary(BinaryOpcode::Pow, int_const(10), high), f64));
+  Value pow1 = stabilize(pick(cmp(CompareOpcode::Le, k, int_const(22)), exact,
+                              strong_binary(BinaryOpcode::Pow, f64_const(10.0), convert(k, f64))));
+  Value pow2 = stabilize(pick(big, f64_const(1e22), f64_const(1.0)));
+  Value y = stabilize(pick(nonneg, strong_binary(BinaryOpcode::Mul, strong_binary(BinaryOpcode::Mul, xs, pow1), pow2),
+                           strong_binary(BinaryOpcode::Div, xs, pow1)));
+  Value z = stabilize(rint_in_type(y));
+  Value half_way = cmp(CompareOpcode::Eq, intrinsic(IntrinsicOp::Fabs, f64_type, {strong_binary(BinaryOpcode::Sub, y, z)}),
+                       f64_const(0.5));
+  Value even = strong_binary(BinaryOpcode::Mul, f64_const(2.0), rint_in_type(strong_binary(BinaryOpcode::Div, y, f64_const(2.0))));
+  z = stabilize(pick(half_way, even, z));
+  Value scaled_back = pick(nonneg, strong_binary(BinaryOpcode::Div, strong_binary(BinaryOpcode::Div, z, pow2), pow1),
+                           strong_binary(BinaryOpcode::Mul, z, pow1));
+  Value keep_x = Value::strong(Binary::make(BinaryOpcode::BitOr,
+                                            Unary::make(UnaryOpcode::Not, intrinsic(IntrinsicOp::IsFinite, Type::scalar(DType::Bool), {xs}).expr),
+                                            Binary::make(BinaryOpcode::BitAnd, nonneg.expr,
+                                                         intrinsic(IntrinsicOp::IsInf, Type::scalar(DType::Bool), {y}).expr)));
+  return convert(pick(keep_x, xs, scaled_back), t);
 }
 
 Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call) {

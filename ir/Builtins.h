@@ -14,5 +14,9 @@ inline constexpr const char *kBuiltinNames[] = {"abs", "min",  "max",     "round
 bool is_builtin_name(const std::string &name);
 /// Every function and constant name of `module` ("math" or "cmath").
 std::vector<std::string> math_module_names(const std::string &module);
+/// Every np.* function and constant a body may use (NumpyCalls.cpp).
+std::vector<std::string> numpy_names();
+/// The cuda.* (fp16: cuda.fp16.*) functions a body may call (CudaCalls.cpp).
+std::vector<std::string> cuda_names(bool fp16);
 
 }  // namespace ufjit::ir::typer

@@ -15,7 +15,8 @@
 //   a negative signed value. Shr is arithmetic on signed, logical on unsigned.
 // - Div exists only on floats and complex (`/` on ints is typed as float64).
 // - Pow on integers is exact (repeated squaring, wrapping); a negative exponent
-//   gives 0 unless the base is 1 or -1. Pow on floats is C `pow`.
+//   gives 0 unless the base is 1 or -1, and the type's minimum for a zero base
+//   (Numba's zerodiv_return). Pow on floats is C `pow`.
 // - Cast float -> int truncates toward zero; NaN or out-of-range gives an
 //   unspecified value but never poison or a trap (lowered with saturating
 //   conversions). Cast to bool is `x != 0`. Cast complex -> real takes the real
@@ -291,7 +292,10 @@ struct Call : ExprNode {
   X(CSinh, "csinh", 1) X(CCosh, "ccosh", 1) X(CTanh, "ctanh", 1)                  \
   X(CAsinh, "casinh", 1) X(CAcosh, "cacosh", 1) X(CAtanh, "catanh", 1)            \
   /* complex ** complex */                                                        \
-  X(CPow, "cpow", 2)
+  X(CPow, "cpow", 2)                                                              \
+  /* integer bits (cuda.popc/clz/ffs/brev; codegen/LowerIntrinsics.cpp): popc, */ \
+  /* clz and brev give the argument's type, ffs uint32 (1-based, 0 for 0) */       \
+  X(Popc, "popc", 1) X(Clz, "clz", 1) X(Ffs, "ffs", 1) X(Brev, "brev", 1)
 
 enum class IntrinsicOp : uint8_t {
 #define UFJIT_INTRINSIC_ENUM(name, str, arity) name,

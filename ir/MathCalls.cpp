@@ -116,11 +116,6 @@ bool contains(const Array &a, const std::string &name) {
   return false;
 }
 
-SourceLocation callee_loc(const ast::Call &call) {
-  if (const ast::Attribute *a = call.func->as<ast::Attribute>()) return a->attr_loc;
-  return call.func->loc;
-}
-
 DType complex_part(DType c) { return c == DType::Complex64 ? DType::Float32 : DType::Float64; }
 
 }  // namespace
@@ -201,12 +196,7 @@ Value BodyTyper::call_math(const std::string &module, const std::string &name, s
     if (!a.ok) return Value::error();
   }
   std::string qualified = module + "." + name;
-  auto want = [&](std::size_t n) {
-    if (args.size() == n) return true;
-    error(loc, qualified + "() takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s") + " (" +
-                   std::to_string(args.size()) + " given)");
-    return false;
-  };
+  auto want = [&](std::size_t n) { return check_arity(qualified, args.size(), n, loc); };
   auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
   // Real arguments of a math function: weak floats or strong floats of one type.
   auto real_args = [&](std::vector<Value> &xs) -> std::optional<DType> {

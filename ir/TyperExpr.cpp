@@ -130,6 +130,7 @@ Value BodyTyper::name_expr(const ast::Name &e) {
     if ((module == "math" || module == "cmath") && dot != std::string::npos) {
       return math_constant(module, what.substr(dot + 1), e.loc);
     }
+    if (module == "numpy" && dot != std::string::npos) return numpy_constant(what.substr(dot + 1), e.loc);
     error(e.loc, "'" + id + "' (" + what + ") cannot be used as a value");
     return Value::error();
   }
@@ -151,7 +152,13 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
     auto imp = scope_.imports.find(n->id);
     if (imp != scope_.imports.end()) {
       const std::string &what = imp->second;
-      if (what == "math" || what == "cmath" || what == "numpy" || what == "numba" || what == "numba.cuda") return what;
+      if (what == "math" || what == "cmath" || what == "numpy" || what == "numba" || what == "numba.cuda" ||
+          what == "numba.cuda.fp16") {
+        return what;
+      }
+      if (what == "numba.types" || what == "numba.cuda.types" || what == "numba.core.types") {
+        return std::string("numba.types");
+      }
       return std::nullopt;
     }
     if (n->id == "math" || n->id == "cmath" || n->id == "numba") return n->id;
@@ -162,6 +169,10 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
   if (const ast::Attribute *a = e.as<ast::Attribute>()) {
     std::optional<std::string> base = module_of(*a->value);
     if (base && *base == "numba" && a->attr == "cuda") return std::string("numba.cuda");
+    if (base && *base == "numba.cuda" && a->attr == "fp16") return std::string("numba.cuda.fp16");
+    if (base && (*base == "numba" || *base == "numba.cuda") && a->attr == "types") return std::string("numba.types");
+    if (base && *base == "numba" && a->attr == "core") return std::string("numba.core");
+    if (base && *base == "numba.core" && a->attr == "types") return std::string("numba.types");
   }
   return std::nullopt;
 }
@@ -170,16 +181,8 @@ Value BodyTyper::attribute_expr(const ast::Attribute &e) {
   std::optional<std::string> mod = module_of(*e.value);
   if (mod) {
     if (*mod == "math" || *mod == "cmath") return math_constant(*mod, e.attr, e.attr_loc);
-    if (*mod == "numpy") {
-      if (e.attr == "pi" || e.attr == "e" || e.attr == "inf" || e.attr == "nan") {
-        return math_constant("math", e.attr, e.attr_loc);
-      }
-      if (dtype_from_name(e.attr)) {
-        error(e.attr_loc, "'np." + e.attr + "' is a type; call it to convert a value");
-        return Value::error();
-      }
-    }
-    error(e.attr_loc, "'" + ast::to_source(e) + "' is not supported (from numpy, only dtype names are used)");
+    if (*mod == "numpy") return numpy_constant(e.attr, e.attr_loc);
+    error(e.attr_loc, "'" + ast::to_source(e) + "' cannot be used as a value in a function body");
     return Value::error();
   }
   Value v = expr(*e.value);
@@ -318,11 +321,91 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
   return Value::strong(TupleGet::make(v.expr, static_cast<int>(i)));
 }
 
+namespace {
+
+/// A copy of a callee made of names and attributes (`f`, `cmath.rect`,
+/// `cuda.fp16.hadd`, `z.conjugate`); nullptr for anything else.
+ast::ExprPtr clone_callee(const ast::Expr &e) {
+  if (const ast::Name *n = e.as<ast::Name>()) {
+    auto copy = std::make_unique<ast::Name>(n->loc);
+    copy->id = n->id;
+    return copy;
+  }
+  if (const ast::Attribute *a = e.as<ast::Attribute>()) {
+    ast::ExprPtr value = clone_callee(*a->value);
+    if (!value) return nullptr;
+    auto copy = std::make_unique<ast::Attribute>(a->loc);
+    copy->value = std::move(value);
+    copy->attr = a->attr;
+    copy->attr_loc = a->attr_loc;
+    return copy;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Value> BodyTyper::call_arguments(const ast::Call &e) {
+  if (pending_args_) {
+    std::vector<Value> args = std::move(*pending_args_);
+    pending_args_.reset();
+    return args;
+  }
+  std::vector<Value> args;
+  for (const ast::ExprPtr &a : e.args) args.push_back(expr(*a));
+  return args;
+}
+
+Value BodyTyper::star_call(const ast::Call &e) {
+  // `f(*t)`: each starred tuple becomes its elements. The call is then typed
+  // as a call without stars whose arguments point at the starred expression.
+  ast::ExprPtr callee = clone_callee(*e.func);
+  if (!callee) {
+    error(e.func->loc, "'" + ast::to_source(*e.func) + "' cannot be called with unpacked arguments ('*')");
+    return Value::error();
+  }
+  ast::Call flat(e.loc);
+  flat.func = std::move(callee);
+  std::vector<Value> args;
+  auto add = [&](Value v, const SourceLocation &loc) {
+    args.push_back(std::move(v));
+    flat.args.push_back(std::make_unique<ast::Name>(loc));  // a location only; never typed
+  };
+  for (std::size_t i = 0; i < e.args.size(); ++i) {
+    Value v = expr(*e.args[i]);
+    if (!v.ok) return Value::error();
+    if (!e.is_starred(i)) {
+      add(std::move(v), e.args[i]->loc);
+      continue;
+    }
+    if (v.literal_tuple) {
+      for (const Value &element : v.elements) add(element, e.args[i]->loc);
+      continue;
+    }
+    if (v.is_weak() || !v.type.is_tuple()) {
+      error(e.args[i]->loc, "only a tuple can be unpacked into arguments, not '" +
+                                (v.is_weak() ? std::string(weak_name(v.weak)) : v.type.str()) + "'");
+      return Value::error();
+    }
+    Value t = stabilize(v);
+    const MakeTuple *made = t.expr.as<MakeTuple>();
+    for (std::size_t k = 0; k < t.type.elements().size(); ++k) {
+      Expr element = made != nullptr ? made->elements[k] : TupleGet::make(t.expr, static_cast<int>(k));
+      add(Value::strong(element), e.args[i]->loc);
+    }
+  }
+  pending_args_ = std::move(args);
+  Value result = call_expr(flat);
+  pending_args_.reset();  // not consumed when the call failed before typing its arguments
+  return result;
+}
+
 Value BodyTyper::call_expr(const ast::Call &e) {
   if (!e.keywords.empty()) {
     error(e.keywords[0].loc, "keyword arguments are not supported in calls ('" + e.keywords[0].name + "=')");
     return Value::error();
   }
+  if (!e.starred.empty()) return star_call(e);
   const ast::Expr &callee = *e.func;
   if (const ast::Name *n = callee.as<ast::Name>()) {
     const std::string &id = n->id;
@@ -338,7 +421,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       error(n->loc, "range() can only be used as the iterable of a 'for' loop");
       return Value::error();
     }
-    if (id == "float" && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
+    if (id == "float" && !pending_args_ && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
       // float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
       std::string text = e.args[0]->as<ast::StrLit>()->value;
       for (char &ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -352,8 +435,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       error(e.args[0]->loc, "float() of a string supports only 'inf', '-inf' and 'nan'");
       return Value::error();
     }
-    std::vector<Value> args;
-    for (const ast::ExprPtr &a : e.args) args.push_back(expr(*a));
+    std::vector<Value> args = call_arguments(e);
     auto f = scope_.functions.find(id);
     if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
     auto imp = scope_.imports.find(id);
@@ -363,9 +445,13 @@ Value BodyTyper::call_expr(const ast::Call &e) {
       std::string module = dot == std::string::npos ? what : what.substr(0, dot);
       std::string name = dot == std::string::npos ? what : what.substr(dot + 1);
       if (module == "math" || module == "cmath") return call_math(module, name, std::move(args), e);
-      if ((module == "numpy" || module == "numba") && dtype_from_name(name)) {
+      if (module == "numba.cuda" || module == "numba.cuda.fp16") return call_cuda(module, name, std::move(args), e);
+      if ((module == "numpy" || module == "numba" || module == "numba.types" || module == "numba.cuda.types" ||
+           module == "numba.core.types") &&
+          dtype_from_name(name)) {
         return call_dtype(*dtype_from_name(name), std::move(args), e, id);
       }
+      if (module == "numpy" && dot != std::string::npos) return call_numpy(name, std::move(args), e);
       error(n->loc, "'" + id + "' (" + what + ") cannot be called in a function body");
       return Value::error();
     }
@@ -381,23 +467,15 @@ Value BodyTyper::call_expr(const ast::Call &e) {
   }
   if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
     std::optional<std::string> mod = module_of(*a->value);
-    if (!mod) {
-      std::vector<Value> args;
-      for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
-      return method_call(*a, std::move(args), e);
-    }
-    std::vector<Value> args;
-    for (const ast::ExprPtr &x : e.args) args.push_back(expr(*x));
+    if (!mod) return method_call(*a, call_arguments(e), e);
+    std::vector<Value> args = call_arguments(e);
     if (*mod == "math" || *mod == "cmath") return call_math(*mod, a->attr, std::move(args), e);
-    if ((*mod == "numpy" || *mod == "numba") && dtype_from_name(a->attr)) {
+    if ((*mod == "numpy" || *mod == "numba" || *mod == "numba.types") && dtype_from_name(a->attr)) {
       return call_dtype(*dtype_from_name(a->attr), std::move(args), e, ast::to_source(callee));
     }
-    if (*mod == "numpy") {
-      error(a->attr_loc, "'" + ast::to_source(callee) + "' is not supported (from numpy, only dtype names are used; "
-                         "use math functions)");
-    } else {
-      error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
-    }
+    if (*mod == "numpy") return call_numpy(a->attr, std::move(args), e);
+    if (*mod == "numba.cuda" || *mod == "numba.cuda.fp16") return call_cuda(*mod, a->attr, std::move(args), e);
+    error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
     return Value::error();
   }
   error(callee.loc, "cannot call '" + ast::to_source(callee) + "'");

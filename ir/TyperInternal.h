@@ -114,6 +114,9 @@ std::optional<Type> unify_types(const Type &a, const Type &b, std::string &messa
 
 class ModuleTyper;
 
+/// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.
+SourceLocation callee_loc(const ast::Call &call);
+
 /// Which names a source binds at module level (shared by all functions).
 struct ProgramScope {
   const frontend::Program *program = nullptr;
@@ -220,6 +223,10 @@ class BodyTyper {
   /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// `f(*t)`: expands starred tuples, then types the call with them.
+  Value star_call(const ast::Call &e);
+  /// The arguments of `e`: star_call's expansion when pending, else each typed.
+  std::vector<Value> call_arguments(const ast::Call &e);
   Value unknown_name(const std::string &name, const SourceLocation &loc, bool as_call);
   std::vector<std::string> visible_names() const;
 
@@ -243,6 +250,10 @@ class BodyTyper {
   Value select(Value cond, Value a, Value b, const SourceLocation &loc);
   Value make_bool_const(bool b);
   Value intrinsic(IntrinsicOp op, Type result, std::vector<Value> args);
+  /// `qualified`() called with `given` arguments where it takes `wanted`:
+  /// true when they match, else reports "takes N arguments (M given)" + note.
+  bool check_arity(const std::string &qualified, std::size_t given, std::size_t wanted, const SourceLocation &loc,
+                   const std::string &note = "");
   /// Reports a user error (muted in Infer mode).
   void error(const SourceLocation &loc, const std::string &message);
   bool emitting() const { return mode_ == Mode::Emit; }
@@ -260,12 +271,23 @@ class BodyTyper {
   Value call_dtype(DType t, std::vector<Value> args, const ast::Call &call, const std::string &spelled);
   Value math_constant(const std::string &module, const std::string &name, const SourceLocation &loc);
   Value method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call);
+  /// `x.bit_count()` (Python 3.10): ones in the magnitude, as int64.
+  Value bit_count(const ast::Attribute &callee, std::vector<Value> args);
   Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
   Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
   Value round_builtin(std::vector<Value> args, const ast::Call &call);
   Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value complex_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
-  /// "math", "cmath", "numpy", "numba", "numba.cuda" when `e` names such a module.
+  // ---- np.* (NumpyCalls.cpp)
+  Value call_numpy(const std::string &name, std::vector<Value> args, const ast::Call &call);
+  Value numpy_constant(const std::string &name, const SourceLocation &loc);
+  /// A np.* operand: weak numbers at their default dtype, scalars as they are.
+  Value numpy_operand(const Value &v, const std::string &fn, const SourceLocation &loc);
+  Value unknown_numpy(const std::string &name, const SourceLocation &loc, bool as_call);
+  // ---- cuda.* and cuda.fp16.* (CudaCalls.cpp); module is "numba.cuda" or "numba.cuda.fp16"
+  Value call_cuda(const std::string &module, const std::string &name, std::vector<Value> args, const ast::Call &call);
+  /// "math", "cmath", "numpy", "numba", "numba.cuda", "numba.cuda.fp16" or
+  /// "numba.types" (also numba.cuda.types, numba.core.types) when `e` names such a module.
   std::optional<std::string> module_of(const ast::Expr &e) const;
 
   const ProgramScope &scope_;
@@ -308,6 +330,8 @@ class BodyTyper {
   Stmt body_;
   std::vector<Variable> temps_;
   int temp_counter_ = 0;
+  /// Set by star_call for the call_expr it makes (the expanded arguments).
+  std::optional<std::vector<Value>> pending_args_;
 };
 
 /// Helper calls nested deeper than this (f0 called by f1 called by f2 ...)

@@ -276,6 +276,14 @@ class FunctionVerifier : public IRVisitor {
       case IntrinsicOp::IAbs:
         check(arg(0).is_int() && op->type == arg(0), "iabs types");
         return;
+      case IntrinsicOp::Popc:
+      case IntrinsicOp::Clz:
+      case IntrinsicOp::Brev:
+        check(arg(0).is_int() && op->type == arg(0), name + " types");
+        return;
+      case IntrinsicOp::Ffs:
+        check(arg(0).is_int() && op->type == Type::scalar(DType::UInt32), "ffs types");
+        return;
       case IntrinsicOp::Real:
       case IntrinsicOp::Imag:
       case IntrinsicOp::CAbs:

@@ -311,9 +311,11 @@ inline int64_t py_mod(int64_t a, int64_t b) {
   return r;
 }
 /// Exact integer power by repeated multiplication with int64 wrap-around;
-/// negative exponents give 0 unless the base is 1 or -1.
+/// negative exponents give 0 unless the base is 1 or -1; 0 to a negative
+/// power gives INT64_MIN (Numba's int_power_impl, error_model='numpy').
 inline int64_t py_ipow(int64_t base, int64_t exp) {
   if (exp < 0) {
+    if (base == 0) return std::numeric_limits<int64_t>::min();
     if (base == 1) return 1;
     if (base == -1) return (exp % 2 == 0) ? 1 : -1;
     return 0;
@@ -347,11 +349,13 @@ inline double py_float_mod(double a, double b) {
 inline std::vector<Case> language_cases();
 inline std::vector<Case> math_cases();
 inline std::vector<Case> cmath_cases();
+inline std::vector<Case> numpy_cases();
 
 inline std::vector<Case> all_cases() {
   std::vector<Case> all = language_cases();
   for (auto &c : math_cases()) all.push_back(std::move(c));
   for (auto &c : cmath_cases()) all.push_back(std::move(c));
+  for (auto &c : numpy_cases()) all.push_back(std::move(c));
   return all;
 }
 
@@ -359,3 +363,4 @@ inline std::vector<Case> all_cases() {
 
 #include "semantic_language_cases.h"
 #include "semantic_math_cases.h"
+#include "semantic_numpy_cases.h"

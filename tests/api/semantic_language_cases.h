@@ -233,7 +233,8 @@ inline std::vector<Case> language_cases() {
   {
     const std::vector<std::pair<int64_t, int64_t>> pairs = {{3, 4},  {2, 62}, {2, 63},  {2, 64}, {-2, 3},
                                                             {2, -1}, {1, -5}, {-1, -3}, {-1, -2}, {0, 0},
-                                                            {7, 0},  {0, 5},  {10, 19}, {10, 20}, {-3, 41}};
+                                                            {7, 0},  {0, 5},  {10, 19}, {10, 20}, {-3, 41},
+                                                            {0, -1}, {0, -2}};
     std::vector<Row> rows;
     for (auto [a, b] : pairs) rows.push_back({{i64(a), i64(b)}, i64(py_ipow(a, b))});
     cases.push_back(make("IntPowIsExactAndWraps", "def f(a, b):\n    return a ** b\n", "int64(int64, int64)", rows));

@@ -113,6 +113,9 @@ int64_t reference_pow(int64_t base, int64_t exponent) {
     if (base == -1) {
       return exponent % 2 == 0 ? 1 : -1;
     }
+    if (base == 0) {
+      return std::numeric_limits<int64_t>::min();  // Numba's zerodiv_return
+    }
     return 0;
   }
   uint64_t result = 1;

@@ -61,6 +61,13 @@ std::vector<Built> intrinsic_cases() {
       }
       continue;
     }
+    if (op == IntrinsicOp::Popc || op == IntrinsicOp::Clz || op == IntrinsicOp::Ffs || op == IntrinsicOp::Brev) {
+      for (DType t : {DType::Int8, DType::Int16, DType::Int32, DType::UInt64}) {
+        DType result = op == IntrinsicOp::Ffs ? DType::UInt32 : t;
+        cases.push_back({{t}, [op, result](const auto &p) { return ir::Intrinsic::make(op, scalar(result), p); }});
+      }
+      continue;
+    }
     if (op == IntrinsicOp::MakeComplex) {
       for (DType c : kComplexes) {
         DType f = component(c);
