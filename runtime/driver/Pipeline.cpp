@@ -13,6 +13,7 @@
 #include "frontend/Parser.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
+#include "runtime/driver/DeviceExport.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {
@@ -151,6 +152,12 @@ CompileResult compile_here(const CompileRequest &request) {
   std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
   log.step("typed");
   if (!program) return finish(std::move(result), diags);
+  if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {
+    driver::emit_device_function(*program, request, result);
+    log.step("emitted the device function");
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
 
   std::vector<codegen::EntryRequest> requests;
   std::vector<driver::ManifestEntry> manifest;
