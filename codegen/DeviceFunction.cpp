@@ -6,60 +6,15 @@
 // internal (inlined into it by O3 where the inliner chooses).
 #include "codegen/DeviceFunction.h"
 
+#include "codegen/CAbi.h"
 #include "codegen/KernelModule.h"
+#include "codegen/Lowering.h"
 #include "codegen/NVPTXTarget.h"
 #include "frontend/LargeStack.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::codegen {
 namespace {
-
-/// The C spelling of a dtype the C ABI carries; empty for float16 and
-/// complex (no C type every caller shares).
-std::string c_type(DType t) {
-  switch (t) {
-    case DType::Bool:
-      return "bool";
-    case DType::Int8:
-      return "int8_t";
-    case DType::Int16:
-      return "int16_t";
-    case DType::Int32:
-      return "int32_t";
-    case DType::Int64:
-      return "int64_t";
-    case DType::UInt8:
-      return "uint8_t";
-    case DType::UInt16:
-      return "uint16_t";
-    case DType::UInt32:
-      return "uint32_t";
-    case DType::UInt64:
-      return "uint64_t";
-    case DType::Float32:
-      return "float";
-    case DType::Float64:
-      return "double";
-    default:
-      return "";
-  }
-}
-
-/// The extension attribute clang gives a C parameter or result of `t` on
-/// NVPTX: zeroext for bool and unsigned 8/16-bit, signext for signed 8/16.
-llvm::Attribute::AttrKind extension(DType t) {
-  switch (t) {
-    case DType::Bool:
-    case DType::UInt8:
-    case DType::UInt16:
-      return llvm::Attribute::ZExt;
-    case DType::Int8:
-    case DType::Int16:
-      return llvm::Attribute::SExt;
-    default:
-      return llvm::Attribute::None;
-  }
-}
 
 void check_carried(const ir::Function &fn, const EntrySignature &sig) {
   for (std::size_t k = 0; k < sig.args.size(); ++k) {
@@ -94,12 +49,12 @@ void build_wrapper(llvm::Module &module, llvm::Function &scalar, const EntrySign
   llvm::Function *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, module);
   const unsigned first = abi == DeviceAbi::Numba ? 1 : 0;
   for (std::size_t k = 0; k < sig.args.size(); ++k) {
-    if (extension(sig.args[k]) != llvm::Attribute::None) {
-      fn->addParamAttr(static_cast<unsigned>(first + k), extension(sig.args[k]));
+    if (c_abi_llvm_extension(sig.args[k]) != llvm::Attribute::None) {
+      fn->addParamAttr(static_cast<unsigned>(first + k), c_abi_llvm_extension(sig.args[k]));
     }
   }
-  if (abi == DeviceAbi::C && extension(sig.ret) != llvm::Attribute::None) {
-    fn->addRetAttr(extension(sig.ret));
+  if (abi == DeviceAbi::C && c_abi_llvm_extension(sig.ret) != llvm::Attribute::None) {
+    fn->addRetAttr(c_abi_llvm_extension(sig.ret));
   }
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
   std::vector<llvm::Value *> args;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/IR.h"
+
 namespace ufjit::codegen {
 
 /// One input of a device link, as nvJitLink's input kinds.
@@ -42,5 +44,29 @@ enum class LinkOutput { Cubin, Ptx };
 /// message says which library and how to get it).
 std::string link_device_image(const DeviceImage &image, const std::string &arch,
                               LinkOutput output = LinkOutput::Cubin);
+
+/// Turns one CUDA C++ link file (`.cu`) into a link input for `arch`. The
+/// stages do not know NVRTC: interop/cudacpp installs the one compiler.
+/// `externs` are the functions the module expects the file (or its siblings)
+/// to define, so the compiler can check their signatures. Throws
+/// CompileError located in the user's files.
+using CudaSourceCompiler = LinkInput (*)(const ir::LinkFile &file, const std::vector<ir::ExternFunction> &externs,
+                                         const std::string &arch);
+void set_cuda_source_compiler(CudaSourceCompiler compiler);
+
+/// Whether any module has link files (a kernel that needs CUDA C++ helpers).
+bool needs_link_files(const std::vector<const ir::Module *> &modules);
+
+/// The device image of ufjit's `ptx` and every link file of `modules`
+/// (each file once): .ptx/.cubin/.ltoir/.fatbin as they are, .cu through the
+/// installed CudaSourceCompiler (an error naming the file when none is).
+DeviceImage module_device_image(const std::string &ptx, const std::vector<const ir::Module *> &modules,
+                                const std::string &arch);
+
+/// link_device_image for a module image, where a helper that no link file
+/// defines becomes a CompileError at its declare_device:
+///   "k.ufn:3:13: error: CUDA C++ function 'cube_plus' is not defined by helpers.cu"
+std::string link_module_image(const DeviceImage &image, const std::vector<const ir::Module *> &modules,
+                              const std::string &arch);
 
 }  // namespace ufjit::codegen

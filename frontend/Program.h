@@ -20,6 +20,7 @@ struct UfuncOptions {
   std::string target;  // "", "cuda", "cpu" or "parallel"
   bool fastmath = false;
   std::vector<std::string> link;  // CUDA C++ files for declare_device functions
+  std::vector<SourceLocation> link_locs;  // where each `link` entry is written
 };
 
 struct UfuncDecl {
@@ -31,12 +32,13 @@ struct UfuncDecl {
   UfuncOptions options;
 };
 
-/// `name = declare_device("c_name", "float32(float32)")`
+/// `name = declare_device("c_name", "float32(float32)", abi="numba"|"c")`
 struct DeviceDecl {
   std::string name;
   std::string c_name;
   Signature signature;
   SourceLocation loc;
+  bool c_abi = false;  // abi="c": `float f(float)`; else Numba's `int f(float *ret, float)`
 };
 
 /// A module-level `NAME = <constant expression>`.

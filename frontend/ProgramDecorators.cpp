@@ -205,6 +205,7 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
         continue;
       }
       ufunc.options.link.push_back(str->value);
+      ufunc.options.link_locs.push_back(str->loc);
     }
   } else if (one_of(kw.name, {"cache", "nopython", "identity"})) {
     // Numba options with no effect here; accepted so that kernels compile unchanged.

@@ -104,6 +104,10 @@ Module ModuleTyper::finish(Function entry, const std::string &name, const FloatO
     });
     for (const std::string &c : callees) {
       if (!done.insert(c).second) continue;
+      if (std::optional<ExternFunction> ext = extern_named(*scope_.program, c)) {
+        m.externs.push_back(std::move(*ext));
+        continue;
+      }
       auto it = specs_.find(c);
       internal_assert(it != specs_.end() && it->second.function) << "call of untyped specialisation " << c;
       add_callees(*it->second.function);
@@ -307,6 +311,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
                                        "' has no signatures");
       continue;
     }
+    std::optional<std::vector<LinkFile>> link_files;
     for (const frontend::Signature &sig : u.signatures) {
       if (!(gufunc ? check_gufunc_signature(u, sig, diags) : check_signature(u, sig, diags))) continue;
       DiagnosticEngine scratch;
@@ -321,6 +326,17 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
       FloatOptions options;
       options.fastmath = u.options.fastmath;
       Module m = mt.finish(std::move(*entry), u.name, options);
+      if (!m.externs.empty()) {
+        // CUDA C++ helpers: the files that define them, read once per ufunc.
+        if (u.options.link.empty()) {
+          diags.error(def_loc(*u.def), "'" + u.name + "' calls CUDA C++ function '" + m.externs.front().name +
+                                           "' (declare_device) but names no file that defines it: add "
+                                           "link=['helpers.cu'] to its @vectorize");
+          continue;
+        }
+        if (!link_files) link_files = typer::read_link_files(u.options, *file, diags);
+        m.link_files = *link_files;
+      }
       verify(m);
       tu.modules.push_back(std::move(m));
     }

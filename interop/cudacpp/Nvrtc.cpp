@@ -9,7 +9,9 @@
 #include <regex>
 #include <sstream>
 
+#include "codegen/DeviceImage.h"
 #include "frontend/Diagnostics.h"
+#include "interop/cudacpp/HelperCompiler.h"
 #include "support/DynamicLibrary.h"
 #include "ufjit/errors.h"
 
@@ -171,6 +173,13 @@ const char *output_name(NvrtcOutput output) {
   }
   return "?";
 }
+
+/// Installs compile_link_file as codegen's CUDA C++ compiler when the interop
+/// is linked in (libufjit.so always; a static link that uses NVRTC).
+const bool kInstalled = [] {
+  codegen::set_cuda_source_compiler(&compile_link_file);
+  return true;
+}();
 
 }  // namespace
 
