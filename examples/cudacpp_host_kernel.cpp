@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "example_util.h"
 #include "ufjit/compiler.h"
 #include "ufjit/cudacpp.h"
 
@@ -97,7 +98,7 @@ int run() {
 
   // 1. ufjit: the scalar function as a device function, and its header.
   ufjit::CompileRequest request;
-  request.source = read_file(UFJIT_EXAMPLES_DIR "/gaussian_pdf.ufn");
+  request.source = read_file(example::ufn_path("gaussian_pdf.ufn"));
   request.source_name = "gaussian_pdf.ufn";
   request.emit = ufjit::EmitKind::DevicePtx;
   request.function = "gaussian_pdf";

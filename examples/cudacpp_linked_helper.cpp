@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "example_util.h"
 #include "ufjit/ufjit.h"
 
 int main() {
@@ -18,7 +19,7 @@ int main() {
     options.target = ufjit::TargetKind::Cuda;
     ufjit::Runtime rt(options);
     // Relative link=[...] names are found beside the .ufn file.
-    ufjit::UfuncSet set = rt.load_file(UFJIT_EXAMPLES_DIR "/cudacpp/cube_plus.ufn");
+    ufjit::UfuncSet set = rt.load_file(example::ufn_path("cudacpp/cube_plus.ufn"));
     ufjit::Ufunc f = set["cube_plus_scaled"];
     const std::size_t n = (1 << 20) + 3;
     std::vector<float> x(n);
