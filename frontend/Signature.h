@@ -41,6 +41,10 @@ struct Signature {
 std::optional<Signature> parse_signature(std::string_view text, SourceLocation start,
                                          DiagnosticEngine &diags);
 
+/// The canonical text of a signature a caller typed ("f4(f4)" ->
+/// "float32(float32)"); throws CompileError located in the string.
+std::string canonical_signature(const std::string &text);
+
 /// Reports each signature whose argument types repeat an earlier one's: an
 /// exact duplicate, or the same inputs with another return type (a call could
 /// not choose; both would also compile to one entry name). The error points

@@ -1,26 +1,11 @@
 // Picks the ufunc and signature for --emit device-ptx and emits them.
 #include "runtime/driver/DeviceExport.h"
 
-#include <memory>
-#include <optional>
-
 #include "codegen/DeviceFunction.h"
-#include "frontend/Diagnostics.h"
 #include "frontend/Signature.h"
 
 namespace ufjit::driver {
 namespace {
-
-/// The canonical text of a signature as a user typed it ("f4(f4)").
-std::string canonical_signature(const std::string &text) {
-  auto file = std::make_shared<const SourceFile>("<signature>", text);
-  DiagnosticEngine diags;
-  diags.retain(file);
-  SourceLocation start{file.get(), 1, 1, 1};
-  std::optional<frontend::Signature> parsed = frontend::parse_signature(text, start, diags);
-  diags.throw_if_errors();
-  return parsed ? parsed->str() : text;
-}
 
 std::string signature_list(const ir::TypedUfunc &ufunc) {
   std::string list;
@@ -59,7 +44,7 @@ void emit_device_function(const ir::TypedProgram &program, const CompileRequest 
   }
   std::size_t chosen = 0;
   if (!request.signature.empty()) {
-    const std::string wanted = canonical_signature(request.signature);
+    const std::string wanted = frontend::canonical_signature(request.signature);
     chosen = ufunc->signatures.size();
     for (std::size_t s = 0; s < ufunc->signatures.size(); ++s) {
       if (ufunc->signatures[s].str() == wanted) {

@@ -6,6 +6,7 @@
 #include "codegen/DeviceImage.h"
 #include "interop/cudacpp/Nvrtc.h"
 #include "ufjit/compiler.h"
+#include "ufjit/ufjit.h"
 
 namespace ufjit::cudacpp {
 namespace {
@@ -88,6 +89,20 @@ TEST(DeviceFunction, LtoIrIsRefusedWithTheReason) {
   } catch (const Error &e) {
     EXPECT_TRUE(contains(e.what(), "use --emit device-ptx")) << e.what();
   }
+}
+
+TEST(DeviceFunction, UfuncApiGivesTheSameFunctionAndHeader) {
+  RuntimeOptions options;
+  options.target = TargetKind::Cpu;
+  Runtime rt(options);
+  Ufunc hyp = rt.load(kSource, "funcs.ufn")["hyp"];
+  DeviceFunction fn = hyp.device_function("f8(f8, f8)", "sm_90", "ptx", "c");
+  EXPECT_EQ(fn.symbol, "hyp");
+  EXPECT_TRUE(contains(fn.code, ".visible .func  (.param .b64 func_retval0) hyp(")) << fn.code;
+  EXPECT_TRUE(contains(fn.header, "extern \"C\" __device__ double hyp(double x, double y);")) << fn.header;
+  EXPECT_THROW(hyp.device_function("int8(int8, int8)"), DispatchError);
+  EXPECT_THROW(hyp.device_function("float32(float32, float32)", "sm_90", "ltoir"), Error);
+  EXPECT_THROW(hyp.device_function("float32(float32, float32)", "sm_90", "ptx", "fortran"), Error);
 }
 
 TEST(DeviceFunction, AnNvrtcKernelCallingItLinksWithNvJitLink) {
