@@ -48,6 +48,10 @@ struct Emitter {
 DType component_dtype(DType t);
 /// The dtype in which arithmetic of `t` is computed: Float16 -> Float32.
 DType compute_dtype(DType t);
+/// Declares the module's CUDA C++ externs into ms.functions (LowerExtern.cpp);
+/// throws ufjit::Error naming the function on the CPU target.
+void declare_externs(const ir::Module &module, ModuleState &ms);
+
 llvm::Constant *float_constant(llvm::Type *type, double v);
 /// The LLVM constant of an ir::Const (scalars only).
 llvm::Constant *lower_constant(llvm::LLVMContext &ctx, const ir::Const &c);

@@ -247,6 +247,7 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}};
   llvm::LLVMContext &ctx = out.getContext();
+  lower::declare_externs(module, ms);
   // Callers are created before their callees (the IR lists callees first):
   // the always-inliner walks the module in order, so it inlines a chain of
   // helpers top-down, cloning each body once. Bottom-up, each helper would be

@@ -29,6 +29,10 @@ llvm::Type *storage_type(llvm::LLVMContext &ctx, DType t);
 /// Value type of any IR type (tuples -> literal structs of value types).
 llvm::Type *value_type(llvm::LLVMContext &ctx, const ir::Type &t);
 
+/// The zeroext/signext attribute of a C-ABI parameter or result of `t`
+/// (codegen/CAbi.h), for calls into and out of CUDA C++ (LowerExtern.cpp).
+llvm::Attribute::AttrKind c_abi_llvm_extension(DType t);
+
 /// Lowers every function of `module` into `out` and returns the LLVM function
 /// of the entry. Function names are prefixed with `name_prefix` so several IR
 /// modules can share one llvm::Module. Math intrinsics become calls of

@@ -184,8 +184,23 @@ void Collector::collect_assign(const Assign &assign) {
 void Collector::collect_device_decl(const std::string &name, const Call &call,
                                     const SourceLocation &loc) {
   const char *usage = "declare_device takes two strings: declare_device(\"c_name\", \"signature\")";
-  if (call.args.size() != 2 || !call.keywords.empty()) {
+  if (call.args.size() != 2) {
     diags_.error(call.loc, usage);
+    return;
+  }
+  bool c_abi = false;
+  for (const Keyword &kw : call.keywords) {
+    const auto *value = kw.value->as<StrLit>();
+    if (kw.name == "abi" && value != nullptr && (value->value == "c" || value->value == "numba")) {
+      c_abi = value->value == "c";
+      continue;
+    }
+    if (kw.name == "abi") {
+      diags_.error(kw.value->loc, "declare_device's abi must be \"numba\" or \"c\"");
+      return;
+    }
+    diags_.error(kw.value->loc, "unknown declare_device option '" + kw.name +
+                                    "'; it takes abi=\"numba\"|\"c\" (name the files with the ufunc's link=[...])");
     return;
   }
   const auto *c_name = call.args[0]->as<StrLit>();
@@ -201,6 +216,7 @@ void Collector::collect_device_decl(const std::string &name, const Call &call,
   decl.c_name = c_name->value;
   decl.signature = *sig;
   decl.loc = loc;
+  decl.c_abi = c_abi;
   program_.device_decls.push_back(std::move(decl));
 }
 

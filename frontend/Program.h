@@ -32,6 +32,7 @@ struct UfuncOptions {
   /// @guvectorize only: the parameters named by `writable_args=(0, 'b')`, as
   /// indices into the def's parameters; inputs the body may write.
   std::vector<int> writable_args;
+  std::vector<SourceLocation> link_locs;  // where each `link` entry is written
 };
 
 struct UfuncDecl {
@@ -44,12 +45,13 @@ struct UfuncDecl {
   UfuncOptions options;
 };
 
-/// `name = declare_device("c_name", "float32(float32)")`
+/// `name = declare_device("c_name", "float32(float32)", abi="numba"|"c")`
 struct DeviceDecl {
   std::string name;
   std::string c_name;
   Signature signature;
   SourceLocation loc;
+  bool c_abi = false;  // abi="c": `float f(float)`; else Numba's `int f(float *ret, float)`
 };
 
 /// A module-level `NAME = <constant expression>`.

@@ -308,6 +308,7 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
         continue;
       }
       ufunc.options.link.push_back(str->value);
+      ufunc.options.link_locs.push_back(str->loc);
     }
   } else if (kw.name == "nopython" || kw.name == "forceobj") {
     const auto *b = value.as<BoolLit>();

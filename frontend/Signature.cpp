@@ -3,6 +3,8 @@
 // string: column = the string's first column + the offset.
 #include "frontend/Signature.h"
 
+#include <memory>
+
 
 #include <array>
 #include <map>
@@ -264,6 +266,16 @@ bool check_distinct_signatures(const std::vector<Signature> &signatures, Diagnos
     ok = false;
   }
   return ok;
+}
+
+std::string canonical_signature(const std::string &text) {
+  auto file = std::make_shared<const SourceFile>("<signature>", text);
+  DiagnosticEngine diags;
+  diags.retain(file);
+  SourceLocation start{file.get(), 1, 1, 1};
+  std::optional<Signature> parsed = parse_signature(text, start, diags);
+  diags.throw_if_errors();
+  return parsed ? parsed->str() : text;
 }
 
 }  // namespace ufjit::frontend

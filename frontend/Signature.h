@@ -75,6 +75,9 @@ std::optional<GufuncLayout> parse_gufunc_layout(std::string_view text, SourceLoc
 /// 1-d array for an output. Errors point at the argument type. Returns false
 /// if any.
 bool check_gufunc_signature_layout(const Signature &sig, const GufuncLayout &layout, DiagnosticEngine &diags);
+/// The canonical text of a signature a caller typed ("f4(f4)" ->
+/// "float32(float32)"); throws CompileError located in the string.
+std::string canonical_signature(const std::string &text);
 
 /// Reports each signature whose argument types repeat an earlier one's: an
 /// exact duplicate, or the same inputs with another return type (a call could

@@ -104,6 +104,10 @@ Module ModuleTyper::finish(Function entry, const std::string &name, const FloatO
     });
     for (const std::string &c : callees) {
       if (!done.insert(c).second) continue;
+      if (std::optional<ExternFunction> ext = extern_named(*scope_.program, c)) {
+        m.externs.push_back(std::move(*ext));
+        continue;
+      }
       auto it = specs_.find(c);
       internal_assert(it != specs_.end() && it->second.function) << "call of untyped specialisation " << c;
       add_callees(*it->second.function);
@@ -350,9 +354,23 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
                                        "' has no signatures");
       continue;
     }
+    std::optional<std::vector<LinkFile>> link_files;
     for (const frontend::Signature &sig : u.signatures) {
       std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
-      if (m) tu.modules.push_back(std::move(*m));
+      if (!m) continue;
+      if (!m->externs.empty()) {
+        // CUDA C++ helpers: the files that define them, read once per ufunc.
+        if (u.options.link.empty()) {
+          diags.error(def_loc(*u.def), "'" + u.name + "' calls CUDA C++ function '" + m->externs.front().name +
+                                           "' (declare_device) but names no file that defines it: add "
+                                           "link=['helpers.cu'] to its @vectorize");
+          continue;
+        }
+        if (!link_files) link_files = typer::read_link_files(u.options, *file, diags);
+        m->link_files = *link_files;
+        verify(*m);
+      }
+      tu.modules.push_back(std::move(*m));
     }
     out.ufuncs.push_back(std::move(tu));
   }

@@ -526,4 +526,11 @@ const Function *Module::find(const std::string &function_name) const {
   return nullptr;
 }
 
+const ExternFunction *Module::find_extern(const std::string &function_name) const {
+  for (const ExternFunction &f : externs) {
+    if (f.name == function_name) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace ufjit::ir

@@ -489,15 +489,43 @@ struct FloatOptions {
   bool operator==(const FloatOptions &o) const { return fastmath == o.fastmath; }
 };
 
+/// A device function written in CUDA C++ (`declare_device`), called by name
+/// (ir::Call::callee is `name`) and defined by one of the module's link files.
+/// Calls pass arguments already converted to `params`.
+struct ExternFunction {
+  enum class Abi { Numba, C };
+  std::string name;  // the C symbol: "cube_plus"
+  std::vector<Type> params;
+  Type ret;
+  Abi abi = Abi::Numba;  // Numba: int name(ret *out, params...); C: ret name(params...)
+  /// Where it was declared, for errors the linker finds ("undefined").
+  std::string decl_file;
+  int decl_line = 0;
+  int decl_col = 0;
+};
+
+/// A file of device code named by `link=[...]`, read when the source was
+/// typed: its path as resolved (relative names from the source's folder) and
+/// its bytes, so that the printed IR (and with it every cache key) covers the
+/// helper's content.
+struct LinkFile {
+  std::string spelled;  // as written in link=[...]
+  std::string path;     // resolved
+  std::string bytes;
+};
+
 /// One unit of compilation: the entry function for one (ufunc, signature) and
 /// every helper specialisation it calls, callees before callers.
 struct Module {
   std::string name;  // the ufunc's name
   std::vector<Function> functions;
+  std::vector<ExternFunction> externs;  // CUDA C++ functions the functions call
+  std::vector<LinkFile> link_files;     // the ufunc's link=[...] files (GPU only)
   int entry = 0;  // index of the entry function in `functions`
   FloatOptions options;
   const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }
   const Function *find(const std::string &function_name) const;
+  const ExternFunction *find_extern(const std::string &function_name) const;
 };
 
 }  // namespace ufjit::ir

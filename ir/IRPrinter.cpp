@@ -221,6 +221,18 @@ std::string print(const Module &m) {
     std::string entry = m.functions.empty() ? std::string("?") : m.entry_function().name;
     p.out() << "module " << m.name << " entry=" << entry << " fastmath=" << (m.options.fastmath ? "true" : "false")
             << "\n";
+    for (const ExternFunction &x : m.externs) {
+      p.out() << "extern " << (x.abi == ExternFunction::Abi::C ? "abi=c " : "abi=numba ") << x.name << "(";
+      for (std::size_t i = 0; i < x.params.size(); ++i) p.out() << (i ? ", " : "") << x.params[i].str();
+      p.out() << ") -> " << x.ret.str() << "\n";
+    }
+    for (const LinkFile &f : m.link_files) {
+      // FNV-1a of the bytes: the helper's content is part of every cache key.
+      uint64_t hash = 1469598103934665603ull;
+      for (unsigned char c : f.bytes) hash = (hash ^ c) * 1099511628211ull;
+      p.out() << "link " << f.spelled << " bytes=" << f.bytes.size() << " fnv1a=" << std::hex << hash << std::dec
+              << "\n";
+    }
     for (const Function &f : m.functions) p.function(f);
     return p.text();
   });

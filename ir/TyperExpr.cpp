@@ -457,10 +457,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
     }
     if (is_builtin_name(id)) return call_builtin(id, std::move(args), e);
     for (const frontend::DeviceDecl &d : scope_.program->device_decls) {
-      if (d.name == id) {
-        error(n->loc, "calling '" + id + "' (a CUDA C++ function from declare_device) is not supported yet");
-        return Value::error();
-      }
+      if (d.name == id) return call_extern(d, std::move(args), e);
     }
     if (std::optional<DType> t = dtype_from_name(id)) return call_dtype(*t, std::move(args), e, id);
     return unknown_name(id, n->loc, true);

@@ -125,6 +125,16 @@ struct ProgramScope {
   std::map<std::string, std::string> imports;                  // see Program::imports
 };
 
+/// The ExternFunction of the declare_device whose C name is `c_name`, if
+/// the program declares one (TyperExtern.cpp).
+std::optional<ExternFunction> extern_named(const frontend::Program &program, const std::string &c_name);
+
+/// The ufunc's link=[...] files, read (relative names from the folder of
+/// `source`); a missing or unreadable file, or one of an unknown kind, is an
+/// error at its entry in link=[...] (TyperExtern.cpp).
+std::vector<LinkFile> read_link_files(const frontend::UfuncOptions &options, const SourceFile &source,
+                                      DiagnosticEngine &diags);
+
 /// Evaluates the module constants in source order; reports errors.
 void evaluate_constants(ProgramScope &scope, DiagnosticEngine &diags);
 
@@ -269,6 +279,8 @@ class BodyTyper {
   Value call_math(const std::string &module, const std::string &name, std::vector<Value> args,
                   const ast::Call &call);
   Value call_dtype(DType t, std::vector<Value> args, const ast::Call &call, const std::string &spelled);
+  /// A call of a CUDA C++ function from declare_device (TyperExtern.cpp).
+  Value call_extern(const frontend::DeviceDecl &decl, std::vector<Value> args, const ast::Call &call);
   Value math_constant(const std::string &module, const std::string &name, const SourceLocation &loc);
   Value method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call);
   /// `x.bit_count()` (Python 3.10): ones in the magnitude, as int64.

@@ -121,6 +121,16 @@ class FunctionVerifier : public IRVisitor {
   }
 
   void visit(const Call *op) override {
+    if (const ExternFunction *ext = module_.find_extern(op->callee)) {
+      check(ext->params.size() == op->args.size(), "call of extern '" + op->callee + "' with wrong arity");
+      for (std::size_t i = 0; i < op->args.size() && i < ext->params.size(); ++i) {
+        check(op->args[i].type() == ext->params[i], "argument " + std::to_string(i) + " of extern call '" +
+                                                        op->callee + "' has type " + op->args[i].type().str());
+      }
+      check(op->type == ext->ret, "call of extern '" + op->callee + "' typed " + op->type.str());
+      IRVisitor::visit(op);
+      return;
+    }
     const Function *callee = nullptr;
     std::size_t callee_index = 0;
     auto found = index_of_.find(op->callee);

@@ -13,7 +13,11 @@
 
 namespace ufjit {
 
-enum class EmitKind { Tokens, Ast, Ir, Llvm, Ptx, Cubin };
+/// DevicePtx: one ufunc's scalar function (not a kernel) as an `extern "C"
+/// __device__` function in PTX, plus a C header declaring it (CompileResult::
+/// header), for a host program's own CUDA C++ kernels to call. DeviceLtoIr is
+/// refused with the reason (LTO-IR is NVVM's format, which LLVM does not write).
+enum class EmitKind { Tokens, Ast, Ir, Llvm, Ptx, Cubin, DevicePtx, DeviceLtoIr };
 
 struct UFJIT_API CompileRequest {
   std::string source;
@@ -21,7 +25,13 @@ struct UFJIT_API CompileRequest {
   EmitKind emit = EmitKind::Ptx;
   std::string target = "cuda";  // "cuda" or "cpu" (cpu: tokens, ast, ir, llvm)
   std::string arch = "sm_90";
-  std::string function;  // only this ufunc; empty: all
+  std::string function;  // only this ufunc; empty: all (DevicePtx: required)
+  /// DevicePtx: "c" (`float f(float)`) or "numba" (`int f(float *ret, float)`).
+  std::string abi = "c";
+  /// DevicePtx: which signature when the ufunc has several ("float32(float32)").
+  std::string signature;
+  /// DevicePtx: the exported name; empty: the ufunc's name.
+  std::string symbol;
   /// Errors reported before the rest are only counted (a closing note says
   /// how many); 0: no limit.
   int error_limit = 20;
@@ -38,6 +48,8 @@ struct UFJIT_API CompileResult {
   /// signature, variant, parameters in order with their kinds and dtypes), so
   /// a C or CUDA program can launch them without ufjit.
   std::string manifest_json;
+  /// For DevicePtx: the C header declaring the exported device function.
+  std::string header;
 };
 
 /// Runs the pipeline up to `request.emit`. Never throws for a bad source:

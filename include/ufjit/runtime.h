@@ -130,6 +130,14 @@ struct UFJIT_API AccumulateOptions {
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
 /// Every member of an empty (default-constructed or moved-from) Ufunc
 /// throws InputError.
+/// A ufunc's scalar function as a device function for your own CUDA C++
+/// kernels (Ufunc::device_function; README "CUDA C++ interop (NVRTC)").
+struct UFJIT_API DeviceFunction {
+  std::string symbol;  // the exported name: the ufunc's
+  std::string code;    // PTX with one `.visible .func <symbol>`
+  std::string header;  // `extern "C" __device__ float <symbol>(float x, ...);`
+};
+
 class UFJIT_API Ufunc {
  public:
   Ufunc() = default;
@@ -199,6 +207,14 @@ class UFJIT_API Ufunc {
 
   /// Generated PTX for one signature ("float32(float32, float32)") and arch.
   std::string ptx(const std::string &signature, const std::string &arch = "sm_90") const;
+
+  /// One signature's scalar function (not a kernel) as an `extern "C"
+  /// __device__` function and the header declaring it. `format`: "ptx"
+  /// ("ltoir" is refused: LTO-IR is NVVM's format, which LLVM does not write);
+  /// `abi`: "c" or "numba". Throws DispatchError for a signature the ufunc
+  /// lacks, ufjit::Error for a type the ABI cannot carry.
+  DeviceFunction device_function(const std::string &signature, const std::string &arch = "sm_90",
+                                 const std::string &format = "ptx", const std::string &abi = "c") const;
 
   explicit Ufunc(std::shared_ptr<UfuncState> state) : state_(std::move(state)) {}
 

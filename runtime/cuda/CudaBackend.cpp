@@ -10,6 +10,7 @@
 #include <set>
 
 #include "codegen/Codegen.h"
+#include "codegen/DeviceImage.h"
 #include "frontend/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "runtime/HotKernels.h"
@@ -364,7 +365,14 @@ class CudaBackend final : public Backend {
     const Clock::time_point t1 = Clock::now();
     const std::string ptx = codegen::emit_ptx({request}, gpu_);
     const Clock::time_point t2 = Clock::now();
-    const std::string cubin = cuda::link_ptx(*context_, ptx, entry + ".ptx");
+    // CUDA C++ helpers (link=[...]): one nvJitLink link of the PTX and the
+    // helpers for the device; else the driver's linker (no toolkit needed).
+    const std::string cubin =
+        codegen::needs_link_files({sig.module.get()})
+            ? codegen::link_module_image(
+                  codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
+                  {sig.module.get()}, context_->properties().arch())
+            : cuda::link_ptx(*context_, ptx, entry + ".ptx");
     const Clock::time_point t3 = Clock::now();
     std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
     const Clock::time_point t4 = Clock::now();

@@ -1,11 +1,10 @@
 // Loading the CUDA driver with dlopen and turning CUresults into exceptions.
 #include "runtime/cuda/CudaDriver.h"
 
-#include <dlfcn.h>
-
 #include <mutex>
 #include <string>
 
+#include "support/DynamicLibrary.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cuda {
@@ -34,30 +33,26 @@ std::string result_text(const CudaDriver &drv, CUresult result) {
   return "unknown error";
 }
 
-/// Resolves every entry of cuda_functions.def; returns the first missing
-/// symbol's name, or an empty string.
-std::string resolve_symbols(CudaDriver &drv) {
-#define UFJIT_CU_FN(symbol)                                                      \
-  drv.symbol = reinterpret_cast<decltype(drv.symbol)>(dlsym(drv.handle, #symbol)); \
-  if (drv.symbol == nullptr) {                                                   \
-    return #symbol;                                                              \
-  }
-#include "runtime/cuda/cuda_functions.def"
-  return {};
+/// Where the driver comes from: only the versioned soname the driver
+/// package installs (the toolkit's libcuda.so is a link-time stub).
+support::LibrarySpec driver_spec() {
+  return {"CUDA driver", {"libcuda.so.1"},
+          "install the NVIDIA driver (it provides libcuda.so.1), or use the CPU target"};
 }
 
 LoadResult load_driver() {
   LoadResult out;
   CudaDriver &drv = out.driver;
-  drv.handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (drv.handle == nullptr) {
-    const char *why = dlerror();
-    out.failure = std::string("no CUDA driver: dlopen(libcuda.so.1) failed: ") + (why ? why : "unknown reason");
+  support::DynamicLibrary lib = support::DynamicLibrary::open(driver_spec());
+  if (!lib.ok()) {
+    out.failure = lib.error();
     return out;
   }
-  std::string missing = resolve_symbols(drv);
-  if (!missing.empty()) {
-    out.failure = "CUDA driver too old: libcuda.so.1 has no " + missing;
+  drv.handle = lib.handle();
+#define UFJIT_CU_FN(symbol) lib.resolve(#symbol, drv.symbol);
+#include "runtime/cuda/cuda_functions.def"
+  if (!lib.ok()) {
+    out.failure = lib.error();
     return out;
   }
   CUresult init = drv.cuInit(0);

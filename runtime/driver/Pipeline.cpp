@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/Codegen.h"
+#include "codegen/DeviceImage.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/Dump.h"
 #include "frontend/LargeStack.h"
@@ -14,6 +15,7 @@
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
 #include "runtime/GufuncLayout.h"
+#include "runtime/driver/DeviceExport.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {
@@ -165,6 +167,12 @@ CompileResult compile_here(const CompileRequest &request) {
   std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
   log.step("typed");
   if (!program) return finish(std::move(result), diags);
+  if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {
+    driver::emit_device_function(*program, request, result);
+    log.step("emitted the device function");
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
 
   std::vector<codegen::EntryRequest> requests;
   std::vector<driver::ManifestEntry> manifest;
@@ -218,11 +226,22 @@ CompileResult compile_here(const CompileRequest &request) {
   if (request.target != "cuda") {
     throw Error("--emit ptx and --emit cubin need --target cuda");
   }
+  std::vector<const ir::Module *> modules;
+  for (const codegen::EntryRequest &r : requests) modules.push_back(r.module);
+  const bool linked = codegen::needs_link_files(modules);
+  if (linked && request.emit == EmitKind::Ptx) {
+    throw Error("the kernels call CUDA C++ helpers (declare_device with link=[...]): their PTX alone would "
+                "leave them undefined; use --emit cubin (linked with nvJitLink), or --emit llvm or ir");
+  }
   std::string ptx = codegen::emit_ptx(requests, gpu);
   log.step("emitted PTX");
   result.manifest_json = driver::manifest_json(manifest, request);
   if (request.emit == EmitKind::Ptx) {
     result.output = std::move(ptx);
+  } else if (linked) {
+    result.output = codegen::link_module_image(codegen::module_device_image(ptx, modules, request.arch), modules,
+                                               request.arch);
+    log.step("linked cubin with the CUDA C++ helpers");
   } else {
     result.output = codegen::ptx_to_cubin(ptx, request.arch);
     log.step("linked cubin");

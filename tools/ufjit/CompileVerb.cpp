@@ -17,7 +17,17 @@ struct CompileOptions {
   std::string emit = "ptx";
   std::string function;
   std::string target = "cuda";
+  std::string abi = "c";
+  std::string signature;
+  std::string symbol;
 };
+
+bool is_device_emit(EmitKind emit) { return emit == EmitKind::DevicePtx || emit == EmitKind::DeviceLtoIr; }
+
+// The header of --emit device-ptx sits beside the PTX: cube.ptx -> cube.h.
+std::string header_path(const std::string &output) {
+  return std::filesystem::path(output).replace_extension(".h").string();
+}
 
 // The manifest sits beside the module: kernels.ptx -> kernels.json.
 std::string manifest_path(const std::string &output) {
@@ -27,11 +37,16 @@ std::string manifest_path(const std::string &output) {
 ExitCode run_compile(const CompileOptions &options) {
   static const std::map<std::string, EmitKind> kEmit = {
       {"tokens", EmitKind::Tokens}, {"ast", EmitKind::Ast}, {"ir", EmitKind::Ir},
-      {"llvm", EmitKind::Llvm},     {"ptx", EmitKind::Ptx}, {"cubin", EmitKind::Cubin}};
+      {"llvm", EmitKind::Llvm},     {"ptx", EmitKind::Ptx}, {"cubin", EmitKind::Cubin},
+      {"device-ptx", EmitKind::DevicePtx}, {"device-ltoir", EmitKind::DeviceLtoIr}};
   CompileRequest request;
   request.emit = kEmit.at(options.emit);
   if (request.emit == EmitKind::Cubin && options.output.empty()) {
     print_error("--emit cubin writes a binary file: give -o OUT");
+    return ExitCode::UsageError;
+  }
+  if (is_device_emit(request.emit) && options.output.empty()) {
+    print_error("--emit " + options.emit + " writes the device code and a C header beside it: give -o OUT");
     return ExitCode::UsageError;
   }
   // Both outputs are checked (not one of the inputs, a writable place)
@@ -50,12 +65,24 @@ ExitCode run_compile(const CompileOptions &options) {
       check_not_an_input(manifest_name, {options.file, options.output});
       manifest.emplace(manifest_name);
     }
+    if (is_device_emit(request.emit)) {
+      std::string header_name = header_path(options.output);
+      if (header_name == options.output || module->writes_through()) {
+        print_error("--emit " + options.emit + " needs -o OUT naming a regular file without the .h extension");
+        return ExitCode::UsageError;
+      }
+      check_not_an_input(header_name, {options.file, options.output});
+      manifest.emplace(header_name);  // the header takes the manifest's place
+    }
   }
   request.source = read_source_file(options.file);
   request.source_name = options.file;
   request.arch = options.arch;
   request.function = options.function;
   request.target = options.target;
+  request.abi = options.abi;
+  request.signature = options.signature;
+  request.symbol = options.symbol;
   CompileResult result = compile(request);
   std::cerr << result.rendered_diagnostics;
   if (!result.ok) return ExitCode::SourceError;
@@ -65,7 +92,8 @@ ExitCode run_compile(const CompileOptions &options) {
   }
   module->write(result.output.data(), result.output.size());
   if (manifest) {
-    manifest->write(result.manifest_json.data(), result.manifest_json.size());
+    const std::string &beside = is_device_emit(request.emit) ? result.header : result.manifest_json;
+    manifest->write(beside.data(), beside.size());
     manifest->finish();
   }
   module->commit();
@@ -83,9 +111,14 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("-o,--output", options->output, "output file (default: stdout); the manifest goes beside it as .json");
   cmd->add_option("--arch", options->arch, "GPU architecture, e.g. sm_80, sm_90")->capture_default_str();
   cmd->add_option("--emit", options->emit, "stage to emit")
-      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "cubin"}))
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "cubin", "device-ptx", "device-ltoir"}))
       ->capture_default_str();
-  cmd->add_option("--func", options->function, "only this ufunc");
+  cmd->add_option("--func", options->function, "only this ufunc (device-ptx: the one to export)");
+  cmd->add_option("--abi", options->abi, "device-ptx: c (float f(float)) or numba (int f(float *ret, float))")
+      ->check(CLI::IsMember({"c", "numba"}))
+      ->capture_default_str();
+  cmd->add_option("--signature", options->signature, "device-ptx: the signature, when the ufunc has several");
+  cmd->add_option("--symbol", options->symbol, "device-ptx: the exported name (default: the ufunc's)");
   cmd->add_option("--target", options->target, "cuda or cpu (cpu: up to --emit llvm)")
       ->check(CLI::IsMember({"cuda", "cpu"}))
       ->capture_default_str();

@@ -1,0 +1,2 @@
+// Included by helpers.cu.
+constexpr float kScale = 0.5f;
