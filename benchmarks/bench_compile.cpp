@@ -26,8 +26,15 @@
 //
 // --print_cpu_ir=SEED prints the host IR after CpuCompiler's pipeline (what
 // the vectorizer made of the entry) and exits, to explain CPU throughput.
-// --time_passes=SEED compiles SEED to PTX (lazy) 20 times with LLVM's
-// -time-passes and prints LLVM's per-pass report, to explain compile time.
+// --time_passes=NAME compiles NAME (a seed, or a kernel of --parts) to PTX
+// (lazy) 20 times with LLVM's -time-passes and prints LLVM's per-pass
+// report, to explain compile time.
+// --parts[=REPS] prints, for the five seed kernels of the GPU benchmarks and
+// the six general kernels of benchmarks/general_kernels.h, the median warm
+// time of each part of a first call's compile: frontend, lowering (LLVM IR
+// and libdevice), the LLVM pass pipeline, NVPTX code generation and PTX to
+// cubin (nvJitLink, sm_90; the driver's own JIT does the same work on the
+// GPU host).
 #include <benchmark/benchmark.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,11 +43,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <vector>
 
+#include "benchmarks/general_kernels.h"
+#include "benchmarks/gpu/bench_kernels.h"
 #include "codegen/Codegen.h"
 #include "codegen/HostJit.h"
 #include "codegen/KernelModule.h"
@@ -403,30 +413,245 @@ int print_cpu_ir(const std::string &name) {
   return 1;
 }
 
-/// For --time_passes=SEED: LLVM's pass timings over 20 warm compiles.
-int time_passes(const std::string &name) {
-  for (const Seed &seed : seeds()) {
-    if (seed.name != name) {
-      continue;
-    }
-    initialize_llvm_targets();
-    source_to_ptx(seed, PtxMode::Lazy, nullptr);  // warm up before timing
-    const char *args[] = {"bench_compile", "-time-passes"};
-    llvm::cl::ParseCommandLineOptions(2, args);
-    for (int k = 0; k < 20; ++k) {
-      source_to_ptx(seed, PtxMode::Lazy, nullptr);
-    }
-    llvm::TimerGroup::printAll(llvm::errs());
-    return 0;
+/// The kernels of --parts: the GPU benchmarks' five seeds, then the six
+/// general kernels.
+std::vector<Seed> parts_kernels() {
+  std::vector<Seed> all;
+  for (const bench::BenchKernel &k : bench::bench_kernels()) {
+    all.push_back({k.name, std::make_shared<const SourceFile>(k.name + ".ufn", k.source)});
   }
-  std::fprintf(stderr, "unknown seed '%s'\n", name.c_str());
-  return 1;
+  for (const bench::GeneralKernel &k : bench::general_kernels()) {
+    all.push_back({k.name, std::make_shared<const SourceFile>(k.name + ".ufn", k.source)});
+  }
+  return all;
 }
 
-/// Removes --cold_repetitions=N, --print_cpu_ir=SEED and --time_passes=SEED
+/// A generated kernel of `n` statements, by shape (--scaling):
+///   statements   one block: `y = y * x + c` n times
+///   elif_assign  `if x == 0.0: y = 1.0`, then `elif x == i: y = i + 1`, one
+///                assignment per branch, then `return y`
+/// Empty for an unknown shape.
+std::string generated_source(const std::string &shape, int n) {
+  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n";
+  if (shape == "statements") {
+    s += "    y = x\n";
+    for (int i = 0; i < n; ++i) s += "    y = y * x + " + std::to_string(i % 7) + ".5\n";
+    return s + "    return y\n";
+  }
+  if (shape == "elif_assign") {
+    s += "    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+    for (int i = 1; i < n; ++i) {
+      s += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
+    }
+    return s + "    return y\n";
+  }
+  return "";
+}
+
+/// A seed of examples/, a kernel of --parts, or "SHAPE:N" (generated_source),
+/// by name; nullptr if none.
+const Seed *find_kernel(const std::string &name) {
+  static std::vector<std::unique_ptr<Seed>> generated;
+  const std::size_t colon = name.find(':');
+  if (colon != std::string::npos) {
+    std::string text = generated_source(name.substr(0, colon), std::atoi(name.c_str() + colon + 1));
+    if (text.empty()) return nullptr;
+    generated.push_back(std::make_unique<Seed>(Seed{"k", std::make_shared<const SourceFile>(name, text)}));
+    return generated.back().get();
+  }
+  static const std::vector<Seed> parts = parts_kernels();
+  for (const std::vector<Seed> *list : {&seeds(), &parts}) {
+    for (const Seed &seed : *list) {
+      if (seed.name == name) return &seed;
+    }
+  }
+  return nullptr;
+}
+
+/// For --time_passes=NAME: LLVM's pass timings over 20 warm compiles (one
+/// for a generated SHAPE:N kernel).
+int time_passes(const std::string &name) {
+  const Seed *seed = find_kernel(name);
+  if (seed == nullptr) {
+    std::fprintf(stderr, "unknown kernel '%s'\n", name.c_str());
+    return 1;
+  }
+  initialize_llvm_targets();
+  const bool generated = name.find(':') != std::string::npos;
+  // Warm up before timing (a generated kernel: on a small one of its shape).
+  source_to_ptx(generated ? *find_kernel(name.substr(0, name.find(':')) + ":100") : *seed, PtxMode::Lazy, nullptr);
+  const char *args[] = {"bench_compile", "-time-passes"};
+  llvm::cl::ParseCommandLineOptions(2, args);
+  for (int k = 0; k < (generated ? 1 : 20); ++k) {
+    source_to_ptx(*seed, PtxMode::Lazy, nullptr);
+  }
+  llvm::TimerGroup::printAll(llvm::errs());
+  return 0;
+}
+
+/// One compile's parts, in ms.
+struct Parts {
+  double init = 0;  // LLVM's targets and libdevice's bytes (a fresh process's first compile only)
+  double frontend = 0, lower = 0, libdevice = 0, optimize = 0, codegen = 0, cubin = 0;
+  std::size_t ptx_bytes = 0;
+};
+
+/// This process's CPU time in ms (the frontend runs on a thread of its own):
+/// on the loaded development machine, what a part costs by itself (wall
+/// time there is several times longer).
+double process_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
+
+Parts time_parts(const Seed &seed, bool cubin = true) {
+  auto ms_since = [](double t0) { return process_cpu_ms() - t0; };
+  Parts parts;
+  double t0 = process_cpu_ms();
+  ir::Module module_ir = frontend(seed);
+  parts.frontend = ms_since(t0);
+  t0 = process_cpu_ms();
+  llvm::LLVMContext context;
+  auto module = std::make_unique<llvm::Module>("ufjit", context);
+  GpuOptions gpu;
+  gpu.arch = "sm_90";
+  {
+    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
+    prepare_nvptx_module(*module, *tm);
+  }
+  EntryRequest request{&module_ir, seed.name + "__bench", first_call_variant()};
+  EntryModuleInfo info =
+      build_entry_module({request}, *module, TargetKind::Cuda, [](llvm::Module &m) { link_libdevice(m); });
+  parts.lower = ms_since(t0);
+  PtxCompileTimings timings;
+  NvptxCompileOptions options;
+  options.gpu = gpu;
+  options.fastmath = info.all_fastmath;
+  options.ftz = info.all_fastmath;
+  options.entries.insert(info.entry_names.begin(), info.entry_names.end());
+  options.timings = &timings;
+  std::string ptx = compile_module_to_ptx(*module, options);
+  parts.libdevice = timings.libdevice_ms;
+  parts.optimize = timings.optimize_ms;
+  parts.codegen = timings.codegen_ms;
+  parts.ptx_bytes = ptx.size();
+  if (cubin && nvjitlink_available()) {
+    t0 = process_cpu_ms();
+    std::string cubin = ptx_to_cubin(ptx, gpu.arch);
+    benchmark::DoNotOptimize(cubin.data());
+    parts.cubin = ms_since(t0);
+  }
+  return parts;
+}
+
+/// Each kernel's parts as a fresh process's first compile pays them: forks
+/// one child per kernel (LLVM never initialised there).
+std::vector<Parts> cold_parts(const std::vector<Seed> &kernels) {
+  std::vector<Parts> all;
+  for (const Seed &seed : kernels) {
+    int fds[2];
+    Parts parts;
+    if (pipe(fds) != 0) {
+      all.push_back(parts);
+      continue;
+    }
+    std::fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+      close(fds[0]);
+      const double t0 = process_cpu_ms();
+      initialize_llvm_targets();
+      libdevice_bytes();
+      const double init = process_cpu_ms() - t0;
+      Parts p = time_parts(seed);
+      p.init = init;
+      ssize_t written = write(fds[1], &p, sizeof p);
+      _exit(written == sizeof p ? 0 : 1);
+    }
+    close(fds[1]);
+    if (child < 0 || read(fds[0], &parts, sizeof parts) != sizeof parts) parts = Parts{};
+    close(fds[0]);
+    int status = 0;
+    if (child > 0) waitpid(child, &status, 0);
+    all.push_back(parts);
+  }
+  return all;
+}
+
+void print_parts(const char *name, const Parts &p) {
+  std::printf("%-15s %6.2f %9.2f %7.2f %9.2f %9.2f %8.2f %7.2f %7.2f %9zu\n", name, p.init, p.frontend, p.lower,
+              p.libdevice, p.optimize, p.codegen, p.cubin,
+              p.init + p.frontend + p.lower + p.libdevice + p.optimize + p.codegen + p.cubin, p.ptx_bytes);
+}
+
+/// For --parts=REPS: each part of a fresh process's first compile (one
+/// child per kernel, the minimum over REPS children), then the minimum over
+/// REPS warm compiles in this process. Process CPU time, and the minimum,
+/// because other processes' load only adds.
+int report_parts(int reps) {
+  const std::vector<Seed> kernels = parts_kernels();
+  auto header = [] {
+    std::printf("%-15s %6s %9s %7s %9s %9s %8s %7s %7s %9s\n", "kernel", "init", "frontend", "lower", "libdevice",
+                "optimize", "codegen", "cubin", "total", "ptx_bytes");
+  };
+  auto fold_min = [](Parts &best, const Parts &p) {
+    for (double Parts::*f : {&Parts::init, &Parts::frontend, &Parts::lower, &Parts::libdevice, &Parts::optimize,
+                             &Parts::codegen, &Parts::cubin}) {
+      best.*f = std::min(best.*f, p.*f);
+    }
+  };
+  std::printf("compile parts, process CPU ms, min of %d (sm_90; cubin by nvJitLink%s)\n", reps,
+              nvjitlink_available() ? "" : ": not available here");
+  std::printf("fresh process, first compile:\n");
+  header();
+  std::vector<Parts> cold = cold_parts(kernels);
+  for (int r = 1; r < reps; ++r) {
+    std::vector<Parts> again = cold_parts(kernels);
+    for (std::size_t k = 0; k < kernels.size(); ++k) fold_min(cold[k], again[k]);
+  }
+  for (std::size_t k = 0; k < kernels.size(); ++k) print_parts(kernels[k].name.c_str(), cold[k]);
+  initialize_llvm_targets();
+  libdevice_bytes();
+  std::printf("warm process:\n");
+  header();
+  for (const Seed &seed : kernels) {
+    Parts best = time_parts(seed);  // also the warm-up
+    for (int r = 0; r < reps; ++r) fold_min(best, time_parts(seed));
+    print_parts(seed.name.c_str(), best);
+  }
+  return 0;
+}
+
+/// For --scaling=SHAPE: the parts of compiling SHAPE:N to PTX for N = 1,000,
+/// 10,000 and 100,000 (process CPU time, one compile each), and each size's
+/// total over the previous one's: linear is 10x.
+int report_scaling(const std::string &shape, int max_n) {
+  initialize_llvm_targets();
+  libdevice_bytes();
+  std::printf("%s to PTX, process CPU ms\n", shape.c_str());
+  std::printf("%-20s %6s %9s %9s %9s %9s %9s %7s\n", "kernel", "", "frontend", "lower", "optimize", "codegen",
+              "total", "ratio");
+  double previous = 0;
+  for (int n = 1000; n <= max_n; n *= 10) {
+    const std::string name = shape + ":" + std::to_string(n);
+    const Seed *seed = find_kernel(name);
+    if (seed == nullptr) return 1;
+    Parts p = time_parts(*seed, false);
+    const double total = p.frontend + p.lower + p.libdevice + p.optimize + p.codegen;
+    std::printf("%-20s %6s %9.1f %9.1f %9.1f %9.1f %9.1f %7.1f\n", name.c_str(), "", p.frontend, p.lower, p.optimize,
+                p.codegen, total, previous > 0 ? total / previous : 0.0);
+    std::fflush(stdout);
+    previous = total;
+  }
+  return 0;
+}
+
+/// Removes --cold_repetitions=N, --print_cpu_ir=SEED, --time_passes=NAME and --parts[=REPS]
 /// from argv (Google Benchmark rejects unknown flags); returns N and sets the
 /// seeds.
-int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, std::string &time_passes_seed) {
+int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, std::string &time_passes_seed,
+                          int &parts_reps, std::string &scaling_shape) {
   int repetitions = 5;
   const char *flag = "--cold_repetitions=";
   const char *ir_flag = "--print_cpu_ir=";
@@ -445,6 +670,14 @@ int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, st
       time_passes_seed = argv[i] + std::strlen(passes_flag);
       continue;
     }
+    if (std::strncmp(argv[i], "--scaling=", 10) == 0) {
+      scaling_shape = argv[i] + 10;
+      continue;
+    }
+    if (std::strncmp(argv[i], "--parts", 7) == 0) {
+      parts_reps = argv[i][7] == '=' ? std::max(1, std::atoi(argv[i] + 8)) : 11;
+      continue;
+    }
     argv[kept++] = argv[i];
   }
   argc = kept;
@@ -456,7 +689,17 @@ int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, st
 int main(int argc, char **argv) {
   std::string print_ir_seed;
   std::string time_passes_seed;
-  int cold_repetitions = take_cold_repetitions(argc, argv, print_ir_seed, time_passes_seed);
+  int parts_reps = 0;
+  std::string scaling_shape;
+  int cold_repetitions =
+      take_cold_repetitions(argc, argv, print_ir_seed, time_passes_seed, parts_reps, scaling_shape);
+  if (!scaling_shape.empty()) {
+    const char *max_n = std::getenv("UFJIT_SCALING_MAX");
+    return report_scaling(scaling_shape, max_n != nullptr ? std::atoi(max_n) : 100000);
+  }
+  if (parts_reps > 0) {
+    return report_parts(parts_reps);
+  }
   if (!print_ir_seed.empty()) {
     return print_cpu_ir(print_ir_seed);
   }

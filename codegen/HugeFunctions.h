@@ -10,6 +10,14 @@
 // than kHugeFunctionBlocks blocks they are skipped: the code is still valid
 // and optimized by every other pass; only a function too big to be fast
 // anyway loses their clean-ups.
+//
+// One huge basic block (tens of thousands of statements in a row) makes the
+// code generators superlinear: SelectionDAG works a block at a time and its
+// combines and Machine CSE grow faster than the block (NVPTX, 100,000
+// statements: 24x the time of 10,000), as the CPU's machine scheduler does.
+// On NVPTX such blocks are split into blocks of kSplitBlockInstructions and
+// compiled at CodeGenOptLevel::None (ptxas optimizes the PTX again); the CPU
+// JIT compiles them at None (codegen/HostJit.cpp).
 #pragma once
 
 #include <cstddef>
@@ -24,11 +32,26 @@ namespace ufjit::codegen {
 /// About 1,500 elifs, 10,000 if statements or loops.
 constexpr std::size_t kHugeFunctionBlocks = 5000;
 
+/// A block of more than this many instructions is huge (as HostJit's
+/// kMaxScheduledBlock).
+constexpr std::size_t kHugeBlockInstructions = 20000;
+/// The size of the pieces split_huge_blocks cuts a huge block into.
+constexpr std::size_t kSplitBlockInstructions = 2000;
+
 /// Registers the skipping on `callbacks` (pass them to the PassBuilder).
 void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks);
 
 /// Whether a function of `module` has more than kHugeFunctionBlocks blocks
 /// (NVPTX's code generator runs GVN too, at CodeGenOptLevel::Aggressive).
 bool has_huge_function(const llvm::Module &module);
+
+/// Whether a block of `module` has more than kHugeBlockInstructions
+/// instructions.
+bool has_huge_block(const llvm::Module &module);
+
+/// Splits every block of more than kHugeBlockInstructions instructions into
+/// blocks of about kSplitBlockInstructions joined by unconditional branches
+/// (the same code; SelectionDAG then sees bounded blocks).
+void split_huge_blocks(llvm::Module &module);
 
 }  // namespace ufjit::codegen

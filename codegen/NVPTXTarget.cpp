@@ -4,6 +4,7 @@
 #include "codegen/HugeFunctions.h"
 
 #include <algorithm>
+#include <ctime>
 #include <mutex>
 
 #include "frontend/InternalAssert.h"
@@ -12,6 +13,7 @@
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -143,6 +145,12 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   // add NVVMReflect (resolving libdevice's __nvvm_reflect) at pipeline start.
   llvm::PassInstrumentationCallbacks instrumentation;
   skip_quadratic_passes_on_huge_functions(instrumentation);
+  if (llvm::TimePassesIsEnabled) {
+    // -time-passes (bench_compile --time_passes): one handler for the process,
+    // so that its report sums every compile (single-threaded use only).
+    static llvm::TimePassesHandler handler(true);
+    handler.registerCallbacks(instrumentation);
+  }
   llvm::PassBuilder builder(&tm, tuning, std::nullopt, &instrumentation);
   // No C library on the device: LLVM must not turn code into libcalls.
   llvm::TargetLibraryInfoImpl library_info(llvm::Triple(module.getTargetTriple()));
@@ -170,21 +178,43 @@ std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
 }  // namespace
 
 std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options) {
+  // Process CPU time: on a loaded machine, what the compile itself costs.
+  auto now_ms = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+  };
   std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
   prepare_nvptx_module(module, *tm);
   verify_or_throw(module, "before libdevice");
   lower_fast_math(module, options.gpu.arch);
+  double t0 = now_ms();
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) {
     return options.entries.count(gv.getName().str()) != 0;
   });
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
+  const double libdevice_ms = now_ms() - t0;
+  t0 = now_ms();
   optimize(module, *tm);
   verify_or_throw(module, "after optimization");
+  const double optimize_ms = now_ms() - t0;
   // Below Aggressive, NVPTX's code generator runs EarlyCSE instead of GVN.
   if (has_huge_function(module)) tm->setOptLevel(llvm::CodeGenOptLevel::Default);
-  return emit_text(module, *tm);
+  // A block too big for SelectionDAG (superlinear in the block's size, as
+  // Machine CSE is): cut into blocks of bounded size and compiled without
+  // the code generator's optimizations (ptxas optimizes the PTX again).
+  if (has_huge_block(module)) {
+    split_huge_blocks(module);
+    tm->setOptLevel(llvm::CodeGenOptLevel::None);
+  }
+  t0 = now_ms();
+  std::string ptx = emit_text(module, *tm);
+  if (options.timings != nullptr) {
+    *options.timings = {libdevice_ms, optimize_ms, now_ms() - t0};
+  }
+  return ptx;
 }
 
 }  // namespace ufjit::codegen

@@ -52,6 +52,13 @@ void merge_sin_cos_calls(llvm::Module &module);
 /// sm_75 and newer, tanh (tanh.approx.f32), on the instructions that carry
 /// fastmath's flags (codegen/NVPTXFastMath.cpp). Runs before libdevice is linked.
 void lower_fast_math(llvm::Module &module, const std::string &arch);
+/// Where one compile_module_to_ptx call spent its time, in ms of the process's
+/// CPU time (for benchmarks/bench_compile.cpp's --parts).
+struct PtxCompileTimings {
+  double libdevice_ms = 0;  // merge sin/cos, link libdevice, internalize
+  double optimize_ms = 0;   // the LLVM pass pipeline
+  double codegen_ms = 0;    // NVPTX instruction selection .. PTX text
+};
 
 /// Options of one PTX compile of an LLVM module.
 struct NvptxCompileOptions {
@@ -60,6 +67,7 @@ struct NvptxCompileOptions {
   bool ftz = false;            // libdevice's __CUDA_FTZ reflection
   std::set<std::string> entries;  // kept external; everything else is internalized
   LibdeviceLoad libdevice = LibdeviceLoad::Lazy;
+  PtxCompileTimings *timings = nullptr;  // filled in when set
 };
 
 /// The whole NVPTX path on a module of entries and lowered functions:

@@ -362,9 +362,72 @@ std::string DiskCache::entry_path(const KeyHash &key) const {
   return config_.dir + "/" + key.hex() + kSuffix;
 }
 
+DiskCache::~DiskCache() {
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    stopping_ = true;
+  }
+  pending_changed_.notify_all();
+  if (writer_.joinable()) {
+    writer_.join();  // the writer drains the queue before it returns
+  }
+}
+
+void DiskCache::store_in_background(const KeyHash &key, std::string label, std::string payload) {
+  std::unique_lock<std::mutex> lock(pending_mutex_);
+  if (!writer_.joinable() && !stopping_) {
+    try {
+      writer_ = std::thread([this] { write_queued(); });
+    } catch (const std::system_error &) {
+      lock.unlock();
+      store(key, label, payload);  // no thread: the caller writes it
+      return;
+    }
+  }
+  auto &entry = in_flight_[key.hex()];
+  entry.first = payload;
+  ++entry.second;
+  queue_.push_back({key, std::move(label), std::move(payload)});
+  lock.unlock();
+  pending_changed_.notify_all();
+}
+
+void DiskCache::write_queued() {
+  std::unique_lock<std::mutex> lock(pending_mutex_);
+  for (;;) {
+    pending_changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) {
+      return;  // stopping, and nothing left to write
+    }
+    PendingStore next = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    store(next.key, next.label, next.payload);
+    lock.lock();
+    auto written = in_flight_.find(next.key.hex());
+    if (--written->second.second == 0) {
+      in_flight_.erase(written);
+    }
+    pending_changed_.notify_all();  // flush() waits on an empty in_flight_
+  }
+}
+
+void DiskCache::flush() {
+  std::unique_lock<std::mutex> lock(pending_mutex_);
+  pending_changed_.wait(lock, [&] { return in_flight_.empty(); });
+}
+
 std::optional<std::string> DiskCache::load(const KeyHash &key) {
   if (!config_.enabled) {
     return std::nullopt;
+  }
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex_);
+    auto queued = in_flight_.find(key.hex());
+    if (queued != in_flight_.end()) {
+      ++hits_;
+      return queued->second.first;
+    }
   }
   std::string path = entry_path(key);
   std::string problem;
@@ -473,6 +536,7 @@ std::vector<CacheEntryInfo> DiskCache::list() const {
 }
 
 CacheVerifyReport DiskCache::verify(bool remove_corrupt) {
+  flush();
   CacheVerifyReport report;
   for (const FileItem &item : scan(config_.dir, false)) {
     CacheEntryInfo info = describe(item);
@@ -524,6 +588,7 @@ CacheRemoveReport DiskCache::prune(uint64_t max_bytes) {
 }
 
 CacheRemoveReport DiskCache::clear() {
+  flush();
   remove_stale_temps(config_.dir, true);
   CacheRemoveReport report;
   for (const FileItem &item : scan(config_.dir, false)) {

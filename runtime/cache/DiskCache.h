@@ -10,15 +10,26 @@
 // others, is ignored (someone else could have planted code in it). The size
 // cap evicts least recently used entries (mtime, touched on each hit). A
 // directory we cannot write to still serves hits; stores are then skipped and
-// counted, never errors. Thread-safe: no state but the directory and atomic
-// counters.
+// counted, never errors. Thread-safe.
+//
+// store_in_background() takes the store off a first call's critical path: a
+// writer thread of the cache (started on the first such store) writes the
+// entry as store() does, so files are still written whole or not at all.
+// Until then load() serves the payload from memory; the destructor and
+// flush() wait for every queued store (a process killed before that loses
+// only cache entries, never leaves a partial one).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "ufjit/cache.h"
@@ -75,12 +86,22 @@ class DiskCache {
  public:
   /// Creates the directory (mode 0700) when it is missing and can be made.
   explicit DiskCache(DiskCacheConfig config);
+  /// Waits for the background stores (flush()).
+  ~DiskCache();
+  DiskCache(const DiskCache &) = delete;
+  DiskCache &operator=(const DiskCache &) = delete;
 
   /// The payload stored under `key`, or nothing (a miss). Never throws.
   std::optional<std::string> load(const KeyHash &key);
   /// Stores `payload` atomically, then evicts down to the cap. Never
   /// throws; failures are counted as skipped stores.
   void store(const KeyHash &key, std::string_view label, std::string_view payload);
+  /// store() on the cache's writer thread; returns at once. load() of `key`
+  /// returns `payload` from then on. Stores synchronously if no thread can
+  /// be started.
+  void store_in_background(const KeyHash &key, std::string label, std::string payload);
+  /// Returns when every store_in_background() before it has finished.
+  void flush();
 
   DiskCacheCounters counters() const;
   bool enabled() const { return config_.enabled; }
@@ -94,12 +115,28 @@ class DiskCache {
   // Maintenance, for the public API in ufjit/cache.h.
   std::vector<CacheEntryInfo> list() const;
   CacheVerifyReport verify(bool remove_corrupt);
-  /// Evicts LRU entries until the total is <= max_bytes.
+  /// Evicts LRU entries until the total is <= max_bytes. verify() and
+  /// clear() flush() first.
   CacheRemoveReport prune(uint64_t max_bytes);
   CacheRemoveReport clear();
 
  private:
+  struct PendingStore {
+    KeyHash key;
+    std::string label;
+    std::string payload;
+  };
+  void write_queued();  // the writer thread's loop
+
   DiskCacheConfig config_;
+  // Background stores: queued (and readable by load()) until written.
+  std::mutex pending_mutex_;
+  std::condition_variable pending_changed_;
+  std::deque<PendingStore> queue_;                 // not yet taken by the writer
+  // key hex -> (payload, stores of it queued or being written)
+  std::map<std::string, std::pair<std::string, int>> in_flight_;
+  bool stopping_ = false;
+  std::thread writer_;
   std::atomic<bool> writable_{false};
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};

@@ -376,11 +376,11 @@ class CudaBackend final : public Backend {
     const Clock::time_point t3 = Clock::now();
     std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
     const Clock::time_point t4 = Clock::now();
-    disk_.store(hash, entry + " " + disk_key.arch, cubin);
+    disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
     if (log) {
       std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX "
                 << ms_between(t1, t2) << " ms (" << ptx.size() << " bytes), PTX to cubin " << ms_between(t2, t3)
-                << " ms (" << cubin.size() << " bytes), load " << ms_between(t3, t4) << " ms, store "
+                << " ms (" << cubin.size() << " bytes), load " << ms_between(t3, t4) << " ms, store queued in "
                 << ms_between(t4, Clock::now()) << " ms\n";
     }
     return kernel;

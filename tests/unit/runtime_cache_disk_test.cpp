@@ -356,6 +356,62 @@ TEST(DiskCache, ConcurrentStoresOfOneKeyLeaveOneValidEntry) {
   EXPECT_EQ(cache.load(key), cubin);
 }
 
+TEST(DiskCache, BackgroundStoreIsLoadableAtOnceAndOnDiskAfterFlush) {
+  ScratchDir scratch;
+  DiskCache cache(config_for(scratch.path()));
+  KeyHash key = key_named("background");
+  std::string cubin = payload(300000, 17);
+
+  cache.store_in_background(key, "label", cubin);
+  EXPECT_EQ(cache.load(key), cubin) << "a queued store must be readable before it is written";
+  cache.flush();
+
+  std::vector<std::string> names = names_in(scratch.path());
+  ASSERT_EQ(names.size(), 1u) << "a temporary file was left behind";
+  EXPECT_EQ(names[0], key.hex() + ".cubin");
+  DiskCache other(config_for(scratch.path()));
+  EXPECT_EQ(other.load(key), cubin);
+  EXPECT_EQ(cache.counters().stores, 1u);
+}
+
+TEST(DiskCache, DestroyingTheCacheWritesEveryQueuedStore) {
+  ScratchDir scratch;
+  std::vector<std::string> cubins;
+  {
+    DiskCache cache(config_for(scratch.path()));
+    for (int k = 0; k < 20; ++k) {
+      cubins.push_back(payload(50000 + static_cast<std::size_t>(k), static_cast<unsigned>(k)));
+      cache.store_in_background(key_named("queued" + std::to_string(k)), "label", cubins.back());
+    }
+  }
+  EXPECT_EQ(names_in(scratch.path()).size(), 20u);
+  DiskCache reader(config_for(scratch.path()));
+  for (int k = 0; k < 20; ++k) {
+    EXPECT_EQ(reader.load(key_named("queued" + std::to_string(k))), cubins[static_cast<std::size_t>(k)]) << k;
+  }
+  EXPECT_EQ(reader.counters().corrupt, 0u);
+}
+
+TEST(DiskCache, ClearWaitsForQueuedStoresSoNoneReappears) {
+  ScratchDir scratch;
+  DiskCache cache(config_for(scratch.path()));
+  for (int k = 0; k < 10; ++k) {
+    cache.store_in_background(key_named("c" + std::to_string(k)), "label", payload(100000, 3));
+  }
+  cache.clear();
+  cache.flush();
+  EXPECT_TRUE(names_in(scratch.path()).empty());
+}
+
+TEST(DiskCache, BackgroundStoresIntoAReadOnlyDirectoryAreSkippedWithoutErrors) {
+  // procfs refuses new files even to root, unlike a chmod-ed directory.
+  DiskCache cache(config_for("/proc/self/fdinfo"));
+  cache.store_in_background(key_named("ro"), "label", payload(1000, 5));
+  cache.flush();
+  EXPECT_EQ(cache.counters().stores, 0u);
+  EXPECT_EQ(cache.counters().stores_skipped, 1u);
+}
+
 TEST(DiskCacheKey, EveryFieldChangesTheHash) {
   DiskCacheKey base;
   base.ir = "ir";

@@ -1,0 +1,79 @@
+// Huge functions and blocks (codegen/HugeFunctions.h): split_huge_blocks cuts
+// a huge block into bounded blocks of the same code, and the PTX of a kernel
+// with a huge block is valid.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "codegen/Codegen.h"
+#include "codegen/HugeFunctions.h"
+#include "codegen/LLVMHeaders.h"
+#include "frontend/Diagnostics.h"
+#include "ir/Frontend.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Verifier.h>
+
+namespace ufjit::codegen {
+namespace {
+
+TEST(HugeBlocks, SplitCutsAHugeBlockIntoBoundedBlocksInTheSameOrder) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
+                                    "f", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+  llvm::Value *x = fn->getArg(0);
+  llvm::Value *y = x;
+  constexpr int kAdds = 50001;
+  for (int i = 0; i < kAdds; ++i) y = b.CreateFAdd(y, x);
+  b.CreateRet(y);
+  ASSERT_TRUE(has_huge_block(module));
+
+  split_huge_blocks(module);
+
+  EXPECT_FALSE(has_huge_block(module));
+  EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  std::size_t adds = 0;
+  llvm::Value *previous = x;
+  for (llvm::BasicBlock &block : *fn) {
+    EXPECT_LE(block.size(), kSplitBlockInstructions + 1);  // + the branch
+    for (llvm::Instruction &inst : block) {
+      if (inst.getOpcode() != llvm::Instruction::FAdd) continue;
+      ASSERT_EQ(inst.getOperand(0), previous) << "the chain was reordered at add " << adds;
+      previous = &inst;
+      ++adds;
+    }
+  }
+  EXPECT_EQ(adds, static_cast<std::size_t>(kAdds));
+  EXPECT_EQ(fn->size(), static_cast<std::size_t>(kAdds / kSplitBlockInstructions + 1));
+}
+
+/// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
+/// available (a skip otherwise).
+void expect_ptx_assembles(const std::string &source) {
+  auto file = std::make_shared<const SourceFile>("huge.ufn", source);
+  DiagnosticEngine diags;
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+  ASSERT_TRUE(program) << diags.render_all();
+  const ir::Module &module = program->ufuncs.at(0).modules.at(0);
+  EntryRequest request{&module, "k__test", {KernelVariant{Layout::Contiguous, true, 0}}};
+  GpuOptions gpu;
+  gpu.arch = "sm_90";
+  const std::string ptx = emit_ptx({request}, gpu);
+  ASSERT_NE(ptx.find(".entry k__test"), std::string::npos);
+  if (!nvjitlink_available()) {
+    GTEST_SKIP() << "nvJitLink not available: PTX not assembled";
+  }
+  EXPECT_FALSE(ptx_to_cubin(ptx, "sm_90").empty());
+}
+
+TEST(HugeBlocks, PtxOfAKernelWithAHugeBlockIsAcceptedByNvJitLink) {
+  std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = x\n";
+  for (int i = 0; i < 12000; ++i) source += "    y = y * x + " + std::to_string(i % 7) + ".5\n";
+  expect_ptx_assembles(source + "    return y\n");
+}
+
+}  // namespace
+}  // namespace ufjit::codegen
