@@ -226,7 +226,8 @@ std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const C
   runtime::Backend &backend =
       state_->core->backend(target ? *target : state_->core->target_for(state_->decorator_target));
   const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
-  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, nullptr, &axes);
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, nullptr,
+                                  &axes);
 }
 
 bool Ufunc::is_generalized() const {
@@ -263,7 +264,8 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
   const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   if (state_->generalized) {
-    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
+    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands,
+                                   stream.impl());
     return;
   }
   (void)runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
@@ -287,7 +289,8 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
     compiled = state_->dynamic_signatures;  // those compiled so far
   }
   const std::vector<runtime::CompiledSignature> &all =
-      state_->dynamic ? (compiled ? *compiled : std::vector<runtime::CompiledSignature>{}) : state_->signatures;
+      state_->dynamic ? (compiled ? *compiled : std::vector<runtime::CompiledSignature>{})
+                      : state_->signatures;
   for (const runtime::CompiledSignature &s : all) {
     if (s.signature != canonical) {
       continue;

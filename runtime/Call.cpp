@@ -546,9 +546,10 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     const Operand &op = *split.inputs[i];
     if (layout.writable[i] && op.kind == Operand::Kind::Array && op.array.dtype != sig.params[i]) {
-      throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name + "' is in writable_args but has dtype " +
-                          std::string(dtype_name(op.array.dtype)) + " and the chosen signature " + sig.signature +
-                          " takes " + std::string(dtype_name(sig.params[i])) +
+      throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name +
+                          "' is in writable_args but has dtype " + std::string(dtype_name(op.array.dtype)) +
+                          " and the chosen signature " + sig.signature + " takes " +
+                          std::string(dtype_name(sig.params[i])) +
                           ": the body would write a converted copy; pass an array of that dtype");
     }
   }
@@ -589,7 +590,8 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
       view = op.array;
       bool overlaps = false;
       for (const ArrayView &out : out_views) {
-        overlaps = overlaps || (!layout.writable[i] && out.residence == view.residence && may_overlap(view, out));
+        overlaps =
+            overlaps || (!layout.writable[i] && out.residence == view.residence && may_overlap(view, out));
       }
       if (view.dtype != dtype || overlaps) {
         temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));

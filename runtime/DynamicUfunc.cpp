@@ -113,9 +113,10 @@ SignatureList call_signatures(UfuncState &state, const std::vector<Operand> &ope
     const std::size_t n_out = state.layout->outputs.size();
     if (inputs.size() != state.layout->inputs.size() || (!outs.empty() && outs.size() != n_out)) {
       throw DispatchError("'" + state.name + "' (layout '" + state.layout->text + "') takes " +
-                          std::to_string(state.layout->inputs.size()) + " inputs and " + std::to_string(n_out) +
-                          " outputs (all or none as out(...)), got " + std::to_string(inputs.size()) + " inputs and " +
-                          std::to_string(outs.size()) + " out(...)");
+                          std::to_string(state.layout->inputs.size()) + " inputs and " +
+                          std::to_string(n_out) + " outputs (all or none as out(...)), got " +
+                          std::to_string(inputs.size()) + " inputs and " + std::to_string(outs.size()) +
+                          " out(...)");
     }
     if (outs.empty()) {
       outs.assign(n_out, gufunc_output_dtype(args));

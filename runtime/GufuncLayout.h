@@ -35,7 +35,8 @@ struct GufuncLayout {
 
 /// The runtime's layout of the frontend's parsed `core`; `writable_args`
 /// are parameter indices (frontend::UfuncOptions::writable_args).
-GufuncLayout make_gufunc_layout(const frontend::GufuncLayout &core, const std::vector<int> &writable_args = {});
+GufuncLayout make_gufunc_layout(const frontend::GufuncLayout &core,
+                                const std::vector<int> &writable_args = {});
 
 /// The shapes of one gufunc call.
 struct GufuncSchedule {

@@ -5,11 +5,12 @@
 // target (the GPU on the GPU host with UFJIT_TARGET=cuda); expected values
 // come from loops written here.
 #include <gtest/gtest.h>
-
-#include <string>
-#include <vector>
-
 #include <ufjit/ufjit.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -66,13 +67,15 @@ class DynamicGufuncTest : public ::testing::Test {
 
 /// (m, n) @ (n, p), C order, by loops.
 template <typename T, typename R = T>
-std::vector<R> reference_matmul(const std::vector<T> &a, const std::vector<T> &b, int64_t m, int64_t n, int64_t p) {
+std::vector<R> reference_matmul(const std::vector<T> &a, const std::vector<T> &b, int64_t m, int64_t n,
+                                int64_t p) {
   std::vector<R> out;
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < p; ++j) {
       R acc = 0;
       for (int64_t k = 0; k < n; ++k) {
-        acc += static_cast<R>(a[static_cast<std::size_t>(i * n + k)]) * static_cast<R>(b[static_cast<std::size_t>(k * p + j)]);
+        acc += static_cast<R>(a[static_cast<std::size_t>(i * n + k)]) *
+               static_cast<R>(b[static_cast<std::size_t>(k * p + j)]);
       }
       out.push_back(acc);
     }
@@ -91,11 +94,13 @@ TEST_F(DynamicGufuncTest, LayoutOnlyMatmulCompilesPerInputDtypes) {
   EXPECT_EQ(r.view().shape, (Shape{2, 2}));
   EXPECT_EQ(r.dtype(), DType::Float32);
   EXPECT_EQ(rt_.to_host(r.view()).to_vector<float>(), (reference_matmul<float>(a, b, 2, 3, 2)));
-  EXPECT_EQ(matmul.signatures(), std::vector<std::string>{"void(float32[:, :], float32[:, :], float32[:, :])"});
+  EXPECT_EQ(matmul.signatures(),
+            std::vector<std::string>{"void(float32[:, :], float32[:, :], float32[:, :])"});
   // The same dtypes again reuse the signature; int64 adds one.
   (void)matmul(ufjit::view(b.data(), {3, 2}), ufjit::view(a.data(), {2, 3}));
   EXPECT_EQ(matmul.signatures().size(), 1u);
-  std::vector<int64_t> ia = {1, -2, 3, 4, 5, 6, 7, 8}, ib = {2, 1, 0, -1, 3, 3, 1, 1};  // batch of 2: (2,2,2) @ (2,2)
+  std::vector<int64_t> ia = {1, -2, 3, 4, 5, 6, 7, 8},
+                       ib = {2, 1, 0, -1, 3, 3, 1, 1};  // batch of 2: (2,2,2) @ (2,2)
   Array ri = matmul(ufjit::view(ia.data(), {2, 2, 2}), ufjit::view(ib.data(), {2, 2}));
   EXPECT_EQ(ri.dtype(), DType::Int64);
   EXPECT_EQ(ri.view().shape, (Shape{2, 2, 2}));
@@ -118,8 +123,8 @@ TEST_F(DynamicGufuncTest, OutputsTakeTheInputsCommonTypeOrOutsDtype) {
   // out(...) gives the output's dtype: a float32 result from float32 inputs into a float64 out.
   std::vector<float> b32 = {2, 1, 1, 3};
   std::vector<double> out(4, -1);
-  (void)matmul.call_all(
-      {ufjit::view(a.data(), {2, 2}), ufjit::view(b32.data(), {2, 2}), ufjit::out(ufjit::view(out.data(), {2, 2}))});
+  (void)matmul.call_all({ufjit::view(a.data(), {2, 2}), ufjit::view(b32.data(), {2, 2}),
+                         ufjit::out(ufjit::view(out.data(), {2, 2}))});
   EXPECT_EQ(out, (std::vector<double>{5, 7.5, -2, 9}));
   EXPECT_EQ(matmul.signatures().back(), "void(float32[:, :], float32[:, :], float64[:, :])");
 }
@@ -203,6 +208,35 @@ TEST_F(DynamicGufuncTest, WritableInputOverlappingAnOutputIsNotReadThroughACopy)
                          {ufjit::view(b.data(), {4}), ufjit::out(ufjit::view(b.data() + 1, {4}))});
   EXPECT_EQ(b, expected);
   EXPECT_EQ(b, (std::vector<int64_t>{1, 2, 3, 4, 4}));
+}
+
+TEST_F(DynamicGufuncTest, ManyThreadsAddEachSignatureOnce) {
+  ufjit::Ufunc scale = set_["scale"];
+  std::vector<std::thread> threads;
+  std::vector<int> failures(9, 0);
+  for (int t = 0; t < 9; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 4; ++k) {
+        if (t % 3 == 0) {
+          failures[t] += rt_.to_host(scale(std::vector<int32_t>{2, 4}, 3).view()).to_vector<int32_t>() !=
+                         std::vector<int32_t>{6, 12};
+        } else if (t % 3 == 1) {
+          failures[t] += rt_.to_host(scale(std::vector<float>{2, 4}, 0.5).view()).to_vector<float>() !=
+                         std::vector<float>{1, 2};
+        } else {
+          failures[t] += rt_.to_host(scale(std::vector<double>{2, 4}, ufjit::Typed<double>{-1}).view())
+                             .to_vector<double>() != std::vector<double>{-2, -4};
+        }
+      }
+    });
+  }
+  for (std::thread &th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(9, 0));
+  std::vector<std::string> sigs = scale.signatures();
+  std::sort(sigs.begin(), sigs.end());
+  EXPECT_EQ(sigs, (std::vector<std::string>{"void(float32[:], float32, float32[:])",
+                                            "void(float64[:], float64, float64[:])",
+                                            "void(int32[:], int32, int32[:])"}));
 }
 
 }  // namespace
