@@ -33,13 +33,16 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     state->decorator_target = typed.options.target;
     state->generalized = typed.kind == frontend::UfuncKind::GuVectorize;
     state->identity = static_cast<Identity>(typed.options.identity);  // same order (frontend/Program.h)
-    state->dynamic = typed.dynamic;
-    state->source = typed.dynamic ? file : nullptr;
+    // A layout-only (or is_dynamic=True) @guvectorize is typed per operand
+    // dtypes at call time, as a signature-less @vectorize.
+    state->dynamic = typed.dynamic || (state->generalized && typed.options.is_dynamic);
+    state->source = state->dynamic ? file : nullptr;
     state->core = core;
-    std::shared_ptr<const runtime::GufuncLayout> layout;
     if (state->generalized) {
-      layout = std::make_shared<const runtime::GufuncLayout>(runtime::parse_gufunc_layout(typed.layout));
+      state->layout = std::make_shared<const runtime::GufuncLayout>(
+          runtime::make_gufunc_layout(typed.core, typed.options.writable_args));
     }
+    const std::shared_ptr<const runtime::GufuncLayout> &layout = state->layout;
     for (std::size_t i = 0; i < typed.modules.size(); ++i) {
       runtime::CompiledSignature sig;
       sig.layout = layout;
@@ -49,6 +52,12 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
       sig.index = static_cast<int>(i);
       runtime::finish_signature(sig);
       state->signatures.push_back(std::move(sig));
+    }
+    if (state->dynamic && !state->signatures.empty()) {
+      // is_dynamic=True with signatures: those are the first, more are added per call.
+      state->dynamic_signatures =
+          std::make_shared<const std::vector<runtime::CompiledSignature>>(std::move(state->signatures));
+      state->signatures.clear();
     }
     ufuncs.emplace_back(std::move(state));
   }
@@ -194,15 +203,16 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
     empty_ufunc();
   }
   runtime::Backend &backend = state_->core->backend(target);
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   if (!state_->generalized) {
-    Array result = runtime::run_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+    Array result = runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
     std::vector<Array> results;
     if (!result.empty_handle()) {
       results.push_back(std::move(result));
     }
     return results;
   }
-  return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr);
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
 }
 
 std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
@@ -215,7 +225,9 @@ std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const C
   }
   runtime::Backend &backend =
       state_->core->backend(target ? *target : state_->core->target_for(state_->decorator_target));
-  return runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, nullptr, &axes);
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, nullptr,
+                                  &axes);
 }
 
 bool Ufunc::is_generalized() const {
@@ -229,17 +241,17 @@ int Ufunc::nout() const {
   if (!state_) {
     empty_ufunc();
   }
-  if (!state_->generalized || state_->signatures.empty()) {
+  if (!state_->generalized) {
     return 1;
   }
-  return static_cast<int>(state_->signatures.front().layout->outputs.size());
+  return static_cast<int>(state_->layout->outputs.size());
 }
 
 std::string Ufunc::layout() const {
   if (!state_) {
     empty_ufunc();
   }
-  return state_->generalized && !state_->signatures.empty() ? state_->signatures.front().layout->text : "";
+  return state_->generalized ? state_->layout->text : "";
 }
 
 void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) const {
@@ -250,11 +262,12 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
     throw InputError("call_async: the stream is empty (moved from or default-constructed)");
   }
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
+  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   if (state_->generalized) {
-    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, state_->signatures, operands, stream.impl());
+    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands,
+                                   stream.impl());
     return;
   }
-  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   (void)runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
 }
 
@@ -270,7 +283,15 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
   std::optional<frontend::Signature> parsed = frontend::parse_signature(signature, start, diags);
   diags.throw_if_errors();
   const std::string canonical = parsed ? parsed->str() : signature;
-  for (const runtime::CompiledSignature &s : state_->signatures) {
+  runtime::SignatureList compiled;
+  if (state_->dynamic) {
+    std::lock_guard<std::mutex> lock(state_->dynamic_mutex);
+    compiled = state_->dynamic_signatures;  // those compiled so far
+  }
+  const std::vector<runtime::CompiledSignature> &all =
+      state_->dynamic ? (compiled ? *compiled : std::vector<runtime::CompiledSignature>{})
+                      : state_->signatures;
+  for (const runtime::CompiledSignature &s : all) {
     if (s.signature != canonical) {
       continue;
     }
@@ -290,7 +311,7 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
     return codegen::emit_ptx({request}, gpu);
   }
   std::string known;
-  for (const runtime::CompiledSignature &s : state_->signatures) {
+  for (const runtime::CompiledSignature &s : all) {
     known += (known.empty() ? "" : ", ") + s.signature;
   }
   throw DispatchError("'" + state_->name + "' has no signature " + canonical + "; it has: " + known);

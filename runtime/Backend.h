@@ -121,6 +121,9 @@ struct PreparedGufunc {
   /// layout core of fewer dims is padded in front with size-1, stride-0
   /// dims); outer strides 0 on broadcast dims. Host or device.
   std::vector<ArrayView> operands;
+  /// Per operand: whether the kernel writes it (outputs, and inputs named by
+  /// writable_args): a host operand of a GPU call is copied back.
+  std::vector<bool> written;
   std::vector<int64_t> loop_shape;  // may be empty (one outer element)
   int64_t loop_size = 1;            // > 0: Call.cpp does not run empty loops
 };

@@ -543,6 +543,16 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   for (std::size_t k = 0; split.outs.empty() && k < n_out; ++k) {
     (void)checked_bytes(sig.out_dtypes[k], plan.output_shapes[k]);
   }
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    if (layout.writable[i] && op.kind == Operand::Kind::Array && op.array.dtype != sig.params[i]) {
+      throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name +
+                          "' is in writable_args but has dtype " + std::string(dtype_name(op.array.dtype)) +
+                          " and the chosen signature " + sig.signature + " takes " +
+                          std::string(dtype_name(sig.params[i])) +
+                          ": the body would write a converted copy; pass an array of that dtype");
+    }
+  }
   check_async_casts(split, sig, ufunc_name, stream);
   // Every user-visible check is done: from here on we allocate and launch.
 
@@ -562,7 +572,8 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   }
 
   // ---- 6. place inputs: scalars as 0-d arrays, casts, copies of inputs
-  // that overlap an output, broadcast outer dims
+  // that overlap an output (not of writable_args inputs: the body writes the
+  // caller's array), broadcast outer dims
   std::vector<Array> temporaries;
   PreparedGufunc call;
   call.signature = &sig;
@@ -579,7 +590,8 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
       view = op.array;
       bool overlaps = false;
       for (const ArrayView &out : out_views) {
-        overlaps = overlaps || (out.residence == view.residence && may_overlap(view, out));
+        overlaps =
+            overlaps || (!layout.writable[i] && out.residence == view.residence && may_overlap(view, out));
       }
       if (view.dtype != dtype || overlaps) {
         temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));
@@ -587,10 +599,12 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
       }
     }
     call.operands.push_back(gufunc_view(view, layout.inputs[i].size(), plan.loop_shape, sig.arg_ndims[i]));
+    call.written.push_back(layout.writable[i] && op.kind == Operand::Kind::Array);
   }
   for (std::size_t k = 0; k < n_out; ++k) {
     call.operands.push_back(gufunc_view(out_views[k], layout.outputs[k].size(), plan.loop_shape,
                                         sig.arg_ndims[split.inputs.size() + k]));
+    call.written.push_back(true);
   }
 
   // ---- 7. launch (the backend)

@@ -1,7 +1,5 @@
-// Layout parsing and the gufunc schedule (runtime/GufuncLayout.h).
+// The runtime layout and the gufunc schedule (runtime/GufuncLayout.h).
 #include "runtime/GufuncLayout.h"
-
-#include <cctype>
 
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
@@ -9,91 +7,6 @@
 namespace ufjit::runtime {
 
 namespace {
-
-class LayoutParser {
- public:
-  explicit LayoutParser(const std::string &text) : text_(text) {}
-
-  GufuncLayout parse() {
-    GufuncLayout layout;
-    layout.text = text_;
-    layout.inputs = parse_list();
-    skip();
-    if (text_.compare(pos_, 2, "->") != 0) {
-      fail("'->'");
-    }
-    pos_ += 2;
-    layout.outputs = parse_list();
-    skip();
-    if (pos_ != text_.size()) {
-      fail("end of layout");
-    }
-    if (layout.outputs.empty()) {
-      fail("an output");
-    }
-    return layout;
-  }
-
- private:
-  void skip() {
-    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_])) != 0) {
-      ++pos_;
-    }
-  }
-  [[noreturn]] void fail(const std::string &expected) {
-    throw InputError("gufunc layout '" + text_ + "': expected " + expected + " at offset " + std::to_string(pos_));
-  }
-  bool eat(char c) {
-    skip();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-  std::vector<std::string> parse_dims() {
-    if (!eat('(')) {
-      fail("'('");
-    }
-    std::vector<std::string> dims;
-    if (eat(')')) {
-      return dims;
-    }
-    while (true) {
-      skip();
-      const std::size_t begin = pos_;
-      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) != 0 || text_[pos_] == '_')) {
-        ++pos_;
-      }
-      if (pos_ == begin) {
-        fail("a dimension name");
-      }
-      dims.push_back(text_.substr(begin, pos_ - begin));
-      if (eat(')')) {
-        return dims;
-      }
-      if (!eat(',')) {
-        fail("',' or ')'");
-      }
-    }
-  }
-  std::vector<std::vector<std::string>> parse_list() {
-    std::vector<std::vector<std::string>> list;
-    skip();
-    if (pos_ >= text_.size() || text_[pos_] != '(') {
-      return list;  // no inputs: "->(n)"
-    }
-    while (true) {
-      list.push_back(parse_dims());
-      if (!eat(',')) {
-        return list;
-      }
-    }
-  }
-
-  const std::string &text_;
-  std::size_t pos_ = 0;
-};
 
 std::string operand_name(const GufuncLayout &layout, std::size_t k) {
   if (k < layout.inputs.size()) {
@@ -112,7 +25,23 @@ std::string format_core(const std::vector<std::string> &core) {
 
 }  // namespace
 
-GufuncLayout parse_gufunc_layout(const std::string &text) { return LayoutParser(text).parse(); }
+GufuncLayout make_gufunc_layout(const frontend::GufuncLayout &core, const std::vector<int> &writable_args) {
+  GufuncLayout layout;
+  layout.text = core.str();
+  for (const frontend::GufuncLayout::Operand &op : core.inputs) {
+    layout.inputs.push_back(op.dims);
+  }
+  for (const frontend::GufuncLayout::Operand &op : core.outputs) {
+    layout.outputs.push_back(op.dims);
+  }
+  layout.writable.assign(layout.inputs.size(), false);
+  for (int i : writable_args) {
+    if (i >= 0 && static_cast<std::size_t>(i) < layout.inputs.size()) {
+      layout.writable[static_cast<std::size_t>(i)] = true;  // the frontend refuses others, located
+    }
+  }
+  return layout;
+}
 
 GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vector<int64_t>> &input_shapes,
                         const std::vector<std::vector<int64_t>> &out_shapes, const std::string &ufunc_name) {

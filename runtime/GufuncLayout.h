@@ -1,5 +1,6 @@
-// Generalized ufuncs (@guvectorize): the parsed layout "(m,n),(n,p)->(m,p)"
-// and the schedule of one call, a pure function of the operands' shapes
+// Generalized ufuncs (@guvectorize): the layout "(m,n),(n,p)->(m,p)" as the
+// runtime uses it (built from the frontend's parsed one: one parser,
+// frontend/Signature.h) and the schedule of one call, a pure function of the operands' shapes
 // (numba-cuda's GUFuncEngine.schedule), kept beside Broadcast.h.
 //
 // Each operand's last len(core dims) dims are its core; the dims before them
@@ -13,12 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "frontend/Signature.h"
+
 namespace ufjit::runtime {
 
 struct GufuncLayout {
-  std::string text;                               // as written
+  std::string text;                               // canonical: "(m,n),(n,p)->(m,p)"
   std::vector<std::vector<std::string>> inputs;   // core dim names per input
   std::vector<std::vector<std::string>> outputs;  // core dim names per output
+  /// Per input: whether the body may write it (`writable_args=`). Such an
+  /// input is never read through a copy (casts are refused; overlap with an
+  /// output is not staged), and a host input of a GPU call is copied back.
+  std::vector<bool> writable;
   std::size_t operands() const { return inputs.size() + outputs.size(); }
   /// Core dims of operand k (inputs, then outputs).
   const std::vector<std::string> &core(std::size_t k) const {
@@ -26,9 +33,10 @@ struct GufuncLayout {
   }
 };
 
-/// Parses a layout; throws InputError for text that is not one (the frontend
-/// has reported a located error before a layout reaches the runtime).
-GufuncLayout parse_gufunc_layout(const std::string &text);
+/// The runtime's layout of the frontend's parsed `core`; `writable_args`
+/// are parameter indices (frontend::UfuncOptions::writable_args).
+GufuncLayout make_gufunc_layout(const frontend::GufuncLayout &core,
+                                const std::vector<int> &writable_args = {});
 
 /// The shapes of one gufunc call.
 struct GufuncSchedule {

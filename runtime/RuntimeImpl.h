@@ -72,11 +72,15 @@ void finish_signature(CompiledSignature &sig);
 struct UfuncState {
   std::string name;
   std::string decorator_target;  // "", "cuda", "cpu", "parallel"
-  bool generalized = false;      // @guvectorize: not callable yet
+  bool generalized = false;      // @guvectorize
+  /// @guvectorize only: the layout every signature shares (also a dynamic one's).
+  std::shared_ptr<const runtime::GufuncLayout> layout;
   Identity identity = Identity::None;  // `identity=` of the decorator
-  /// A @vectorize without signatures (Numba's dynamic ufunc,
-  /// runtime/DynamicUfunc.h): `signatures` stays empty; each call takes a
-  /// snapshot of `dynamic_signatures`, which grows under `dynamic_mutex`.
+  /// A @vectorize without signatures or a layout-only / is_dynamic=True
+  /// @guvectorize (Numba's dynamic ufunc and gufunc, runtime/DynamicUfunc.h):
+  /// `signatures` stays empty (any given ones start `dynamic_signatures`);
+  /// each call takes a snapshot of `dynamic_signatures`, which grows under
+  /// `dynamic_mutex`.
   bool dynamic = false;
   std::shared_ptr<const SourceFile> source;
   std::mutex dynamic_mutex;

@@ -23,10 +23,8 @@ def _check_target(target):
     return _TARGETS[target]
 
 
-def _no_signatures(decorator):
-    return NotImplementedError(
-        f"ufjit.{decorator} needs signatures and a layout, e.g. @{decorator}(['void(float64[:], float64[:])'], "
-        "'(n)->(n)'): generalized ufuncs are not compiled per call yet")
+def _looks_like_layout(text):
+    return isinstance(text, str) and "->" in text
 
 
 def _compile(fn, decorator_line):
@@ -122,7 +120,7 @@ class GUFunc(UFunc):
         return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
 
 
-def _make_decorator(kind, signatures, layout, target, identity, fastmath):
+def _make_decorator(kind, signatures, layout, target, identity, fastmath, **gufunc_options):
     """The decorator that compiles a function as ``@vectorize`` / ``@guvectorize``.
 
     The C++ compiler is given a decorator line of its own: the signatures,
@@ -130,11 +128,18 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath):
     'cuda' falls back to the CPU where there is no GPU), ``fastmath`` and
     ``identity``. ``@vectorize`` without signatures (bare, ``@vectorize()``
     or ``@vectorize(target=...)``) is Numba's dynamic ufunc: compiled for
-    the operand types at each call with types not seen before.
+    the operand types at each call with types not seen before;
+    ``@guvectorize`` with a layout only (or ``is_dynamic=True``) is Numba's
+    dynamic gufunc, the same per operand dtypes (outputs not given take the
+    inputs' common type, NumPy's ``result_type``).
     """
     bare = callable(signatures) and not isinstance(signatures, (str, list, tuple))
-    if kind == "guvectorize" and (bare or not signatures or layout is None):
-        raise _no_signatures(kind)
+    if kind == "guvectorize":
+        if layout is None and _looks_like_layout(signatures):
+            signatures, layout = None, signatures  # @guvectorize('(n)->()'): Numba's dynamic gufunc
+        if bare or layout is None:
+            raise TypeError("ufjit.guvectorize needs a layout, with or without signatures, e.g. "
+                            "@guvectorize('(n),(n)->()') or @guvectorize(['void(float64[:], float64[:])'], '(n)->(n)')")
     args = []
     if not bare and signatures:
         args.append(repr(_signature_list(signatures)))
@@ -146,6 +151,10 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath):
         args.append("fastmath=True")
     if identity is not None and kind == "vectorize":
         args.append(f"identity={identity!r}")
+    if gufunc_options.get("is_dynamic"):
+        args.append("is_dynamic=True")
+    if gufunc_options.get("writable_args"):
+        args.append(f"writable_args={tuple(gufunc_options['writable_args'])!r}")
     line = f"@{kind}({', '.join(args)})"
 
     def decorate(fn):
@@ -173,6 +182,17 @@ def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache
     return _make_decorator("vectorize", signatures, None, target, identity, fastmath)
 
 
-def guvectorize(signatures=None, layout=None, target=None, identity=None, fastmath=False, cache=True, **options):
-    """Numba's ``@guvectorize(signatures, layout)``; see GUFunc for what calling it does."""
-    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath)
+def guvectorize(signatures=None, layout=None, target=None, identity=None, fastmath=False, cache=True,
+                is_dynamic=False, writable_args=(), **options):
+    """Numba's ``@guvectorize(signatures, layout)``; see GUFunc for what calling it does.
+
+    With a layout only, ``@guvectorize('(m,n),(n,p)->(m,p)')`` (or with
+    ``is_dynamic=True``), the gufunc is compiled for the operand dtypes at the
+    first call with them (Numba's dynamic gufunc; ``signatures`` lists those
+    compiled so far). An output not given takes the inputs' common type
+    (``numpy.result_type`` of the inputs); one given with ``out=`` its own.
+    ``writable_args``: indices or names of inputs the body may write (written
+    in the caller's array, also on the GPU).
+    """
+    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath,
+                           is_dynamic=is_dynamic, writable_args=writable_args)

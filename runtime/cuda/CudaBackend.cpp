@@ -104,7 +104,8 @@ class CudaBackend final : public Backend {
   }
 
   /// One thread per outer element. Host operands are staged by byte extent
-  /// (as run_strided_host): copied in, computed, host outputs copied back.
+  /// (as run_strided_host): copied in, computed, host operands the kernel
+  /// writes (outputs, writable_args inputs) copied back.
   void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) override {
     context_->make_current();
     const CompiledSignature &sig = *call.signature;
@@ -136,10 +137,9 @@ class CudaBackend final : public Backend {
     }
     const KernelParams params(call, data);
     cuda::launch(kernel, call.loop_size, params.pointers(), nullptr);
-    const std::size_t first_output = sig.params.size();
-    for (std::size_t k = first_output; k < call.operands.size(); ++k) {
+    for (std::size_t k = 0; k < call.operands.size(); ++k) {
       const ArrayView &out = call.operands[k];
-      if (out.residence == Residence::Host) {
+      if (call.written[k] && out.residence == Residence::Host) {  // outputs, writable_args inputs
         const auto [lo, hi] = byte_extent(out);
         staging_.copy_to_host(static_cast<char *>(out.data) + lo,
                               device_ptr(static_cast<const char *>(data[k]) + lo), static_cast<std::size_t>(hi - lo));

@@ -14,7 +14,6 @@
 #include "frontend/Parser.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
-#include "runtime/GufuncLayout.h"
 #include "runtime/driver/DeviceExport.h"
 #include "ufjit/runtime.h"
 
@@ -193,7 +192,7 @@ CompileResult compile_here(const CompileRequest &request) {
       codegen::EntrySignature entry_sig;
       if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
         // One entry: one thread (CPU iteration) per outer element.
-        entry.gufunc_outputs = runtime::parse_gufunc_layout(ufunc.layout).outputs.size();
+        entry.gufunc_outputs = ufunc.core.outputs.size();
         entry.variants = {codegen::gufunc_variant()};
       } else {
         entry.variants = driver::aot_variants();

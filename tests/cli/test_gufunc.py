@@ -80,3 +80,52 @@ class CompileGufunc(TempDir):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+DYNAMIC = """from numba import guvectorize
+
+@guvectorize('(n),(n)->()')
+def dot(a, b, out):
+    acc = a[0] * b[0]
+    for i in range(1, a.shape[0]):
+        acc += a[i] * b[i]
+    out[0] = acc
+
+@guvectorize('(n)->()')
+def lowbit(a, out):
+    out[0] = a[0] & 1
+"""
+
+
+class RunDynamicGufunc(TempDir):
+    """A layout-only @guvectorize is compiled for the --in files' dtypes at the call."""
+
+    def setUp(self):
+        super().setUp()
+        with open(self.path("dyn.ufn"), "w") as f:
+            f.write(DYNAMIC)
+
+    def test_output_dtype_is_the_inputs_common_type(self):
+        a = [1, -2, 3, 4, 5, 6]
+        npyfile.write(self.path("a.npy"), "<i4", (2, 3), a)
+        npyfile.write(self.path("b.npy"), "<f4", (3,), [0.5, 1.0, 2.0])
+        r = ufjit("run", self.path("dyn.ufn"), "dot", "--in", self.path("a.npy"), "--in", self.path("b.npy"),
+                  "--out", self.path("c.npy"), "--target", "cpu")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        descr, shape, _, values = npyfile.read(self.path("c.npy"))
+        self.assertEqual((descr, shape), ("<f8", (2,)))  # result_type(int32, float32) is float64
+        self.assertEqual(values, [0.5 * 1 - 2.0 * 1 + 3 * 2.0, 4 * 0.5 + 5 * 1.0 + 6 * 2.0])
+
+    def test_int64_files_give_int64(self):
+        npyfile.write(self.path("x.npy"), "<i8", (2, 2), [1, 2, 3, 4])
+        r = ufjit("run", self.path("dyn.ufn"), "dot", "--in", self.path("x.npy"), "--in", self.path("x.npy"),
+                  "--out", self.path("c.npy"), "--target", "cpu")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        descr, shape, _, values = npyfile.read(self.path("c.npy"))
+        self.assertEqual((descr, values), ("<i8", [1 + 4, 9 + 16]))
+
+    def test_dtype_that_does_not_type_is_a_located_compile_error(self):
+        npyfile.write(self.path("f.npy"), "<f8", (2,), [1.5, 2.0])
+        r = ufjit("run", self.path("dyn.ufn"), "lowbit", "--in", self.path("f.npy"), "--target", "cpu")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("dyn.ufn:", r.stderr)

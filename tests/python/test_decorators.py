@@ -140,8 +140,8 @@ def test_identity_is_checked_as_numba_does():
             return a
 
 
-def test_signature_less_guvectorize_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="needs signatures"):
+def test_guvectorize_without_a_layout_is_refused_clearly():
+    with pytest.raises(TypeError, match="needs a layout"):
         guvectorize()
 
 
@@ -229,8 +229,68 @@ def test_guvectorize_matmul_several_outputs_and_positional_out():
 
 
 def test_guvectorize_without_layout_is_refused():
-    with pytest.raises(NotImplementedError, match="needs signatures"):
+    with pytest.raises(TypeError, match="needs a layout"):
         guvectorize(["void(float64[:], float64[:])"])
+
+
+def test_layout_only_guvectorize_compiles_per_operand_dtypes():
+    @guvectorize("(m,n),(n,p)->(m,p)", target="cpu")
+    def matmul(a, b, out):
+        for i in range(a.shape[0]):
+            for j in range(b.shape[1]):
+                acc = a[i, 0] * b[0, j]
+                for k in range(1, a.shape[1]):
+                    acc += a[i, k] * b[k, j]
+                out[i, j] = acc
+
+    assert matmul.signatures == [] and matmul.nin == 2 and matmul.nout == 1
+    a = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    b = np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5)
+    r = matmul(a, b)
+    assert r.dtype == np.float32
+    np.testing.assert_allclose(r, np.matmul(a, b), rtol=1e-6)
+    ia = np.arange(12, dtype=np.int64).reshape(3, 4) - 5
+    ib = np.arange(8, dtype=np.int64).reshape(4, 2)
+    np.testing.assert_array_equal(matmul(ia, ib), np.matmul(ia, ib))
+    # float32 with int32: outputs take NumPy's result_type of the inputs.
+    mixed = matmul(a[0], ib.astype(np.int32))
+    assert mixed.dtype == np.result_type(np.float32, np.int32)
+    np.testing.assert_allclose(mixed, np.matmul(a[0].astype(np.float64), ib), rtol=1e-12)
+    out = np.empty((3, 5), dtype=np.float64)
+    matmul(a[0], b, out=out)  # out= gives the output dtype
+    np.testing.assert_allclose(out, np.matmul(a[0], b), rtol=1e-6)
+    assert len(matmul.signatures) == 4
+
+    @guvectorize("(n)->()", target="cpu")
+    def lowbit(x, out):
+        out[0] = x[0] & 1
+
+    np.testing.assert_array_equal(lowbit(np.array([[3, 1], [4, 4]])), [1, 0])
+    with pytest.raises(ufjit.CompileError):
+        lowbit(np.array([1.5, 2.0]))
+
+
+def test_is_dynamic_and_writable_args():
+    @guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)", is_dynamic=True, target="cpu")
+    def scale(a, s, out):
+        for i in range(a.shape[0]):
+            out[i] = a[i] * s
+
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    r = scale(x, np.int32(3))
+    assert r.dtype == np.int32
+    np.testing.assert_array_equal(r, x * 3)
+    assert scale.signatures == ["void(float64[:], float64, float64[:])", "void(int32[:], int32, int32[:])"]
+
+    @guvectorize("(n)->(n)", writable_args=("a",), target="cpu")
+    def bump(a, out):
+        for i in range(a.shape[0]):
+            a[i] = a[i] + 1
+            out[i] = 2 * a[i]
+
+    a = np.arange(4.0)
+    np.testing.assert_array_equal(bump(a), 2 * (np.arange(4.0) + 1))
+    np.testing.assert_array_equal(a, np.arange(4.0) + 1)
 
 
 def test_device_paths_need_a_gpu():
