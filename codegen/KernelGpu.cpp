@@ -59,7 +59,7 @@ class GpuEntryBuilder {
   void emit_contiguous();
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
-  /// The launch hint of KernelABI.h as a byte array beside the entry.
+  /// The launch hint of codegen/LaunchHint.h as a byte array beside the entry.
   void emit_launch_hint(const std::string &name);
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
@@ -233,7 +233,7 @@ void GpuEntryBuilder::emit_contiguous() {
     emit_counted_loop(b_, gid, groups, stride, "vec", [&](llvm::Value *v) { emit_vector_group(v, lanes); });
     llvm::Value *vector_end = b_.CreateMul(groups, llvm::ConstantInt::get(index_type_, lanes), "vector.end", true, false);
     scalar_start = b_.CreateAdd(vector_end, gid, "scalar.start", true, false);
-    // One vector group per thread over the whole array (CuPy's grid): 1.5-3%
+    // One vector group per thread over the whole array (CuPy's grid): 1-3%
     // over a grid capped at 16 waves (bench_ptx_lab, docs/PERFORMANCE.md).
     hint_.elements_per_thread = static_cast<uint32_t>(lanes);
   }

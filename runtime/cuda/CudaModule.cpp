@@ -5,7 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#include "codegen/KernelABI.h"
 #include "codegen/LaunchHint.h"
 #include "ufjit/errors.h"
 
