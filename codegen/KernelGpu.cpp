@@ -10,6 +10,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/KernelEntry.h"
+#include "codegen/LaunchHint.h"
 #include "frontend/InternalAssert.h"
 
 namespace ufjit::codegen {
@@ -58,6 +59,8 @@ class GpuEntryBuilder {
   void emit_contiguous();
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
+  /// The launch hint of codegen/LaunchHint.h as a byte array beside the entry.
+  void emit_launch_hint(const std::string &name);
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
   llvm::Module &module_;
@@ -73,6 +76,7 @@ class GpuEntryBuilder {
   llvm::Value *ndim_ = nullptr;   // index type
   llvm::Value *shape_ = nullptr;  // pointer to Dims
   std::vector<Operand> operands_;  // inputs, then the output
+  LaunchHint hint_;                // what the loop shape wants of the grid
 };
 
 llvm::FunctionType *GpuEntryBuilder::entry_type() const {
@@ -229,11 +233,21 @@ void GpuEntryBuilder::emit_contiguous() {
     emit_counted_loop(b_, gid, groups, stride, "vec", [&](llvm::Value *v) { emit_vector_group(v, lanes); });
     llvm::Value *vector_end = b_.CreateMul(groups, llvm::ConstantInt::get(index_type_, lanes), "vector.end", true, false);
     scalar_start = b_.CreateAdd(vector_end, gid, "scalar.start", true, false);
+    // One vector group per thread over the whole array (CuPy's grid): 1-3%
+    // over a grid capped at 16 waves (bench_ptx_lab, docs/PERFORMANCE.md).
+    hint_.elements_per_thread = static_cast<uint32_t>(lanes);
   }
   const bool vectorized = scalar_start != gid;
   if (uint64_t group_lanes = lanes_for_expensive_body(); !vectorized && group_lanes > 1) {
+    // Lane groups keep their loads in flight across a loop: a capped grid
+    // (a full one is 2-50% slower in the lab), the hint's 0.
     emit_lane_groups(gid, stride, group_lanes);
     return;
+  }
+  if (!vectorized) {
+    // The scalar loop on >= 16 input bytes per element (gauss_f64, polar):
+    // two elements per thread over the whole array (lab: full/2).
+    hint_.elements_per_thread = 2;
   }
   emit_counted_loop(b_, scalar_start, n_, stride, "elem", [&](llvm::Value *i) { emit_contiguous_element(i); });
 }
@@ -381,6 +395,18 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, ui
   });
 }
 
+void GpuEntryBuilder::emit_launch_hint(const std::string &name) {
+  if (hint_.elements_per_thread == 0) {
+    return;  // the runtime's default: a capped grid
+  }
+  auto *type = llvm::ArrayType::get(b_.getInt8Ty(), hint_.elements_per_thread);
+  // External, in the global address space, so that the PTX keeps it
+  // (`.visible .global .b8`) and cuModuleGetGlobal finds it by name.
+  new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantAggregateZero::get(type), launch_hint_symbol(name), nullptr,
+                           llvm::GlobalValue::NotThreadLocal, 1);
+}
+
 void GpuEntryBuilder::emit_strided() {
   auto [gid, stride] = emit_thread_index();
   llvm::Type *i64 = b_.getInt64Ty();
@@ -457,6 +483,7 @@ llvm::Function *GpuEntryBuilder::build(const std::string &name) {
   }
   b_.CreateRetVoid();
   mark_kernel();
+  emit_launch_hint(name);
   return fn_;
 }
 

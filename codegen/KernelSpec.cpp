@@ -2,8 +2,10 @@
 // entry's parameters that the entry builders, the runtime's packer and the
 // manifest writer read.
 #include <cstdio>
+#include <cstdlib>
 
 #include "codegen/KernelABI.h"
+#include "codegen/LaunchHint.h"
 #include "frontend/InternalAssert.h"
 
 namespace ufjit::codegen {
@@ -186,6 +188,19 @@ std::string KernelParam::type_name() const {
     return std::string(dtype_name(dtype));
   }
   return "int64";
+}
+
+std::string launch_hint_symbol(const std::string &entry) { return entry + "__launch"; }
+
+LaunchHint launch_hint_in_ptx(const std::string &ptx, const std::string &entry) {
+  // NVPTX prints the array as `.global .align 1 .b8 <symbol>[<size>];`.
+  const std::string needle = " " + launch_hint_symbol(entry) + "[";
+  LaunchHint hint;
+  const std::size_t at = ptx.find(needle);
+  if (at != std::string::npos) {
+    hint.elements_per_thread = static_cast<uint32_t>(std::strtoul(ptx.c_str() + at + needle.size(), nullptr, 10));
+  }
+  return hint;
 }
 
 }  // namespace ufjit::codegen

@@ -2,6 +2,7 @@
 // (codegen/NVPTXTarget.h).
 #include "codegen/NVPTXTarget.h"
 #include "codegen/HugeFunctions.h"
+#include "codegen/LaunchHint.h"
 
 #include <algorithm>
 #include <ctime>
@@ -191,8 +192,12 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   double t0 = now_ms();
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
+  // Entries stay external, and so do their launch hints (LaunchHint.h).
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) {
-    return options.entries.count(gv.getName().str()) != 0;
+    const std::string name = gv.getName().str();
+    const std::string suffix = launch_hint_symbol("");
+    const bool hint = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return options.entries.count(hint ? name.substr(0, name.size() - suffix.size()) : name) != 0;
   });
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
   const double libdevice_ms = now_ms() - t0;

@@ -8,9 +8,11 @@
 // Usage: bench_ptx_lab LOG2N LABEL:FILE.ptx:ENTRY:INPUTS:DTYPE...
 //   DTYPE f32 | f64 | i64; inputs as bench_gpu draws them (floats in
 //   [0.5, 1.5), ints in [-1000, 1000)). Prints one row per entry and shape:
-//   ufjit (the runtime's: occupancy block, 2 waves of resident blocks),
-//   waves8 and waves16 (8 and 16 waves), full/2 and full/4 (a half and a
-//   quarter of full) and full (one block per `block` elements).
+//   ufjit (the runtime's rule, runtime/cuda/LaunchConfig.cpp: the entry's
+//   launch hint `<entry>__launch[e]` asks for ceil(n / (block * e)) blocks,
+//   no hint for 16 waves of resident blocks), waves4 and waves16 (4 and 16
+//   waves), full/2, full/4 and full/8 (a half, quarter, eighth of full) and
+//   full (one block per `block` elements).
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -31,7 +33,7 @@ namespace {
       X(cuMemAlloc_v2) X(cuMemcpyHtoD_v2) X(cuMemcpyDtoH_v2) X(cuMemcpyDtoD_v2) X(cuLaunchKernel)           \
           X(cuCtxSynchronize) X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) \
               X(cuOccupancyMaxPotentialBlockSize) X(cuDeviceGetAttribute) X(cuMemFree_v2) X(cuModuleUnload) \
-                  X(cuGetErrorString) X(cuFuncGetAttribute)
+                  X(cuGetErrorString) X(cuFuncGetAttribute) X(cuModuleGetGlobal_v2)
 
 struct Driver {
 #define LAB_FIELD(name) decltype(&::name) name = nullptr;
@@ -204,11 +206,22 @@ int main(int argc, char **argv) {
       int64_t grid;
     };
     const int64_t full = (n + block - 1) / block;
-    const Shape shapes[] = {{"ufjit", std::min<int64_t>(full, std::max<int64_t>(int64_t{min_grid} * 2, sms))},
-                            {"waves8", std::min<int64_t>(full, int64_t{min_grid} * 8)},
-                            {"waves16", std::min<int64_t>(full, int64_t{min_grid} * 16)},
+    const int64_t waves16 = std::min<int64_t>(full, std::max<int64_t>(int64_t{min_grid} * 16, sms));
+    CUdeviceptr hint = 0;
+    std::size_t per_thread = 0;  // the launch hint's size is its value
+    const std::string symbol = spec.entry + "__launch";
+    if (drv.cuModuleGetGlobal_v2(&hint, &per_thread, module, symbol.c_str()) != CUDA_SUCCESS) {
+      per_thread = 0;
+    }
+    const int64_t rule = per_thread > 0 ? (n + block * static_cast<int64_t>(per_thread) - 1) /
+                                              (block * static_cast<int64_t>(per_thread))
+                                        : waves16;
+    const Shape shapes[] = {{"ufjit", rule},
+                            {"waves4", std::min<int64_t>(full, int64_t{min_grid} * 4)},
+                            {"waves16", waves16},
                             {"full/2", (full + 1) / 2},
                             {"full/4", (full + 3) / 4},
+                            {"full/8", (full + 7) / 8},
                             {"full", full}};
     for (const Shape &shape : shapes) {
       auto launch = [&] {

@@ -286,7 +286,8 @@ class CudaBackend final : public Backend {
       return;
     }
     const int sms = context_->properties().sm_count;
-    const int64_t blocks = (outer + kernel.block - 1) / kernel.block;
+    const cuda::LaunchConfig config = cuda::launch_config(kernel.geometry, outer);
+    const int64_t blocks = config.grid;
     if (blocks >= 2 * static_cast<int64_t>(sms)) {
       return;
     }
@@ -298,7 +299,7 @@ class CudaBackend final : public Backend {
     }
     std::cerr << "ufjit: warning: gufunc '" << sig.ufunc_name << "' (" << sig.signature << ") runs " << outer
               << " outer element" << (outer == 1 ? "" : "s") << " as " << blocks << " block"
-              << (blocks == 1 ? "" : "s") << " of " << kernel.block << " threads on a GPU with " << sms
+              << (blocks == 1 ? "" : "s") << " of " << config.block << " threads on a GPU with " << sms
               << " multiprocessors: most of the GPU idles (one thread per outer element). Batch more outer "
                  "elements, or set RuntimeOptions::warn_low_occupancy = false to silence this.\n";
   }

@@ -5,16 +5,13 @@
 #include <cstring>
 #include <vector>
 
+#include "codegen/LaunchHint.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cuda {
 namespace {
 
 constexpr std::size_t kLogBytes = 16 * 1024;
-/// SM-filling waves of blocks we allow before the grid-stride loop takes over:
-/// 16 rather than 2 gained every seed kernel 1-6% of the copy bandwidth on the
-/// H100 (bench_ptx_lab, docs/PERFORMANCE.md, 2026-11-23): the last wave is short.
-constexpr int64_t kWaves = 16;
 
 /// Log buffers and the option arrays that point at them, for one JIT call.
 struct JitLogs {
@@ -105,16 +102,26 @@ std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext>
   int min_grid = 0;
   int block = 0;
   UFJIT_CU_CHECK(drv, cuOccupancyMaxPotentialBlockSize, &min_grid, &block, kernel->function, nullptr, 0, 0);
-  kernel->block = std::max(block, 32);
-  kernel->max_grid = std::max<int64_t>(int64_t{min_grid} * kWaves, context->properties().sm_count);
+  kernel->geometry.block = std::max(block, 32);
+  kernel->geometry.max_grid = capped_grid(min_grid, context->properties().sm_count);
+  // The launch hint's size is its value; an entry without one (CUDA C++
+  // entries, strided ones) gets the capped grid.
+  CUdeviceptr hint = 0;
+  std::size_t hint_bytes = 0;
+  const std::string symbol = codegen::launch_hint_symbol(entry);
+  CUresult found = drv.cuModuleGetGlobal_v2(&hint, &hint_bytes, kernel->module, symbol.c_str());
+  if (found == CUDA_SUCCESS) {
+    kernel->geometry.elements_per_thread = static_cast<uint32_t>(hint_bytes);
+  } else if (found != CUDA_ERROR_NOT_FOUND) {
+    throw_cuda_error("cuModuleGetGlobal", found, symbol);
+  }
   return kernel;
 }
 
 void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream) {
-  const int64_t blocks = (n + kernel.block - 1) / kernel.block;
-  const auto grid = static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, kernel.max_grid));
-  UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, grid, 1, 1,
-                 static_cast<unsigned>(kernel.block), 1, 1, 0, stream, const_cast<void **>(params), nullptr);
+  const LaunchConfig config = launch_config(kernel.geometry, n);
+  UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, config.grid, 1, 1, config.block, 1, 1,
+                 config.shared_bytes, stream, const_cast<void **>(params), nullptr);
 }
 
 }  // namespace ufjit::cuda

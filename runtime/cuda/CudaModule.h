@@ -12,6 +12,7 @@
 
 #include "runtime/Backend.h"
 #include "runtime/cuda/CudaContext.h"
+#include "runtime/cuda/LaunchConfig.h"
 
 namespace ufjit::cache {
 class DiskCache;
@@ -25,8 +26,10 @@ struct CudaKernel : runtime::CompiledKernel {
   std::shared_ptr<const CudaContext> context;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
-  int block = 256;      // threads per block, from cuOccupancyMaxPotentialBlockSize
-  int64_t max_grid = 1;  // blocks that keep every SM busy (a few waves)
+  /// Block (cuOccupancyMaxPotentialBlockSize), grid cap and the entry's
+  /// launch hint (codegen/KernelABI.h's LaunchHint, read from the module):
+  /// what runtime/cuda/LaunchConfig.h sizes its launches from.
+  KernelGeometry geometry;
   ~CudaKernel() override;
 };
 
@@ -39,8 +42,8 @@ std::string link_ptx(const CudaContext &context, const std::string &ptx, const s
 std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext> &context,
                                         const std::string &image, const std::string &entry);
 
-/// Enqueues `kernel` over `n` elements on `stream`: grid = min(ceil(n /
-/// block), max_grid) blocks running a grid-stride loop.
+/// Enqueues `kernel` over `n` elements on `stream` with the grid and block
+/// of runtime/cuda/LaunchConfig.h.
 void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream);
 
 }  // namespace ufjit::cuda

@@ -67,7 +67,9 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
       "stride 0); contiguous entries need C-contiguous operands of n elements; *_i32 entries need every byte offset (n times the widest element size) under 2^31. "
       "'gufunc' entries (@guvectorize) take 'count' outer elements over the outer 'shape' (ndim >= 1), and per "
       "operand its pointer, outer 'strides', and for array parameters 'core_shape'/'core_strides' (the first "
-      "ndim-of-the-parameter values used); one thread per outer element.";
+      "ndim-of-the-parameter values used); one thread per outer element. 'launch' is the grid the entry is "
+      "fastest with (any grid is correct): 'full' = ceil(count / (block * elements_per_thread)) blocks, "
+      "'capped' = a few waves of resident blocks.";
   json list = json::array();
   for (const ManifestEntry &e : entries) {
     json item;
@@ -83,6 +85,10 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
                          {"scalar_mask", e.variant.scalar_mask}};
     }
     item["params"] = entry_params(e);
+    if (request.target == "cuda") {
+      item["launch"] = {{"grid", e.launch.elements_per_thread > 0 ? "full" : "capped"},
+                        {"elements_per_thread", e.launch.elements_per_thread}};
+    }
     list.push_back(std::move(item));
   }
   doc["entries"] = std::move(list);
@@ -234,6 +240,9 @@ CompileResult compile_here(const CompileRequest &request) {
   }
   std::string ptx = codegen::emit_ptx(requests, gpu);
   log.step("emitted PTX");
+  for (driver::ManifestEntry &e : manifest) {
+    e.launch = codegen::launch_hint_in_ptx(ptx, e.entry);
+  }
   result.manifest_json = driver::manifest_json(manifest, request);
   if (request.emit == EmitKind::Ptx) {
     result.output = std::move(ptx);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/KernelABI.h"
+#include "codegen/LaunchHint.h"
 #include "ufjit/compiler.h"
 
 namespace ufjit::driver {
@@ -24,6 +25,7 @@ struct ManifestEntry {
   codegen::KernelVariant variant;
   codegen::KernelSpec spec;  // the parameter table's input (KernelABI.h)
   std::string layout;        // gufuncs: "(n),(n)->()"
+  codegen::LaunchHint launch;  // GPU: read back from the emitted PTX
 };
 std::string manifest_json(const std::vector<ManifestEntry> &entries, const CompileRequest &request);
 

@@ -64,24 +64,40 @@ class Compile(unittest.TestCase):
         self.assertIn("gaussian_pdf", r.stdout)
         self.assertIn("float32", r.stdout)
 
-    def test_ptx_output_comes_with_a_manifest(self):
+    def compile_ptx(self, source):
+        """`ufjit compile SOURCE -o X.ptx`: the PTX text and the manifest beside it."""
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "gauss.ptx")
-            r = ufjit("compile", example("gaussian_pdf.ufn"), "-o", out)
+            out = os.path.join(d, "k.ptx")
+            r = ufjit("compile", example(source), "-o", out)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
                 ptx = f.read()
-            self.assertIn(".entry", ptx)
-            with open(os.path.join(d, "gauss.json")) as f:
-                manifest = json.load(f)
-            names = [e["entry"] for e in manifest["entries"]]
-            self.assertTrue(names)
-            for name in names:
-                self.assertIn(name, ptx)
-            first = manifest["entries"][0]
-            self.assertEqual(first["params"][0]["kind"], "count")
-            self.assertEqual(first["params"][-1]["name"], "out" if first["variant"]["layout"] == "contiguous"
-                             else "out_strides")
+            with open(os.path.join(d, "k.json")) as f:
+                return ptx, json.load(f)
+
+    def test_ptx_output_comes_with_a_manifest(self):
+        ptx, manifest = self.compile_ptx("gaussian_pdf.ufn")
+        self.assertIn(".entry", ptx)
+        names = [e["entry"] for e in manifest["entries"]]
+        self.assertTrue(names)
+        for name in names:
+            self.assertIn(name, ptx)
+        first = manifest["entries"][0]
+        self.assertEqual(first["params"][0]["kind"], "count")
+        self.assertEqual(first["params"][-1]["name"], "out" if first["variant"]["layout"] == "contiguous"
+                         else "out_strides")
+
+    def test_manifest_states_each_entrys_launch(self):
+        # int64 add: 16-byte vectors of 2 elements, one per thread over the
+        # whole array; the strided entry keeps the capped grid.
+        ptx, manifest = self.compile_ptx("add_ufunc.ufn")
+        entries = {e["entry"]: e for e in manifest["entries"]}
+        contig = entries["add_ufunc__int64_int64__contig_i64"]["launch"]
+        self.assertEqual(contig, {"grid": "full", "elements_per_thread": 2})
+        self.assertIn(".b8 add_ufunc__int64_int64__contig_i64__launch[2];", ptx)
+        strided = entries["add_ufunc__int64_int64__strided_i64"]["launch"]
+        self.assertEqual(strided, {"grid": "capped", "elements_per_thread": 0})
+        self.assertNotIn("strided_i64__launch", ptx)
 
     def test_func_selects_one_ufunc_and_unknown_func_fails(self):
         r = ufjit("compile", example("polar_distance.ufn"), "--emit", "ir", "--func", "nope")
