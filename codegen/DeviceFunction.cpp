@@ -7,6 +7,7 @@
 #include "codegen/DeviceFunction.h"
 
 #include "codegen/CAbi.h"
+#include "codegen/KernelEntry.h"
 #include "codegen/KernelModule.h"
 #include "codegen/Lowering.h"
 #include "codegen/NVPTXTarget.h"
@@ -61,7 +62,8 @@ void build_wrapper(llvm::Module &module, llvm::Function &scalar, const EntrySign
   for (std::size_t k = 0; k < sig.args.size(); ++k) {
     args.push_back(fn->getArg(static_cast<unsigned>(first + k)));
   }
-  llvm::Value *value = b.CreateCall(&scalar, args);
+  // A raise in a device function ends it (returning 0); nothing reports it.
+  llvm::Value *value = b.CreateCall(&scalar, kernel_detail::with_error_flag(b, scalar, args, nullptr));
   if (abi == DeviceAbi::C) {
     b.CreateRet(value);
     return;

@@ -41,6 +41,14 @@
 // GPU (params[0] at n), and it computes elements (outer elements) [begin,
 // end) of n, so that a thread pool can split the range.
 //
+// Error flag (only when the module can raise: ir::Module::can_raise, a
+// `raise` or a boundscheck in its functions): the LAST parameter, a pointer
+// to a uint32 in device memory (host memory on the CPU) that the runtime
+// zeroes before the call; the first raise of the call stores its site (>= 1)
+// with a compare-and-swap (codegen/LowerRaise.cpp) and the runtime reports
+// ufjit::KernelError after the call. Entries of modules without a raise
+// have no such parameter and pay nothing.
+//
 // index32: every element index and byte offset fits in int32, so the loop may
 // use 32-bit arithmetic (cheaper on the GPU). The runtime picks it per call.
 #pragma once
@@ -99,6 +107,7 @@ struct EntrySignature {
   DType ret = DType::Float64;
   std::vector<int> arg_ndims;  // gufunc only
   std::size_t outputs = 0;     // gufunc only
+  bool can_raise = false;      // the entry takes the error flag (last)
 };
 
 /// One operand of an entry, as the parameter table sees it.
@@ -113,6 +122,7 @@ struct OperandSpec {
 struct KernelSpec {
   KernelVariant variant;
   std::vector<OperandSpec> operands;  // inputs, then outputs
+  bool error_flag = false;            // EntrySignature::can_raise
 };
 KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant);
 
@@ -127,6 +137,7 @@ enum class ParamRole : uint8_t {
   ValueImag,    // the imaginary part of a complex scalar operand
   CoreShape,    // Dims: a gufunc operand's core shape
   CoreStrides,  // Dims: a gufunc operand's core byte strides
+  ErrorFlag,    // uint32*: the call's error flag (last; only when the module can raise)
 };
 
 struct KernelParam {
@@ -136,9 +147,10 @@ struct KernelParam {
   /// Byte size and alignment of the parameter.
   std::size_t size() const;
   std::size_t align() const;
-  /// The manifest's words: "n", "in0", "in0_strides", "out", "out1_core_shape";
-  /// kind "count", "ndim", "shape", "array", "strides", "scalar",
-  /// "core_shape", "core_strides"; type "int64", "int64[8]", "float32*", "float32".
+  /// The manifest's words: "n", "in0", "in0_strides", "out", "out1_core_shape",
+  /// "error"; kind "count", "ndim", "shape", "array", "strides", "scalar",
+  /// "core_shape", "core_strides", "error_flag"; type "int64", "int64[8]",
+  /// "float32*", "float32", "uint32*".
   std::string name(const KernelSpec &spec) const;
   std::string kind_name() const;
   std::string type_name() const;

@@ -110,10 +110,25 @@ int scalar_function_cost(const llvm::Function &fn) { return body_cost(fn, 0); }
 
 bool is_cheap_scalar_function(const llvm::Function &fn) { return body_cost(fn, 0) <= kCheapBodyLimit; }
 
+std::vector<llvm::Value *> with_error_flag(llvm::IRBuilder<> &b, const llvm::Function &fn,
+                                           std::vector<llvm::Value *> args, llvm::Value *error_flag) {
+  if (fn.arg_size() != args.size() + 1) {
+    return args;
+  }
+  llvm::PointerType *generic = llvm::PointerType::get(b.getContext(), 0);
+  if (error_flag == nullptr) {
+    args.push_back(llvm::ConstantPointerNull::get(generic));
+  } else {
+    args.push_back(error_flag->getType() == generic ? error_flag : b.CreateAddrSpaceCast(error_flag, generic));
+  }
+  return args;
+}
+
 llvm::Value *call_scalar(llvm::IRBuilder<> &b, llvm::Function &scalar, const EntrySignature &sig,
-                         const std::vector<llvm::Value *> &args) {
+                         const std::vector<llvm::Value *> &value_args, llvm::Value *error_flag) {
+  const std::vector<llvm::Value *> args = with_error_flag(b, scalar, value_args, error_flag);
   llvm::FunctionType *type = scalar.getFunctionType();
-  internal_assert(type->getNumParams() == args.size() && args.size() == sig.args.size())
+  internal_assert(type->getNumParams() == args.size() && value_args.size() == sig.args.size())
       << "scalar function " << scalar.getName().str() << " takes " << type->getNumParams()
       << " parameters, the signature has " << sig.args.size();
   for (std::size_t k = 0; k < args.size(); ++k) {
@@ -146,6 +161,7 @@ llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param) {
     case ParamRole::NDim:
       return llvm::Type::getInt64Ty(ctx);
     case ParamRole::Data:
+    case ParamRole::ErrorFlag:
       return llvm::PointerType::get(ctx, kGlobalAddressSpace);
     case ParamRole::Value:
     case ParamRole::ValueImag:
@@ -163,7 +179,7 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
     fn.addParamAttr(index, llvm::Attribute::getWithAlignment(ctx, llvm::Align(8)));
     fn.addParamAttr(index, llvm::Attribute::NoCapture);
     fn.addParamAttr(index, llvm::Attribute::ReadOnly);
-  } else if (param.role == ParamRole::Data) {
+  } else if (param.role == ParamRole::Data || param.role == ParamRole::ErrorFlag) {
     fn.addParamAttr(index, llvm::Attribute::NoUndef);
   }
 }
@@ -177,6 +193,7 @@ llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned 
     case ParamRole::NDim:
       return b.CreateAlignedLoad(b.getInt64Ty(), address, llvm::Align(8));
     case ParamRole::Data:
+    case ParamRole::ErrorFlag:
       return b.CreateAlignedLoad(ptr, address, llvm::Align(8));
     case ParamRole::Value:
     case ParamRole::ValueImag:
@@ -234,6 +251,11 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
       case ParamRole::ValueImag:
         op->value = make_complex(b, op->dtype, real_part, value);
         break;
+      case ParamRole::ErrorFlag: {
+        llvm::PointerType *generic = llvm::PointerType::get(b.getContext(), 0);
+        bound.error_flag = value->getType() == generic ? value : b.CreateAddrSpaceCast(value, generic);
+        break;
+      }
     }
   }
   return bound;

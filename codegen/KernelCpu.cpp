@@ -47,6 +47,7 @@ class CpuEntryBuilder {
   llvm::Value *ndim_ = nullptr;
   llvm::Value *shape_ = nullptr;
   std::vector<CpuOperand> operands_;  // inputs, then the output
+  llvm::Value *error_flag_ = nullptr;  // KernelABI.h: only when the module can raise
 };
 
 llvm::Value *CpuEntryBuilder::load_dim(llvm::Value *dims, llvm::Value *d) {
@@ -63,6 +64,7 @@ void CpuEntryBuilder::bind_parameters() {
   ndim_ = bound.ndim;
   shape_ = bound.shape;
   operands_ = std::move(bound.operands);
+  error_flag_ = bound.error_flag;
 }
 
 void CpuEntryBuilder::emit_element(const std::vector<llvm::Value *> &addresses) {
@@ -75,7 +77,7 @@ void CpuEntryBuilder::emit_element(const std::vector<llvm::Value *> &addresses) 
       inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
     }
   }
-  llvm::Value *result = call_scalar(b_, scalar_, sig_, inputs);
+  llvm::Value *result = call_scalar(b_, scalar_, sig_, inputs, error_flag_);
   const CpuOperand &out = operands_.back();
   store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));
 }

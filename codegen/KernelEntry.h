@@ -82,6 +82,8 @@ struct BoundParams {
   llvm::Value *ndim = nullptr;   // int64
   llvm::Value *shape = nullptr;  // pointer to Dims
   std::vector<EntryOperand> operands;  // KernelSpec::operands' order
+  /// The error flag as a generic pointer (null when the entry has none).
+  llvm::Value *error_flag = nullptr;
 };
 
 /// Binds the table `params` of `spec`: `value_of(k)` is parameter k's value
@@ -103,8 +105,15 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param);
 
 /// Calls the scalar function; checks argument and result types against `sig`.
+/// When the scalar function takes the error flag (its module can raise),
+/// passes `error_flag`, or a null pointer (raises then end the element
+/// without being reported: method entries, device functions).
 llvm::Value *call_scalar(llvm::IRBuilder<> &b, llvm::Function &scalar, const EntrySignature &sig,
-                         const std::vector<llvm::Value *> &args);
+                         const std::vector<llvm::Value *> &args, llvm::Value *error_flag = nullptr);
+/// `args` plus the error flag when `fn` takes one more parameter than
+/// `args` (a generic pointer: `error_flag` cast, or null).
+std::vector<llvm::Value *> with_error_flag(llvm::IRBuilder<> &b, const llvm::Function &fn,
+                                           std::vector<llvm::Value *> args, llvm::Value *error_flag);
 
 /// Instructions of `fn` counting the bodies of what it calls (helpers, and
 /// libdevice functions once linked); capped early past the cheap limit. An

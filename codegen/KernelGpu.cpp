@@ -77,6 +77,7 @@ class GpuEntryBuilder {
   llvm::Value *shape_ = nullptr;  // pointer to Dims
   std::vector<Operand> operands_;  // inputs, then the output
   LaunchHint hint_;                // what the loop shape wants of the grid
+  llvm::Value *error_flag_ = nullptr;  // KernelABI.h: only when the module can raise
 };
 
 llvm::FunctionType *GpuEntryBuilder::entry_type() const {
@@ -104,6 +105,7 @@ void GpuEntryBuilder::bind_parameters() {
   ndim_ = bound.ndim != nullptr ? to_index(bound.ndim) : nullptr;
   shape_ = bound.shape;
   operands_ = std::move(bound.operands);
+  error_flag_ = bound.error_flag;
 }
 
 llvm::Value *GpuEntryBuilder::read_sreg(llvm::Intrinsic::ID id) {
@@ -136,7 +138,7 @@ void GpuEntryBuilder::mark_kernel() {
 }
 
 llvm::Value *GpuEntryBuilder::call_with(const std::vector<llvm::Value *> &inputs) {
-  return call_scalar(b_, scalar_, sig_, inputs);
+  return call_scalar(b_, scalar_, sig_, inputs, error_flag_);
 }
 
 void GpuEntryBuilder::emit_contiguous_element(llvm::Value *i) {

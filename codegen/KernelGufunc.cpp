@@ -58,6 +58,7 @@ class GufuncEntryBuilder {
   llvm::Value *rem_slot_ = nullptr;
   std::vector<llvm::Value *> offset_slots_;
   std::vector<GufuncOperand> operands_;
+  llvm::Value *error_flag_ = nullptr;  // KernelABI.h: only when the module can raise
 };
 
 void GufuncEntryBuilder::create_function(const std::string &name) {
@@ -99,6 +100,7 @@ void GufuncEntryBuilder::bind_parameters() {
   ndim_ = bound.ndim;
   shape_ = bound.shape;
   operands_ = std::move(bound.operands);
+  error_flag_ = bound.error_flag;
 }
 
 llvm::Value *GufuncEntryBuilder::load_dim(llvm::Value *dims, llvm::Value *d) {
@@ -129,7 +131,8 @@ void GufuncEntryBuilder::emit_outer_element(llvm::Value *i) {
   });
   std::vector<llvm::Value *> args;
   llvm::FunctionType *core_type = core_.getFunctionType();
-  internal_assert(core_type->getNumParams() == operands_.size())
+  const std::size_t flag_params = error_flag_ != nullptr ? 1 : 0;
+  internal_assert(core_type->getNumParams() == operands_.size() + flag_params)
       << "core function " << core_.getName().str() << " takes " << core_type->getNumParams() << " parameters, the "
       << "gufunc signature has " << operands_.size();
   for (std::size_t k = 0; k < operands_.size(); ++k) {
@@ -154,6 +157,7 @@ void GufuncEntryBuilder::emit_outer_element(llvm::Value *i) {
     }
     args.push_back(view);
   }
+  args = with_error_flag(b_, core_, std::move(args), error_flag_);
   llvm::CallInst *call = b_.CreateCall(&core_, args);
   call->setCallingConv(core_.getCallingConv());
 }

@@ -80,6 +80,7 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
     EntrySignature sig = request.gufunc_outputs > 0
                              ? gufunc_entry_signature(module.entry_function(), request.gufunc_outputs)
                              : entry_signature(module.entry_function());
+    sig.can_raise = module.can_raise();
     llvm::Function *scalar = lower_module(module, out, request.base_name + ".", target);
     internal_assert(scalar != nullptr) << "lowering returned no entry function for " << request.base_name;
     lowered.push_back({&request, std::move(sig), scalar});

@@ -27,6 +27,7 @@ std::string KernelVariant::suffix() const {
 KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant) {
   KernelSpec spec;
   spec.variant = variant;
+  spec.error_flag = sig.can_raise;
   if (variant.kind == KernelKind::Gufunc) {
     internal_assert(sig.arg_ndims.size() == sig.args.size() && sig.outputs <= sig.args.size())
         << "gufunc entry signature without core dims";
@@ -80,6 +81,9 @@ std::vector<KernelParam> kernel_params(const KernelSpec &spec) {
       params.push_back({ParamRole::CoreStrides, i, op.dtype});
     }
   }
+  if (spec.error_flag) {
+    params.push_back({ParamRole::ErrorFlag, -1, DType::UInt32});
+  }
   return params;
 }
 
@@ -120,6 +124,8 @@ std::string KernelParam::name(const KernelSpec &spec) const {
       return "ndim";
     case ParamRole::Shape:
       return "shape";
+    case ParamRole::ErrorFlag:
+      return "error";
     default:
       break;
   }
@@ -170,6 +176,8 @@ std::string KernelParam::kind_name() const {
       return "core_shape";
     case ParamRole::CoreStrides:
       return "core_strides";
+    case ParamRole::ErrorFlag:
+      return "error_flag";
   }
   return "?";
 }
@@ -186,6 +194,9 @@ std::string KernelParam::type_name() const {
       return dtype == DType::Complex64 ? "float32" : "float64";
     }
     return std::string(dtype_name(dtype));
+  }
+  if (role == ParamRole::ErrorFlag) {
+    return "uint32*";
   }
   return "int64";
 }

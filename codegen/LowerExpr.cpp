@@ -62,6 +62,13 @@ llvm::Value *FunctionLowerer::emit_call(const ir::Call &c) {
   for (const ir::Expr &arg : c.args) {
     args.push_back(emit(arg));
   }
+  if (ms_.can_raise && it->second->arg_size() == args.size() + 1) {
+    // An IR function of this module (externs take no flag).
+    args.push_back(error_flag_);
+    llvm::Value *result = builder_.CreateCall(it->second, args);
+    emit_raise_check();
+    return result;
+  }
   return builder_.CreateCall(it->second, args);
 }
 

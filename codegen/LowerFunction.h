@@ -32,6 +32,14 @@ class FunctionLowerer {
   void emit_for_range(const ir::ForRange &s);
   void emit_return(const ir::Return &s);
   void emit_array_store(const ir::ArrayStore &s);
+  // Raises (LowerRaise.cpp).
+  void emit_raise(const ir::Raise &s);
+  /// After a call of a function that can raise: ends this function too when
+  /// the flag is set, so that a raise in a helper ends the element.
+  void emit_raise_check();
+  /// Returns the zero value of the function's type (the value of an element
+  /// that raised is unspecified: LANGUAGE.md section 5).
+  void emit_raised_return();
   /// After a terminator (return, break, continue): continue emitting into a
   /// fresh block with no predecessors.
   void start_dead_block();
@@ -63,6 +71,7 @@ class FunctionLowerer {
   Emitter emitter_;
   std::map<std::string, llvm::AllocaInst *> slots_;
   std::vector<Loop> loops_;
+  llvm::Value *error_flag_ = nullptr;  // the last parameter when ms_.can_raise
 };
 
 }  // namespace ufjit::codegen::lower

@@ -24,6 +24,9 @@ struct ModuleState {
   std::string prefix;
   /// IR function name -> its LLVM function.
   std::map<std::string, llvm::Function *> functions;
+  /// The module has raise sites: every IR function takes a last parameter,
+  /// the error flag (a pointer to a uint32; may be null). LowerRaise.cpp.
+  bool can_raise = false;
 
   llvm::LLVMContext &ctx() const { return module.getContext(); }
   /// Fast-math flags for float operations: empty unless target.fastmath.

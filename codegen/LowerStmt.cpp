@@ -23,6 +23,10 @@ FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::
     builder_.CreateStore(arg, a);
     slots_[param.name] = a;
   }
+  if (ms.can_raise) {
+    error_flag_ = out->getArg(static_cast<unsigned>(fn.params.size()));
+    error_flag_->setName("ufjit.error");
+  }
   for (const ir::Variable &local : fn.locals) {
     internal_assert(slots_.count(local.name) == 0) << "local '" << local.name << "' shadows a parameter";
     slots_[local.name] = builder_.CreateAlloca(value_type(ms.ctx(), local.type), nullptr, local.name);
@@ -89,6 +93,9 @@ void FunctionLowerer::emit(const ir::Stmt &s) {
       return;
     case ir::NodeKind::Evaluate:
       emit(s.as<ir::Evaluate>()->value);
+      return;
+    case ir::NodeKind::Raise:
+      emit_raise(*s.as<ir::Raise>());
       return;
     default:
       break;
@@ -246,6 +253,7 @@ constexpr std::size_t kMaxInlinedInstructions = 20000;
 llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}};
+  ms.can_raise = module.can_raise();
   llvm::LLVMContext &ctx = out.getContext();
   lower::declare_externs(module, ms);
   // Callers are created before their callees (the IR lists callees first):
@@ -257,6 +265,9 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
     std::vector<llvm::Type *> params;
     for (const ir::Variable &param : fn.params) {
       params.push_back(value_type(ctx, param.type));
+    }
+    if (ms.can_raise) {
+      params.push_back(llvm::PointerType::get(ctx, 0));
     }
     llvm::FunctionType *type = llvm::FunctionType::get(value_type(ctx, fn.ret), params, false);
     std::string name = name_prefix + fn.name;

@@ -244,6 +244,7 @@ struct Slice : Expr {
   X(Continue)                      \
   X(Return)                        \
   X(Pass)                          \
+  X(Raise)                         \
   X(FunctionDef)                   \
   X(Import)                        \
   X(ImportFrom)
@@ -338,6 +339,14 @@ struct Return : Stmt {
 struct Pass : Stmt {
   UFJIT_AST_NODE(Stmt, Pass)
   explicit Pass(SourceLocation l) : Stmt(kKind, l) {}
+};
+
+/// `raise Name` or `raise Name(args)`: `exc` is the Name or the Call
+/// (null for a bare re-raise `raise`, which the typer rejects).
+struct Raise : Stmt {
+  UFJIT_AST_NODE(Stmt, Raise)
+  explicit Raise(SourceLocation l) : Stmt(kKind, l) {}
+  ExprPtr exc;
 };
 
 struct Param {

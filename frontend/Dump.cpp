@@ -222,6 +222,12 @@ void AstDumper::stmt(const ast::Stmt &s, int depth) {
     case StmtKind::Pass:
       line(depth, "Pass " + where);
       return;
+    case StmtKind::Raise: {
+      const auto *r = s.as<Raise>();
+      line(depth, "Raise " + where);
+      if (r->exc) expr(*r->exc, depth + 1);
+      return;
+    }
     case StmtKind::FunctionDef: {
       const auto *f = s.as<FunctionDef>();
       std::string params;

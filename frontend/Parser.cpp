@@ -307,7 +307,19 @@ StmtPtr Parser::parse_small_statement() {
     }
     if (word == "import") return parse_import();
     if (word == "from") return parse_import_from();
-    if (word == "del" || word == "assert" || word == "raise" || word == "global" ||
+    if (word == "raise") {
+      auto r = std::make_unique<Raise>(advance().loc);
+      if (can_start_expression()) {
+        r->exc = parse_test();
+        if (!r->exc) return nullptr;
+      }
+      if (check_kw("from")) {
+        unsupported(peek().loc, "'raise ... from'");
+        return nullptr;
+      }
+      return r;
+    }
+    if (word == "del" || word == "assert" || word == "global" ||
         word == "nonlocal" || word == "yield") {
       unsupported(t.loc, "'" + word + "'");
       return nullptr;

@@ -44,6 +44,7 @@ const char *statement_description(const Stmt &s) {
     case StmtKind::Continue: return "'continue'";
     case StmtKind::Return: return "'return'";
     case StmtKind::Pass: return "'pass'";
+    case StmtKind::Raise: return "'raise'";
     default: return "this statement";
   }
 }

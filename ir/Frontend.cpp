@@ -14,6 +14,7 @@
 #include "frontend/LargeStack.h"
 #include "frontend/Parser.h"
 #include "ir/IRVisitor.h"
+#include "ir/RaiseSites.h"
 #include "ir/TyperInternal.h"
 #include "ir/Verifier.h"
 
@@ -117,6 +118,7 @@ Module ModuleTyper::finish(Function entry, const std::string &name, const FloatO
   add_callees(entry);
   m.functions.push_back(std::move(entry));
   m.entry = static_cast<int>(m.functions.size()) - 1;
+  number_raise_sites(m);
   return m;
 }
 

@@ -512,6 +512,17 @@ Stmt Return::make(Expr value) {
   return Stmt(std::move(n));
 }
 
+Stmt Raise::make(std::string exception, std::string message, std::string file, int line, int col, int site) {
+  auto n = new_node<Raise>();
+  n->exception = std::move(exception);
+  n->message = std::move(message);
+  n->file = std::move(file);
+  n->line = line;
+  n->col = col;
+  n->site = site;
+  return Stmt(std::move(n));
+}
+
 Stmt Evaluate::make(Expr value) {
   check_expr(value, "Evaluate");
   auto n = new_node<Evaluate>();

@@ -74,6 +74,7 @@ namespace ufjit::ir {
   X(Break)                        \
   X(Continue)                     \
   X(Return)                       \
+  X(Raise)                        \
   X(Evaluate)
 
 enum class NodeKind : uint8_t {
@@ -457,6 +458,34 @@ struct Return : StmtNode {
   Return() : StmtNode(kKind) {}
 };
 
+/// `raise Exc("message")` (LANGUAGE.md section 5): records `site` in the
+/// call's error flag (the first raise of the call wins) and ends the
+/// element, as a return would; the runtime reports a ufjit::KernelError after
+/// the call. `site` numbers the module's raises from 1 (Module::raise_sites
+/// [site - 1]); 0 until ModuleTyper::finish numbers them. Boundscheck
+/// failures are raises of IndexError.
+struct Raise : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Raise;
+  static Stmt make(std::string exception, std::string message, std::string file, int line, int col, int site = 0);
+  std::string exception;  // "ValueError"
+  std::string message;    // may be empty
+  std::string file;
+  int line = 0;
+  int col = 0;
+  int site = 0;
+  Raise() : StmtNode(kKind) {}
+};
+
+/// One raise of a module, for the runtime's message.
+struct RaiseSite {
+  std::string function;  // the IR function that holds it
+  std::string exception;
+  std::string message;
+  std::string file;
+  int line = 0;
+  int col = 0;
+};
+
 /// An expression evaluated for nothing (a call whose result is dropped).
 struct Evaluate : StmtNode {
   static constexpr NodeKind kKind = NodeKind::Evaluate;
@@ -523,6 +552,10 @@ struct Module {
   std::vector<LinkFile> link_files;     // the ufunc's link=[...] files (GPU only)
   int entry = 0;  // index of the entry function in `functions`
   FloatOptions options;
+  /// Every Raise of the functions, by site - 1 (ir/RaiseSites.h). Non-empty:
+  /// the entries take the error-flag parameter (codegen/KernelABI.h).
+  std::vector<RaiseSite> raise_sites;
+  bool can_raise() const { return !raise_sites.empty(); }
   const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }
   const Function *find(const std::string &function_name) const;
   const ExternFunction *find_extern(const std::string &function_name) const;

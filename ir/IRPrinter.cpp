@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "frontend/AST.h"
 #include "frontend/InternalAssert.h"
 #include "frontend/LargeStack.h"
 #include "ir/Numeric.h"
@@ -173,6 +174,12 @@ class Printer {
         out_ << pad << "return";
         if (r->value) out_ << " " << expr(r->value);
         out_ << "\n";
+        return;
+      }
+      case NodeKind::Raise: {
+        const Raise *r = s.as<Raise>();
+        out_ << pad << "raise " << r->exception << "(" << ast::string_repr(r->message) << ") site " << r->site << " at "
+             << r->file << ":" << r->line << ":" << r->col << "\n";
         return;
       }
       case NodeKind::Evaluate:

@@ -107,6 +107,7 @@ void IRVisitor::visit(const ForRange *op) {
 void IRVisitor::visit(const Break *) {}
 void IRVisitor::visit(const Continue *) {}
 void IRVisitor::visit(const Return *op) { visit_expr(op->value); }
+void IRVisitor::visit(const Raise *) {}
 void IRVisitor::visit(const Evaluate *op) { visit_expr(op->value); }
 
 // ------------------------------------------------------------------ mutator
@@ -272,6 +273,7 @@ Stmt IRMutator::visit(const ForRange *op, const Stmt &self) {
 }
 Stmt IRMutator::visit(const Break *, const Stmt &self) { return self; }
 Stmt IRMutator::visit(const Continue *, const Stmt &self) { return self; }
+Stmt IRMutator::visit(const Raise *, const Stmt &self) { return self; }
 Stmt IRMutator::visit(const Return *op, const Stmt &self) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? self : Return::make(v);

@@ -184,6 +184,7 @@ class BodyTyper {
   Flow enter_for_loop();
   void leave_for_loop(const Flow &entry);
   void return_stmt(const ast::Return &s, std::vector<Stmt> &out);
+  void raise_stmt(const ast::Raise &s, std::vector<Stmt> &out);
   /// Binds `target` (Name, Tuple of targets) to `v`, appending assignments.
   void assign_to(const ast::Expr &target, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
   void assign_name(const std::string &name, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);

@@ -349,6 +349,9 @@ void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
       return;
     case ast::StmtKind::Pass:
       return;
+    case ast::StmtKind::Raise:
+      raise_stmt(*s.as<ast::Raise>(), out);
+      return;
     case ast::StmtKind::FunctionDef:
       error(s.loc, "nested function definitions are not supported");
       return;
@@ -690,6 +693,43 @@ void BodyTyper::return_stmt(const ast::Return &s, std::vector<Stmt> &out) {
   }
   Value r = convert_to(v, *ret_, s.value->loc, "in a return");
   if (r.ok) out.push_back(Return::make(r.expr));
+}
+
+/// `raise Name`, `raise Name()` or `raise Name("message")`: the exception
+/// is named, not evaluated (a kernel has no exception objects), so its class
+/// is any identifier and its message a string literal.
+void BodyTyper::raise_stmt(const ast::Raise &s, std::vector<Stmt> &out) {
+  flow_.reachable = false;
+  if (!s.exc) {
+    error(s.loc, "a bare 'raise' (re-raise) is not supported in a kernel; raise an exception such as "
+                 "ValueError(\"message\")");
+    return;
+  }
+  const ast::Expr *cls = s.exc.get();
+  std::string message;
+  if (const auto *call = s.exc->as<ast::Call>()) {
+    cls = call->func.get();
+    if (!call->keywords.empty() || !call->starred.empty() || call->args.size() > 1) {
+      error(call->loc, "a raise in a kernel takes at most one argument, a string literal message");
+      return;
+    }
+    if (call->args.size() == 1) {
+      const auto *lit = call->args[0]->as<ast::StrLit>();
+      if (lit == nullptr) {
+        error(call->args[0]->loc, "the message of a raise in a kernel must be a string literal");
+        return;
+      }
+      message = lit->value;
+    }
+  }
+  const auto *name = cls->as<ast::Name>();
+  if (name == nullptr) {
+    error(cls->loc, "a raise in a kernel names an exception class: raise ValueError(\"message\")");
+    return;
+  }
+  if (mode_ != Mode::Emit) return;
+  const std::string file = s.loc.file != nullptr ? s.loc.file->name() : std::string("<source>");
+  out.push_back(Raise::make(name->id, message, file, s.loc.line, s.loc.col));
 }
 
 }  // namespace ufjit::ir::typer

@@ -47,7 +47,7 @@ bool has_own_break(const Stmt &s) {
 /// Whether every path through `s` ends in a Return (or never ends).
 bool always_returns(const Stmt &s) {
   if (!s) return false;
-  if (s.as<Return>()) return true;
+  if (s.as<Return>() || s.as<Raise>()) return true;
   if (const Block *b = s.as<Block>()) {
     for (const Stmt &c : b->stmts) {
       if (always_returns(c)) return true;

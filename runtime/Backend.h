@@ -143,10 +143,13 @@ class KernelParams {
   /// `input_data[i]` / `output_data`: the address the kernel must use for
   /// array operand i / the output (device address for staged host operands;
   /// ignored for scalar inputs). Strides are taken from the PreparedCall.
+  /// `error_flag`: the zeroed uint32 the kernel's error-flag parameter points
+  /// at (device memory on CUDA); required when the signature's module can
+  /// raise (ir::Module::can_raise), ignored otherwise.
   KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
-               const std::vector<const void *> &input_data, void *output_data);
+               const std::vector<const void *> &input_data, void *output_data, void *error_flag = nullptr);
   /// A gufunc call; `data[k]` the address the kernel uses for operand k.
-  KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data);
+  KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data, void *error_flag = nullptr);
   KernelParams(const KernelParams &) = delete;
   KernelParams &operator=(const KernelParams &) = delete;
 
@@ -161,6 +164,8 @@ class KernelParams {
   /// Pushes a Count, NDim or Shape parameter of an iteration of `n`
   /// elements over `shape`; false for other roles.
   bool push_iteration(const codegen::KernelParam &param, int64_t n, const std::vector<int64_t> &shape);
+  /// Pushes the ErrorFlag parameter; false for other roles.
+  bool push_error_flag(const codegen::KernelParam &param, void *error_flag);
   void finish();
   std::vector<Slot> slots_;
   std::vector<void *> pointers_;

@@ -6,12 +6,14 @@
 // (a few per thread, aligned to 64 elements so vector loops stay aligned)
 // that the pool and the caller take in turn.
 #include <algorithm>
+#include <atomic>
 
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
 #include "runtime/Backend.h"
 #include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
+#include "runtime/KernelErrors.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
 
@@ -57,8 +59,10 @@ class CpuBackend final : public Backend {
         inputs[i] = call.inputs[i].array.data;
       }
     }
-    const KernelParams params(call, variant, inputs, call.output.data);
+    std::atomic<uint32_t> raised{0};
+    const KernelParams params(call, variant, inputs, call.output.data, &raised);
     run_range(entry, params.pointers(), call.size, 1);
+    check_raised(*call.signature, raised.load());
   }
 
   /// One iteration per outer element; the work of one is about its core
@@ -76,8 +80,10 @@ class CpuBackend final : public Backend {
       }
       core_elements = std::max(core_elements, elements);
     }
-    const KernelParams params(call, data);
+    std::atomic<uint32_t> raised{0};
+    const KernelParams params(call, data, &raised);
     run_range(entry, params.pointers(), call.loop_size, core_elements);
+    check_raised(*call.signature, raised.load());
   }
 
   void run_method(const MethodLaunch &launch) override {

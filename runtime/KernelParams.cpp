@@ -72,10 +72,11 @@ codegen::Dims dims_of(const std::vector<int64_t> &values, std::size_t first, std
 }  // namespace
 
 KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
-                           const std::vector<const void *> &input_data, void *output_data) {
+                           const std::vector<const void *> &input_data, void *output_data, void *error_flag) {
   codegen::EntrySignature sig;
   sig.args = call.signature->params;
   sig.ret = call.signature->ret;
+  sig.can_raise = call.signature->module != nullptr && call.signature->module->can_raise();
   const codegen::KernelSpec spec = codegen::make_kernel_spec(sig, variant);
   const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
   const std::size_t ndim = call.shape.size();
@@ -84,7 +85,7 @@ KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVarian
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
     const bool is_output = param.operand >= 0 && k == inputs;
-    if (push_iteration(param, call.size, call.shape)) {
+    if (push_iteration(param, call.size, call.shape) || push_error_flag(param, error_flag)) {
       continue;
     }
     switch (param.role) {
@@ -112,14 +113,14 @@ KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVarian
   finish();
 }
 
-KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data) {
+KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data, void *error_flag) {
   const codegen::KernelSpec spec = codegen::make_kernel_spec(call.signature->entry_signature(), codegen::gufunc_variant());
   const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
   const std::size_t loop_ndim = call.loop_shape.size();
   slots_.reserve(table.size());
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
-    if (push_iteration(param, call.loop_size, call.loop_shape)) {
+    if (push_iteration(param, call.loop_size, call.loop_shape) || push_error_flag(param, error_flag)) {
       continue;
     }
     switch (param.role) {
@@ -169,6 +170,15 @@ bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, 
     default:
       return false;
   }
+}
+
+bool KernelParams::push_error_flag(const codegen::KernelParam &param, void *error_flag) {
+  if (param.role != codegen::ParamRole::ErrorFlag) {
+    return false;
+  }
+  internal_assert(error_flag != nullptr) << "a kernel that can raise launched without an error flag";
+  push(&error_flag, sizeof error_flag);
+  return true;
 }
 
 void KernelParams::finish() {

@@ -158,6 +158,7 @@ void finish_signature(CompiledSignature &sig) {
 codegen::EntrySignature CompiledSignature::entry_signature() const {
   codegen::EntrySignature entry;
   entry.args = params;
+  entry.can_raise = module != nullptr && module->can_raise();
   if (!generalized()) {
     entry.ret = ret;
     return entry;

@@ -18,6 +18,8 @@
 //     a malformed file; host memory that cannot be allocated.
 //   - DispatchError: operand dtypes or counts no signature takes.
 //   - DeviceError: the GPU or its driver failed (device out of memory too).
+//   - KernelError: the kernel's own code raised (`raise` in the body, or an
+//     index out of range under boundscheck=True), reported after the call.
 #pragma once
 
 #include <stdexcept>
@@ -64,6 +66,38 @@ class DispatchError : public Error {
 class ShapeError : public Error {
  public:
   using Error::Error;
+};
+
+/// A kernel body raised (LANGUAGE.md section 5, "Errors in kernels"): a
+/// `raise` statement ran for some element. Reported after the call (a
+/// synchronous call), or by the next synchronize of its stream (an async
+/// call). what(): "file:line:col: ExceptionType: message (raised by ufunc
+/// 'f', signature float64(float64))". When several elements raise, the
+/// first raise to reach the flag wins. The call's outputs are unspecified.
+class KernelError : public Error {
+ public:
+  KernelError(std::string what, std::string exception, std::string message, std::string file, int line, int column)
+      : Error(std::move(what)),
+        exception_(std::move(exception)),
+        message_(std::move(message)),
+        file_(std::move(file)),
+        line_(line),
+        column_(column) {}
+  /// The exception class as written: "ValueError", "IndexError".
+  const std::string &exception() const { return exception_; }
+  /// The message as written (may be empty).
+  const std::string &message() const { return message_; }
+  /// Where the raise is in the source.
+  const std::string &file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+
+ private:
+  std::string exception_;
+  std::string message_;
+  std::string file_;
+  int line_ = 0;
+  int column_ = 0;
 };
 
 /// A CUDA driver call failed; what() names the call, the CUresult name and text.

@@ -22,6 +22,7 @@
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/PinnedPool.h"
+#include "runtime/cuda/RaiseFlag.h"
 #include "ufjit/errors.h"
 
 #ifndef UFJIT_VERSION
@@ -87,20 +88,26 @@ class CudaBackend final : public Backend {
       any_host = any_host || (!in.is_scalar && in.array.residence == Residence::Host);
     }
     if (!any_host) {
-      run_on_device(call, variant, cuda::stream_handle(stream));
+      cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
+      run_on_device(call, variant, cuda::stream_handle(stream), flag.device());
       if (stream == nullptr) {
         UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+        flag.check_now(nullptr);
+      } else {
+        flag.defer(stream);
       }
       return;
     }
     if (stream != nullptr) {
       throw InputError("an async call takes device arrays only; copy host operands with Runtime::to_device");
     }
+    cuda::RaiseFlag flag(context_, *call.signature, nullptr);
     if (variant.layout == codegen::Layout::Contiguous) {
-      run_staged(call, variant);
+      run_staged(call, variant, flag.device());
     } else {
-      run_strided_host(call, variant);
+      run_strided_host(call, variant, flag.device());
     }
+    flag.check_now(nullptr);
   }
 
   /// One thread per outer element. Host operands are staged by byte extent
@@ -120,10 +127,14 @@ class CudaBackend final : public Backend {
       for (const ArrayView &v : call.operands) {
         data.push_back(v.data);
       }
-      const KernelParams params(call, data);
+      cuda::RaiseFlag flag(context_, sig, cuda::stream_handle(stream));
+      const KernelParams params(call, data, flag.device());
       cuda::launch(kernel, call.loop_size, params.pointers(), cuda::stream_handle(stream));
       if (stream == nullptr) {
         UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+        flag.check_now(nullptr);
+      } else {
+        flag.defer(stream);
       }
       return;
     }
@@ -135,7 +146,8 @@ class CudaBackend final : public Backend {
     for (const ArrayView &v : call.operands) {
       data.push_back(v.residence == Residence::Host ? stage_extent(v, scratch) : v.data);
     }
-    const KernelParams params(call, data);
+    cuda::RaiseFlag flag(context_, sig, nullptr);
+    const KernelParams params(call, data, flag.device());
     cuda::launch(kernel, call.loop_size, params.pointers(), nullptr);
     for (std::size_t k = 0; k < call.operands.size(); ++k) {
       const ArrayView &out = call.operands[k];
@@ -146,6 +158,7 @@ class CudaBackend final : public Backend {
       }
     }
     UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+    flag.check_now(nullptr);
   }
 
   Array to_device(const ArrayView &host) override {
@@ -213,7 +226,9 @@ class CudaBackend final : public Backend {
   }
 
   /// Every operand on the device: one launch, nothing copied.
-  void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream) {
+  /// `raise_flag`: cuda::RaiseFlag::device() (null when the kernel cannot raise).
+  void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream,
+                     void *raise_flag) {
     const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
     std::vector<const void *> inputs(call.inputs.size(), nullptr);
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -221,12 +236,12 @@ class CudaBackend final : public Backend {
         inputs[i] = call.inputs[i].array.data;
       }
     }
-    const KernelParams params(call, variant, inputs, call.output.data);
+    const KernelParams params(call, variant, inputs, call.output.data, raise_flag);
     cuda::launch(kernel, call.size, params.pointers(), stream);
   }
 
   /// Contiguous call with host operands: chunks through pinned staging.
-  void run_staged(const PreparedCall &call, codegen::KernelVariant variant) {
+  void run_staged(const PreparedCall &call, codegen::KernelVariant variant, void *raise_flag) {
     // Offsets within one chunk always fit in 32 bits (chunks are a few MiB).
     variant.index32 = true;
     const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
@@ -234,7 +249,7 @@ class CudaBackend final : public Backend {
     staging_.run_contiguous(call, [&](const std::vector<const void *> &inputs, void *output, int64_t,
                                       int64_t count, CUstream stream) {
       chunk_call.size = count;
-      const KernelParams params(chunk_call, variant, inputs, output);
+      const KernelParams params(chunk_call, variant, inputs, output, raise_flag);
       cuda::launch(kernel, count, params.pointers(), stream);
     });
   }
@@ -243,7 +258,7 @@ class CudaBackend final : public Backend {
   /// copied to the device (a host output's too, so that the gaps of a
   /// strided `out` survive), the kernel runs with the same strides, and a
   /// host output's extent is copied back.
-  void run_strided_host(const PreparedCall &call, const codegen::KernelVariant &variant) {
+  void run_strided_host(const PreparedCall &call, const codegen::KernelVariant &variant, void *raise_flag) {
     std::vector<Array> scratch;
     auto stage = [&](const ArrayView &v) -> void * { return stage_extent(v, scratch); };
     std::vector<const void *> inputs(call.inputs.size(), nullptr);
@@ -257,7 +272,7 @@ class CudaBackend final : public Backend {
     const bool host_out = call.output.residence == Residence::Host;
     void *output = host_out ? stage(call.output) : call.output.data;
     const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
-    const KernelParams params(call, variant, inputs, output);
+    const KernelParams params(call, variant, inputs, output, raise_flag);
     cuda::launch(kernel, call.size, params.pointers(), nullptr);
     if (host_out) {
       const auto [lo, hi] = byte_extent(call.output);

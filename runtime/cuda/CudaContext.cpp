@@ -223,6 +223,13 @@ void Stream::synchronize() {
   }
   impl_->context->make_current();
   UFJIT_CU_CHECK(impl_->context->drv(), cuStreamSynchronize, impl_->stream);
+  // Raises of the async calls since the last synchronize: the first that
+  // fired is thrown (the others are dropped with it).
+  std::vector<std::function<void()>> checks = std::move(impl_->pending_raises);
+  impl_->pending_raises.clear();
+  for (const std::function<void()> &check : checks) {
+    check();
+  }
 }
 
 Event::Event() : impl_(std::make_unique<EventImpl>()) {}

@@ -12,6 +12,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -121,6 +122,9 @@ struct StreamImpl {
   std::shared_ptr<const cuda::CudaContext> context;
   CUstream stream = nullptr;
   bool owned = true;  // false for a borrowed stream (Runtime::borrow_stream)
+  /// Checks of async calls that can raise (runtime/cuda/RaiseFlag.h), run by
+  /// the next Stream::synchronize after its cuStreamSynchronize.
+  std::vector<std::function<void()>> pending_raises;
   ~StreamImpl();
 };
 

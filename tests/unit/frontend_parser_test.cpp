@@ -386,7 +386,7 @@ TEST(Parser, ConstructsOutsideTheSubsetAreErrorsNamingThem) {
       {"def f():\n    nonlocal x\n", "'nonlocal' is not supported in ufjit kernels", 2, 5},
       {"def f():\n    del x\n", "'del' is not supported in ufjit kernels", 2, 5},
       {"def f():\n    assert x\n", "'assert' is not supported in ufjit kernels", 2, 5},
-      {"def f():\n    raise E\n", "'raise' is not supported in ufjit kernels", 2, 5},
+      {"def f():\n    raise E from x\n", "'raise ... from' is not supported in ufjit kernels", 2, 13},
       {"def f():\n    yield x\n", "'yield' is not supported in ufjit kernels", 2, 5},
       {"def f():\n    x = yield\n", "'yield' is not supported in ufjit kernels", 2, 9},
       {"async def f():\n    pass\n", "'async' is not supported in ufjit kernels", 1, 1},

@@ -1,0 +1,25 @@
+#include "runtime/KernelErrors.h"
+
+#include "frontend/InternalAssert.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::runtime {
+
+bool can_raise(const CompiledSignature &sig) { return sig.module != nullptr && sig.module->can_raise(); }
+
+void check_raised(const CompiledSignature &sig, uint32_t site) {
+  if (site == 0) {
+    return;
+  }
+  internal_assert(sig.module != nullptr && site <= sig.module->raise_sites.size())
+      << "kernel of " << sig.ufunc_name << " reported raise site " << site << " it does not have";
+  const ir::RaiseSite &r = sig.module->raise_sites[site - 1];
+  std::string what = r.file + ":" + std::to_string(r.line) + ":" + std::to_string(r.col) + ": " + r.exception;
+  if (!r.message.empty()) {
+    what += ": " + r.message;
+  }
+  what += " (raised by ufunc '" + sig.ufunc_name + "', signature " + sig.signature + ")";
+  throw KernelError(what, r.exception, r.message, r.file, r.line, r.col);
+}
+
+}  // namespace ufjit::runtime

@@ -1,0 +1,19 @@
+// Errors raised by kernel code (LANGUAGE.md section 5, "Errors in kernels"):
+// the error flag a raising kernel writes (codegen/KernelABI.h) turned into a
+// ufjit::KernelError that names the ufunc, the exception and where it was raised.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/Backend.h"
+
+namespace ufjit::runtime {
+
+/// Whether calls of `sig` pass the error-flag parameter.
+bool can_raise(const CompiledSignature &sig);
+
+/// Throws the KernelError of raise site `site` of `sig`'s module when `site`
+/// is not 0 (a site the module lacks is an internal error).
+void check_raised(const CompiledSignature &sig, uint32_t site);
+
+}  // namespace ufjit::runtime
