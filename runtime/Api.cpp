@@ -15,6 +15,27 @@ namespace {
 
 [[noreturn]] void empty_ufunc() { throw InputError("this Ufunc is empty (default-constructed or moved from)"); }
 
+/// A call's operands and signatures after UfuncState::bind (a CUDA C++
+/// elementwise kernel); the caller's as they are otherwise.
+struct BoundCall {
+  std::vector<Operand> operands;
+  std::vector<Array> keep;
+  runtime::SignatureList signatures;
+  const std::vector<Operand> *use = nullptr;
+};
+
+void bind_call(UfuncState &state, TargetKind target, const std::vector<Operand> &operands, bool async,
+               BoundCall &bound) {
+  if (!state.bind) {
+    bound.use = &operands;
+    bound.signatures = runtime::call_signatures(state, operands);
+    return;
+  }
+  bound.operands = operands;
+  bound.signatures = state.bind(target, bound.operands, bound.keep, async);
+  bound.use = &bound.operands;
+}
+
 /// Types a source and wraps each ufunc's modules for the runtime.
 std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
                                   const std::string &source_name, const std::vector<std::string> &signatures) {
@@ -186,9 +207,14 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
     }
     return std::move(results.front());
   }
+  BoundCall bound;
+  bind_call(*state_, target, operands, false, bound);
   runtime::Backend &backend = state_->core->backend(target);
-  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
-  return runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
+  Array result = runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
+  if (!bound.keep.empty()) {
+    backend.synchronize();  // the kernel read the copies in `keep`
+  }
+  return result;
 }
 
 std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands) const {
@@ -202,17 +228,21 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
   if (!state_) {
     empty_ufunc();
   }
+  BoundCall bound;
+  bind_call(*state_, target, operands, false, bound);
   runtime::Backend &backend = state_->core->backend(target);
-  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   if (!state_->generalized) {
-    Array result = runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
+    Array result = runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
+    if (!bound.keep.empty()) {
+      backend.synchronize();  // the kernel read the copies in `keep`
+    }
     std::vector<Array> results;
     if (!result.empty_handle()) {
       results.push_back(std::move(result));
     }
     return results;
   }
-  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands, nullptr);
+  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
 }
 
 std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
@@ -261,14 +291,14 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
   if (stream.impl() == nullptr) {
     throw InputError("call_async: the stream is empty (moved from or default-constructed)");
   }
+  BoundCall bound;
+  bind_call(*state_, TargetKind::Cuda, operands, true, bound);
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
-  const runtime::SignatureList signatures = runtime::call_signatures(*state_, operands);
   if (state_->generalized) {
-    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *signatures, operands,
-                                   stream.impl());
+    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl());
     return;
   }
-  (void)runtime::run_call(*state_->core, backend, state_->name, *signatures, operands, stream.impl());
+  (void)runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl());
 }
 
 std::string Ufunc::ptx(const std::string &signature, const std::string &arch) const {

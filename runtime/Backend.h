@@ -59,6 +59,24 @@
 namespace ufjit::runtime {
 
 class KernelCache;
+struct CompiledSignature;
+
+/// Code that does not come from ufjit's IR: a CUDA C++ elementwise kernel
+/// (interop/cudacpp/Elementwise.h) whose entries follow codegen/KernelABI.h,
+/// so the backends launch it as their own. CompiledSignature::module is then
+/// null and `external` builds the code.
+struct ExternalKernel {
+  virtual ~ExternalKernel() = default;
+  /// Everything the code of `entry` depends on (source, compiler, options):
+  /// the disk cache key's code field.
+  virtual std::string key_text(const CompiledSignature &sig, const codegen::KernelVariant &variant) const = 0;
+  /// The float/compile options in cache keys.
+  virtual std::string options_text() const = 0;
+  /// A loadable cubin for `arch` ("sm_90") holding the entry
+  /// codegen::entry_name(sig.base_name, variant). Throws CompileError.
+  virtual std::string cubin(const CompiledSignature &sig, const codegen::KernelVariant &variant,
+                            const std::string &arch) const = 0;
+};
 
 /// One signature of a ufunc, compiled to typed IR. Owned by the ufunc's state
 /// and immutable after construction; PreparedCall points at it.
@@ -79,6 +97,9 @@ struct CompiledSignature {
   std::shared_ptr<const GufuncLayout> layout;  // null: an elementwise ufunc
   std::vector<DType> out_dtypes;               // per output
   std::vector<int> arg_ndims;                  // per argument (inputs, outputs): 0 a scalar
+
+  /// Non-null: code from elsewhere (module null); see ExternalKernel.
+  std::shared_ptr<const ExternalKernel> external;
 
   bool generalized() const { return layout != nullptr; }
   /// What codegen's entry builders and the parameter table take.

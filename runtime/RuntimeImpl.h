@@ -6,6 +6,7 @@
 // NoDeviceError), under a mutex.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -87,6 +88,14 @@ struct UfuncState {
   std::shared_ptr<const std::vector<runtime::CompiledSignature>> dynamic_signatures;
   std::vector<runtime::CompiledSignature> signatures;
   std::shared_ptr<runtime::RuntimeCore> core;
+  /// A CUDA C++ elementwise kernel (Runtime::elementwise,
+  /// interop/cudacpp/Elementwise.h): binds a call's types on `target`
+  /// (throws for the CPU), rewrites its raw operands in place (arrays it
+  /// copies stay alive in `keep`; `async`: no copies) and returns the one
+  /// signature for them. Null for ufuncs from source.
+  std::function<std::shared_ptr<const std::vector<runtime::CompiledSignature>>(
+      TargetKind target, std::vector<Operand> &operands, std::vector<Array> &keep, bool async)>
+      bind;
 };
 
 struct RuntimeImpl {

@@ -247,6 +247,14 @@ struct UFJIT_API RuntimeOptions {
   bool warn_low_occupancy = true;
 };
 
+/// Options of Runtime::elementwise (CuPy's ElementwiseKernel arguments).
+struct UFJIT_API ElementwiseOptions {
+  std::string preamble;    // file-scope CUDA C++ before the kernel (helper functions)
+  std::string loop_prep;   // per thread, before its loop
+  std::string after_loop;  // per thread, after its loop
+  std::vector<std::string> nvrtc_options;  // passed to NVRTC as they are ("-DN=4")
+};
+
 struct RuntimeImpl;
 
 /// Owns the compilers, caches, device context and thread pool. Thread-safe.
@@ -266,6 +274,18 @@ class UFJIT_API Runtime {
   /// Non-empty `signatures` replace the decorator's. Throws CompileError.
   Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {},
                   const std::string &source_name = "<string>");
+  /// A CUDA C++ elementwise kernel as CuPy's ElementwiseKernel writes it
+  /// (README "CUDA C++ interop (NVRTC)"): `in_params` "float32 x, T y, raw T
+  /// w", `out_params` "T z" (several: a Ufunc with nout() > 1), `operation`
+  /// the loop body (`i` the index, `_ind.size()` the element count, raw
+  /// parameters indexed with `w[i]`). Type placeholders bind to the
+  /// operands' dtypes at each call; each (types, kernel variant) is compiled
+  /// once with NVRTC and cached on disk. Calls run on the GPU (the CPU
+  /// target is an error). Throws CompileError for bad parameter lists at
+  /// once, and at the first call for CUDA C++ errors, located in the
+  /// strings ("<elementwise NAME>:1:5: error: ...").
+  Ufunc elementwise(const std::string &in_params, const std::string &out_params, const std::string &operation,
+                    const std::string &name, const ElementwiseOptions &options = {});
   /// Every @vectorize in a source string / a .ufn file.
   UfuncSet load(const std::string &source, const std::string &source_name = "<string>");
   /// A .ufn file is read as the tool reads it: a regular file of at most

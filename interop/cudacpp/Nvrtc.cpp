@@ -118,6 +118,11 @@ void parse_log(const NvrtcSource &source, const std::string &log, bool failed, D
   auto main_file = std::make_shared<const SourceFile>(source.name, source.text);
   diags.retain(main_file);
   std::map<std::string, std::shared_ptr<const SourceFile>> files = {{source.name, main_file}};
+  for (const auto &[name, text] : source.line_files) {
+    auto file = std::make_shared<const SourceFile>(name, text);
+    diags.retain(file);
+    files.emplace(name, file);
+  }
   std::vector<std::string> lines;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {

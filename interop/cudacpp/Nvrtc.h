@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ufjit::cudacpp {
@@ -22,6 +23,9 @@ struct NvrtcSource {
   std::string text;
   std::vector<std::string> include_dirs;  // -I, in order (the file's own folder first)
   std::vector<std::string> options;       // passed through ("-DN=4", "--use_fast_math")
+  /// Texts of the names that `#line` directives of `text` give (a generated
+  /// source quoting its user's strings), so diagnostics there show them.
+  std::vector<std::pair<std::string, std::string>> line_files;
 };
 
 /// Compiles `source` for `arch` ("sm_90") into `output`. Always passes

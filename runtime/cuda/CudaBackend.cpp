@@ -102,7 +102,9 @@ class CudaBackend final : public Backend {
       throw InputError("an async call takes device arrays only; copy host operands with Runtime::to_device");
     }
     cuda::RaiseFlag flag(context_, *call.signature, nullptr);
-    if (variant.layout == codegen::Layout::Contiguous) {
+    // CUDA C++ elementwise kernels see `i` and `_ind.size()` of the whole
+    // call: staged whole, never in chunks.
+    if (variant.layout == codegen::Layout::Contiguous && !call.signature->external) {
       run_staged(call, variant, flag.device());
     } else {
       run_strided_host(call, variant, flag.device());
@@ -341,6 +343,9 @@ class CudaBackend final : public Backend {
   /// (approximate instructions, codegen/NVPTXFastMath.cpp): the suffix keeps
   /// disk-cached kernels of the earlier meaning from being reused.
   static std::string float_options(const CompiledSignature &sig) {
+    if (sig.external) {
+      return sig.external->options_text();
+    }
     return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
   }
 
@@ -348,7 +353,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     const std::string entry = codegen::entry_name(sig.base_name, variant);
     cache::DiskCacheKey disk_key;
-    disk_key.ir = ir::print(*sig.module);
+    disk_key.ir = sig.external ? sig.external->key_text(sig, variant) : ir::print(*sig.module);
     disk_key.entry = entry;
     disk_key.arch = context_->properties().arch() + "/" + gpu_.arch;
     disk_key.ptx_isa = gpu_.canonical();
@@ -372,6 +377,12 @@ class CudaBackend final : public Backend {
         // An entry the driver rejects (a driver change the key missed):
         // recompile and overwrite it below.
       }
+    }
+    if (sig.external) {  // CUDA C++ (Runtime::elementwise): NVRTC and nvJitLink build the cubin
+      const std::string cubin = sig.external->cubin(sig, variant, context_->properties().arch());
+      std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+      disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);
+      return kernel;
     }
     codegen::EntryRequest request;
     request.module = sig.module.get();

@@ -10,20 +10,13 @@
 #include "codegen/DeviceImage.h"
 #include "interop/cudacpp/Nvrtc.h"
 #include "support/DynamicLibrary.h"
+#include "tests/unit/cudacpp_test_util.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cudacpp {
 namespace {
 
-bool contains(const std::string &text, const std::string &what) { return text.find(what) != std::string::npos; }
-
-#define SKIP_WITHOUT_NVRTC()                                   \
-  do {                                                          \
-    std::string why;                                            \
-    if (!nvrtc_available(&why)) {                               \
-      GTEST_SKIP() << "NVRTC cannot be loaded: " << why;        \
-    }                                                           \
-  } while (0)
+using testing::contains;
 
 const char *kHelper =
     "extern \"C\" __device__ int cube_plus(float *ret, float x, float y) {\n"
