@@ -364,15 +364,15 @@ class Binder {
   explicit Binder(std::shared_ptr<const ElementwiseDef> def, std::shared_ptr<runtime::RuntimeCore> core)
       : def_(std::move(def)), core_(std::move(core)) {
     if (def_->outputs.size() > 1) {
-      std::string text;
-      for (std::size_t k = 0; k < def_->inputs.size(); ++k) {
-        text += k == 0 ? "()" : ",()";
+      // Several outputs: a gufunc whose every core is a scalar, "(),()->(),()".
+      runtime::GufuncLayout layout;
+      layout.inputs.assign(def_->inputs.size(), {});
+      layout.outputs.assign(def_->outputs.size(), {});
+      layout.writable.assign(def_->inputs.size(), false);
+      for (std::size_t k = 0; k < layout.operands(); ++k) {
+        layout.text += std::string(k == 0 ? "" : k == layout.inputs.size() ? "->" : ",") + "()";
       }
-      text += "->";
-      for (std::size_t k = 0; k < def_->outputs.size(); ++k) {
-        text += k == 0 ? "()" : ",()";
-      }
-      layout_ = std::make_shared<const runtime::GufuncLayout>(runtime::parse_gufunc_layout(text));
+      layout_ = std::make_shared<const runtime::GufuncLayout>(std::move(layout));
     }
   }
 
