@@ -245,7 +245,8 @@ Complex catanh(Ops &o, const std::vector<Complex> &v) {
 
 /// f(z) = -i g(iz) for sin/tan/asin/atan from sinh/tanh/asinh/atanh.
 Complex rotate_through(Ops &o, Complex z, const std::string &name, const Body &g) {
-  Complex s = call_complex(o, name, {{o.neg(z.im), z.re}}, g);
+  // i z's real part keeps a NaN's sign: asin(inf + nan j) reads it.
+  Complex s = call_complex(o, name, {{o.neg_keeping_nan_sign(z.im), z.re}}, g);
   return {s.im, o.neg(s.re)};
 }
 

@@ -25,8 +25,8 @@ struct Parts {
   llvm::Value *is_nan(llvm::Value *v) const { return o.e.b.CreateFCmpUNO(v, v); }
   llvm::Value *is_finite(llvm::Value *v) const { return o.lt(o.fabs(v), inf); }
   llvm::Value *is_zero(llvm::Value *v) const { return o.eq(v, zero); }
-  /// +1 or -1 by the sign bit (of -0.0 too).
-  llvm::Value *sign(llvm::Value *v) const { return o.copysign(o.c(1.0), v); }
+  /// +1 or -1 by the sign bit (of -0.0 and of a NaN too).
+  llvm::Value *sign(llvm::Value *v) const { return o.sel(o.sign_bit(v), o.c(-1.0), o.c(1.0)); }
   Complex k(llvm::Value *re, llvm::Value *im) const { return {re, im}; }
   Complex k(double re, double im) const { return {o.c(re), o.c(im)}; }
   Complex k(double re, llvm::Value *im) const { return {o.c(re), im}; }

@@ -47,6 +47,19 @@ struct Ops {
   llvm::Value *copysign(llvm::Value *a, llvm::Value *b) const {
     return call_llvm_intrinsic(e, llvm::Intrinsic::copysign, {a, b});
   }
+  /// Whether a's sign bit is set, NaNs included, read from its bits: the
+  /// special values of Annex G follow the sign of a NaN, which PTX's neg.f32
+  /// (ptxas's FADD with a negated operand) does not keep.
+  llvm::Value *sign_bit(llvm::Value *a) const {
+    llvm::Type *bits = llvm::IntegerType::get(e.ctx(), t->getPrimitiveSizeInBits());
+    return e.b.CreateICmpSLT(e.b.CreateBitCast(a, bits), llvm::ConstantInt::get(bits, 0));
+  }
+  /// -a, a NaN's sign bit flipped too (a NaN constant of the other sign), on
+  /// every target.
+  llvm::Value *neg_keeping_nan_sign(llvm::Value *a) const {
+    llvm::Value *flipped_nan = sel(sign_bit(a), c(NAN), c(-NAN));
+    return sel(e.b.CreateFCmpUNO(a, a), flipped_nan, neg(a));
+  }
   llvm::Value *call(const char *base, llvm::ArrayRef<llvm::Value *> args) const {
     return call_libm(e, base, type, args);
   }
