@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs ufjit's GPU checks and benchmarks ON a GPU host, from the repository
 # root, out of the bundle that tools/make_bundle.sh made (.bundle/ufjit-bundle.tar.xz):
-#   ufjit info; the GPU suite; the API (semantic) suite with UFJIT_TARGET=cuda;
+#   ufjit info; the GPU suite and the CUDA C++ interop suite; the API (semantic) suite with UFJIT_TARGET=cuda;
 #   compute-sanitizer memcheck and racecheck over the GPU suite; bench_gpu; the Numba/CuPy
 #   comparison. Logs and JSON results go to $OUT (default /tmp/ufjit-gpu-out):
 #   run.log, summary.json, gpu_tests.json, api_tests.json, sanitizer.log,
@@ -50,10 +50,12 @@ step nvidia_smi 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clock
 step info 30 "$B/bin/ufjit" info
 step aot_example 30 sh -c "'$B/bin/ufjit' compile '$B/examples/src/gaussian_pdf.ufn' -o /tmp/gauss.ptx \
   && '$B/bin/ufjit' compile '$B/examples/src/add_ufunc.ufn' -o /tmp/add.ptx && '$B/examples/aot_launch' /tmp/gauss.ptx /tmp/add.ptx"
-step examples 60 sh -c "for e in main_job add_ufunc gaussian_pdf polar_distance sincos; do \
+step examples 60 sh -c "for e in main_job add_ufunc gaussian_pdf polar_distance sincos cudacpp_host_kernel \
+  cudacpp_linked_helper cudacpp_elementwise; do \
   UFJIT_EXAMPLES_DIR='$B/examples/src' '$B/examples/example_'\$e || exit 1; done"
 step cli_cuda 60 python3 "$root/tools/gpu_cli_check.py" "$B/bin/ufjit" "$B/examples/src" /tmp/ufjit-cli-check
 step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
+step cudacpp_gpu_tests 60 "$B/tests/ufjit_cudacpp_gpu_tests" --gtest_output=json:"$OUT/cudacpp_gpu_tests.json"
 step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*'
