@@ -135,7 +135,10 @@ inline std::vector<Case> numpy_cases() {
   {
     std::vector<Row> rows;
     for (auto [a, b] : std::vector<std::pair<int64_t, int64_t>>{{7, 2}, {-7, 2}, {7, -2}, {5, 0}, {kI64Min, -1}}) {
-      rows.push_back({{i64(a), i64(b)}, i64(py_floordiv(a, b) * 1000 + py_mod(a, b))});
+      // int64 arithmetic wraps in a kernel (LANGUAGE.md section 5): so does the
+      // expected value (kI64Min // -1 is kI64Min), computed unsigned as C++ has no signed wrap.
+      const uint64_t wrapped = static_cast<uint64_t>(py_floordiv(a, b)) * 1000u + static_cast<uint64_t>(py_mod(a, b));
+      rows.push_back({{i64(a), i64(b)}, i64(static_cast<int64_t>(wrapped))});
     }
     cases.push_back(make("Np_floor_divide_remainder_Int64", np_source("x, y", "np.floor_divide(x, y) * 1000 + np.remainder(x, y)"),
                          "int64(int64, int64)", rows));
