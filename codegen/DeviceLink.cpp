@@ -157,13 +157,16 @@ std::string link_device_image(const DeviceImage &image, const std::string &arch,
   for (const std::string &option : option_text) {
     options.push_back(option.c_str());
   }
+  // nvJitLink keeps each input's name pointer and reads it while it completes
+  // the link (its error messages name the input): the input outlives the link.
+  const LinkInput ptx_input{LinkInput::Kind::Ptx, image.ptx_name, image.ptx};
   LinkHandle link(nv);
   nvJitLinkResult result = nv.nvJitLinkCreate(link.address(), static_cast<uint32_t>(options.size()), options.data());
   if (result != NVJITLINK_SUCCESS) {
     fail(nv, link, "nvJitLinkCreate", result, arch);
   }
   if (!image.ptx.empty()) {
-    add(nv, link, LinkInput{LinkInput::Kind::Ptx, image.ptx_name, image.ptx}, arch);
+    add(nv, link, ptx_input, arch);
   }
   for (const LinkInput &input : image.inputs) {
     add(nv, link, input, arch);

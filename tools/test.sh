@@ -21,6 +21,7 @@ if [[ "${UFJIT_SKIP_SANITIZE:-0}" != 1 ]]; then
     -DUFJIT_BUILD_EXAMPLES=OFF -DUFJIT_BUILD_FUZZERS=OFF -DUFJIT_BUILD_BENCHMARKS=OFF -DUFJIT_BUILD_PYTHON=OFF
   (cd build-asan &&
     ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:strict_string_checks=1:check_initialization_order=1 \
+    LSAN_OPTIONS=suppressions="$PWD/../tools/lsan.supp" \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --output-on-failure -j "$jobs" --timeout 900 -E '^packaging_')
 fi
