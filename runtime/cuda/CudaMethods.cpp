@@ -5,13 +5,8 @@
 
 #include "ir/IRPrinter.h"
 #include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/KernelKeys.h"
 
-#ifndef UFJIT_VERSION
-#define UFJIT_VERSION "unknown"
-#endif
-#ifndef UFJIT_LLVM_VERSION
-#define UFJIT_LLVM_VERSION "unknown"
-#endif
 
 namespace ufjit::cuda {
 
@@ -22,24 +17,12 @@ constexpr int64_t kBlocksPerSm = 8;                        // 256-thread blocks 
 
 CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 
-std::string float_options(const runtime::CompiledSignature &sig) {
-  return sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
-}
-
 /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
 std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, codegen::MethodKernel method,
                                         const std::shared_ptr<const CudaContext> &context, cache::DiskCache &disk,
                                         const codegen::GpuOptions &gpu) {
   const std::string entry = codegen::method_entry_name(sig.base_name, method);
-  cache::DiskCacheKey disk_key;
-  disk_key.ir = ir::print(*sig.module);
-  disk_key.entry = entry;
-  disk_key.arch = context->properties().arch() + "/" + gpu.arch;
-  disk_key.ptx_isa = gpu.canonical();
-  disk_key.float_options = float_options(sig);
-  disk_key.ufjit_version = UFJIT_VERSION;
-  disk_key.llvm_version = UFJIT_LLVM_VERSION;
-  disk_key.driver_version = context->drv().version;
+  const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir::print(*sig.module), entry, *context, gpu);
   const cache::KeyHash hash = cache::hash_key(disk_key);
   if (std::optional<std::string> cubin = disk.load(hash)) {
     try {

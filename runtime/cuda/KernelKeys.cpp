@@ -1,0 +1,34 @@
+// Cache keys of GPU kernels (runtime/cuda/KernelKeys.h).
+#include "runtime/cuda/KernelKeys.h"
+
+#ifndef UFJIT_VERSION
+#define UFJIT_VERSION "unknown"
+#endif
+#ifndef UFJIT_LLVM_VERSION
+#define UFJIT_LLVM_VERSION "unknown"
+#endif
+
+namespace ufjit::cuda {
+
+std::string float_options(const runtime::CompiledSignature &sig) {
+  if (sig.external) {
+    return sig.external->options_text();
+  }
+  return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
+}
+
+cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
+                             const CudaContext &context, const codegen::GpuOptions &gpu) {
+  cache::DiskCacheKey key;
+  key.ir = std::move(code);
+  key.entry = entry;
+  key.arch = context.properties().arch() + "/" + gpu.arch;
+  key.ptx_isa = gpu.canonical();
+  key.float_options = float_options(sig);
+  key.ufjit_version = UFJIT_VERSION;
+  key.llvm_version = UFJIT_LLVM_VERSION;
+  key.driver_version = context.drv().version;
+  return key;
+}
+
+}  // namespace ufjit::cuda
