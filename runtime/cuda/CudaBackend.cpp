@@ -21,16 +21,11 @@
 #include "runtime/cuda/CudaMethods.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
+#include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "ufjit/errors.h"
 
-#ifndef UFJIT_VERSION
-#define UFJIT_VERSION "unknown"
-#endif
-#ifndef UFJIT_LLVM_VERSION
-#define UFJIT_LLVM_VERSION "unknown"
-#endif
 
 namespace ufjit::runtime {
 namespace {
@@ -90,12 +85,7 @@ class CudaBackend final : public Backend {
     if (!any_host) {
       cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
       run_on_device(call, variant, cuda::stream_handle(stream), flag.device());
-      if (stream == nullptr) {
-        UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
-        flag.check_now(nullptr);
-      } else {
-        flag.defer(stream);
-      }
+      finish_device_call(flag, stream);
       return;
     }
     if (stream != nullptr) {
@@ -132,12 +122,7 @@ class CudaBackend final : public Backend {
       cuda::RaiseFlag flag(context_, sig, cuda::stream_handle(stream));
       const KernelParams params(call, data, flag.device());
       cuda::launch(kernel, call.loop_size, params.pointers(), cuda::stream_handle(stream));
-      if (stream == nullptr) {
-        UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
-        flag.check_now(nullptr);
-      } else {
-        flag.defer(stream);
-      }
+      finish_device_call(flag, stream);
       return;
     }
     if (stream != nullptr) {
@@ -222,6 +207,17 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  /// After a launch on device operands: a synchronous call waits and reports
+  /// a raise now; an async one reports it at its stream's next synchronize.
+  void finish_device_call(cuda::RaiseFlag &flag, StreamImpl *stream) {
+    if (stream == nullptr) {
+      UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+      flag.check_now(nullptr);
+    } else {
+      flag.defer(stream);
+    }
+  }
+
   static CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
   static std::size_t byte_size(const ArrayView &v) {
     return static_cast<std::size_t>(v.size()) * dtype_size(v.dtype);
@@ -330,7 +326,7 @@ class CudaBackend final : public Backend {
       key.signature = sig.signature + " " + sig.base_name;
       key.target_key = key_;
       key.arch = gpu_.arch;
-      key.float_options = float_options(sig);
+      key.float_options = cuda::float_options(sig);
       key.variant = variant;
       return key;
     };
@@ -338,29 +334,11 @@ class CudaBackend final : public Backend {
                         [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
   }
 
-  /// The float options of a GPU kernel, canonical, in both cache keys. What
-  /// fastmath=1 compiles to changed with CUDA's --use_fast_math mapping
-  /// (approximate instructions, codegen/NVPTXFastMath.cpp): the suffix keeps
-  /// disk-cached kernels of the earlier meaning from being reused.
-  static std::string float_options(const CompiledSignature &sig) {
-    if (sig.external) {
-      return sig.external->options_text();
-    }
-    return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
-  }
-
   /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
   std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     const std::string entry = codegen::entry_name(sig.base_name, variant);
-    cache::DiskCacheKey disk_key;
-    disk_key.ir = sig.external ? sig.external->key_text(sig, variant) : ir::print(*sig.module);
-    disk_key.entry = entry;
-    disk_key.arch = context_->properties().arch() + "/" + gpu_.arch;
-    disk_key.ptx_isa = gpu_.canonical();
-    disk_key.float_options = float_options(sig);
-    disk_key.ufjit_version = UFJIT_VERSION;
-    disk_key.llvm_version = UFJIT_LLVM_VERSION;
-    disk_key.driver_version = context_->drv().version;
+    const cache::DiskCacheKey disk_key = cuda::disk_key(
+        sig, sig.external ? sig.external->key_text(sig, variant) : ir::print(*sig.module), entry, *context_, gpu_);
     const cache::KeyHash hash = cache::hash_key(disk_key);
     // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
     const bool log = driver::debug_level() >= 1;
