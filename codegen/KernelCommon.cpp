@@ -261,4 +261,13 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
   return bound;
 }
 
+void mark_ptx_kernel(llvm::Function &fn) {
+  fn.setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::LLVMContext &ctx = fn.getContext();
+  llvm::NamedMDNode *annotations = fn.getParent()->getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(&fn), llvm::MDString::get(ctx, "kernel"),
+                           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
+  annotations->addOperand(llvm::MDNode::get(ctx, ops));
+}
+
 }  // namespace ufjit::codegen::kernel_detail

@@ -123,6 +123,10 @@ int scalar_function_cost(const llvm::Function &fn);
 /// size small (scalar_function_cost under a limit).
 bool is_cheap_scalar_function(const llvm::Function &fn);
 
+/// Makes `fn` a GPU `.entry`: the ptx_kernel calling convention, and its
+/// line in the module's nvvm.annotations.
+void mark_ptx_kernel(llvm::Function &fn);
+
 /// Emits `for (i = start; i < end; i += step) body(i)` with an unsigned
 /// compare (all bounds are non-negative and the sum cannot wrap, as the ABI
 /// guarantees). Leaves the builder at the exit block.

@@ -45,7 +45,6 @@ class GpuEntryBuilder {
   /// The global thread index and the grid size, in the index type.
   std::pair<llvm::Value *, llvm::Value *> emit_thread_index();
   llvm::Value *to_index(llvm::Value *v64);
-  void mark_kernel();
 
   /// Computes one element at index `i` of the contiguous layout.
   void emit_contiguous_element(llvm::Value *i);
@@ -127,14 +126,6 @@ std::pair<llvm::Value *, llvm::Value *> GpuEntryBuilder::emit_thread_index() {
   llvm::Value *gid = b_.CreateAdd(block_start, thread, "gid", true, false);
   llvm::Value *stride = b_.CreateMul(block_size, grid_blocks, "stride", true, false);
   return {gid, stride};
-}
-
-void GpuEntryBuilder::mark_kernel() {
-  fn_->setCallingConv(llvm::CallingConv::PTX_Kernel);
-  llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
-  llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(fn_), llvm::MDString::get(ctx_, "kernel"),
-                           llvm::ConstantAsMetadata::get(b_.getInt32(1))};
-  annotations->addOperand(llvm::MDNode::get(ctx_, ops));
 }
 
 llvm::Value *GpuEntryBuilder::call_with(const std::vector<llvm::Value *> &inputs) {
@@ -484,7 +475,7 @@ llvm::Function *GpuEntryBuilder::build(const std::string &name) {
     emit_strided();
   }
   b_.CreateRetVoid();
-  mark_kernel();
+  mark_ptx_kernel(*fn_);
   emit_launch_hint(name);
   return fn_;
 }

@@ -248,11 +248,7 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   }
   b_.CreateRetVoid();
   if (gpu()) {
-    fn_->setCallingConv(llvm::CallingConv::PTX_Kernel);
-    llvm::NamedMDNode *annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
-    llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(fn_), llvm::MDString::get(ctx_, "kernel"),
-                             llvm::ConstantAsMetadata::get(b_.getInt32(1))};
-    annotations->addOperand(llvm::MDNode::get(ctx_, ops));
+    mark_ptx_kernel(*fn_);
   }
   return fn_;
 }
