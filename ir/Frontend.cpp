@@ -433,21 +433,13 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
                                                          const std::string &name,
                                                          const std::vector<DType> &arg_dtypes,
                                                          DiagnosticEngine &diags) {
-  diags.retain(file);
-  std::unique_ptr<ast::Module> module = frontend::parse(file, diags);
-  if (!module || diags.has_errors()) return std::nullopt;
-  frontend::Program prog = frontend::collect_program(*module, diags);
-  if (diags.has_errors()) return std::nullopt;
-  ProgramScope scope;
-  scope.program = &prog;
-  scope.imports = prog.imports;
+  std::unique_ptr<Prepared> p = prepare(file, diags, {});
+  if (!p || diags.has_errors()) return std::nullopt;
+  const ProgramScope &scope = p->scope;
   const frontend::UfuncDecl *ufunc = nullptr;
-  for (const frontend::UfuncDecl &u : prog.ufuncs) {
-    if (u.def != nullptr) scope.functions[u.name] = u.def;
+  for (const frontend::UfuncDecl &u : p->prog.ufuncs) {
     if (u.name == name && u.def != nullptr) ufunc = &u;
   }
-  for (const ast::FunctionDef *h : prog.helpers) scope.functions[h->name] = h;
-  typer::evaluate_constants(scope, diags);
   internal_assert(ufunc != nullptr) << "type_for_arguments: no ufunc '" << name << "'";
   InferredSignature out;
   std::string args;
