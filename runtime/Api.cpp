@@ -306,13 +306,7 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
     empty_ufunc();
   }
   // Canonicalise the caller's spelling ("f4(f4)") before looking it up.
-  auto file = std::make_shared<const SourceFile>("<signature>", signature);
-  DiagnosticEngine diags;
-  diags.retain(file);
-  SourceLocation start{file.get(), 1, 1, 1};
-  std::optional<frontend::Signature> parsed = frontend::parse_signature(signature, start, diags);
-  diags.throw_if_errors();
-  const std::string canonical = parsed ? parsed->str() : signature;
+  const std::string canonical = frontend::canonical_signature(signature);
   runtime::SignatureList compiled;
   if (state_->dynamic) {
     std::lock_guard<std::mutex> lock(state_->dynamic_mutex);
