@@ -18,6 +18,9 @@
 // ("ufjit.csqrt.f64"), internal and alwaysinline; rare paths for huge
 // inputs are branches, cheap alternatives are selects.
 #include "codegen/LowerComplex.h"
+
+#include <llvm/IR/InlineAsm.h>
+
 #include "frontend/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
@@ -32,6 +35,21 @@ llvm::Value *make_complex(Emitter &e, llvm::Value *re, llvm::Value *im) {
 llvm::Value *complex_real(Emitter &e, llvm::Value *z) { return e.b.CreateExtractValue(z, {0}); }
 
 llvm::Value *complex_imag(Emitter &e, llvm::Value *z) { return e.b.CreateExtractValue(z, {1}); }
+
+llvm::Value *Ops::neg_keeping_nan_sign(llvm::Value *a) const {
+  if (e.ms.target.kind != TargetKind::Cuda) {
+    return neg(a);  // the host's fneg flips the sign bit (xorps / fchs)
+  }
+  const bool wide = type == DType::Float64;
+  llvm::Type *bits = llvm::IntegerType::get(e.ctx(), wide ? 64 : 32);
+  llvm::InlineAsm *flip = llvm::InlineAsm::get(
+      llvm::FunctionType::get(bits, {bits}, false),
+      wide ? "xor.b64 $0, $1, 0x8000000000000000;" : "xor.b32 $0, $1, 0x80000000;", wide ? "=l,l" : "=r,r",
+      /*hasSideEffects=*/false);
+  llvm::CallInst *flipped = e.b.CreateCall(flip, {e.b.CreateBitCast(a, bits)});
+  flipped->setDoesNotAccessMemory();
+  return e.b.CreateBitCast(flipped, t);
+}
 
 namespace {
 

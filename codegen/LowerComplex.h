@@ -54,12 +54,12 @@ struct Ops {
     llvm::Type *bits = llvm::IntegerType::get(e.ctx(), t->getPrimitiveSizeInBits());
     return e.b.CreateICmpSLT(e.b.CreateBitCast(a, bits), llvm::ConstantInt::get(bits, 0));
   }
-  /// -a, a NaN's sign bit flipped too (a NaN constant of the other sign), on
-  /// every target.
-  llvm::Value *neg_keeping_nan_sign(llvm::Value *a) const {
-    llvm::Value *flipped_nan = sel(sign_bit(a), c(NAN), c(-NAN));
-    return sel(e.b.CreateFCmpUNO(a, a), flipped_nan, neg(a));
-  }
+  /// -a with the sign bit flipped for a NaN too, on every target. LLVM's
+  /// fneg means that, but NVPTX emits it as neg.f32/f64, whose NaN result the
+  /// PTX ISA leaves unspecified (the H100 returns the NaN unchanged), and
+  /// InstCombine turns an integer sign flip, or a select on the sign bit,
+  /// back into fneg; so on the GPU the flip is an opaque xor of the bits.
+  llvm::Value *neg_keeping_nan_sign(llvm::Value *a) const;
   llvm::Value *call(const char *base, llvm::ArrayRef<llvm::Value *> args) const {
     return call_libm(e, base, type, args);
   }
