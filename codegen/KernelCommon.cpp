@@ -261,13 +261,20 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
   return bound;
 }
 
-void mark_ptx_kernel(llvm::Function &fn) {
+void mark_ptx_kernel(llvm::Function &fn, const LaunchHint &hint) {
   fn.setCallingConv(llvm::CallingConv::PTX_Kernel);
   llvm::LLVMContext &ctx = fn.getContext();
-  llvm::NamedMDNode *annotations = fn.getParent()->getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Module &module = *fn.getParent();
+  llvm::NamedMDNode *annotations = module.getOrInsertNamedMetadata("nvvm.annotations");
   llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(&fn), llvm::MDString::get(ctx, "kernel"),
                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), 1))};
   annotations->addOperand(llvm::MDNode::get(ctx, ops));
+  // External, in the global address space, so that the PTX keeps it
+  // (`.visible .global .b8`) and cuModuleGetGlobal finds it by name.
+  auto *type = llvm::ArrayType::get(llvm::Type::getInt8Ty(ctx), launch_hint_bytes(hint));
+  new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantAggregateZero::get(type), launch_hint_symbol(fn.getName().str()), nullptr,
+                           llvm::GlobalValue::NotThreadLocal, 1);
 }
 
 }  // namespace ufjit::codegen::kernel_detail

@@ -13,6 +13,7 @@
 
 #include "codegen/KernelABI.h"
 #include "codegen/LLVMHeaders.h"
+#include "codegen/LaunchHint.h"
 #include "ufjit/dtype.h"
 
 namespace ufjit::codegen {
@@ -123,9 +124,10 @@ int scalar_function_cost(const llvm::Function &fn);
 /// size small (scalar_function_cost under a limit).
 bool is_cheap_scalar_function(const llvm::Function &fn);
 
-/// Makes `fn` a GPU `.entry`: the ptx_kernel calling convention, and its
-/// line in the module's nvvm.annotations.
-void mark_ptx_kernel(llvm::Function &fn);
+/// Makes `fn` a GPU `.entry`: the ptx_kernel calling convention, its line in
+/// the module's nvvm.annotations, and its launch hint (LaunchHint.h; every
+/// entry states one, so that the runtime never looks up a missing symbol).
+void mark_ptx_kernel(llvm::Function &fn, const LaunchHint &hint = {});
 
 /// Emits `for (i = start; i < end; i += step) body(i)` with an unsigned
 /// compare (all bounds are non-negative and the sum cannot wrap, as the ABI

@@ -59,7 +59,6 @@ class GpuEntryBuilder {
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
   /// The launch hint of codegen/LaunchHint.h as a byte array beside the entry.
-  void emit_launch_hint(const std::string &name);
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
   llvm::Module &module_;
@@ -388,18 +387,6 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, ui
   });
 }
 
-void GpuEntryBuilder::emit_launch_hint(const std::string &name) {
-  if (hint_.elements_per_thread == 0) {
-    return;  // the runtime's default: a capped grid
-  }
-  auto *type = llvm::ArrayType::get(b_.getInt8Ty(), hint_.elements_per_thread);
-  // External, in the global address space, so that the PTX keeps it
-  // (`.visible .global .b8`) and cuModuleGetGlobal finds it by name.
-  new llvm::GlobalVariable(module_, type, false, llvm::GlobalValue::ExternalLinkage,
-                           llvm::ConstantAggregateZero::get(type), launch_hint_symbol(name), nullptr,
-                           llvm::GlobalValue::NotThreadLocal, 1);
-}
-
 void GpuEntryBuilder::emit_strided() {
   auto [gid, stride] = emit_thread_index();
   llvm::Type *i64 = b_.getInt64Ty();
@@ -475,8 +462,7 @@ llvm::Function *GpuEntryBuilder::build(const std::string &name) {
     emit_strided();
   }
   b_.CreateRetVoid();
-  mark_ptx_kernel(*fn_);
-  emit_launch_hint(name);
+  mark_ptx_kernel(*fn_, hint_);
   return fn_;
 }
 

@@ -206,11 +206,18 @@ std::string launch_hint_symbol(const std::string &entry) { return entry + "__lau
 LaunchHint launch_hint_in_ptx(const std::string &ptx, const std::string &entry) {
   // NVPTX prints the array as `.global .align 1 .b8 <symbol>[<size>];`.
   const std::string needle = " " + launch_hint_symbol(entry) + "[";
-  LaunchHint hint;
   const std::size_t at = ptx.find(needle);
-  if (at != std::string::npos) {
-    hint.elements_per_thread = static_cast<uint32_t>(std::strtoul(ptx.c_str() + at + needle.size(), nullptr, 10));
+  if (at == std::string::npos) {
+    return {};
   }
+  return launch_hint_of_bytes(std::strtoul(ptx.c_str() + at + needle.size(), nullptr, 10));
+}
+
+uint32_t launch_hint_bytes(const LaunchHint &hint) { return hint.elements_per_thread + 1; }
+
+LaunchHint launch_hint_of_bytes(std::size_t bytes) {
+  LaunchHint hint;
+  hint.elements_per_thread = bytes > 0 ? static_cast<uint32_t>(bytes - 1) : 0;
   return hint;
 }
 

@@ -3,6 +3,7 @@
 // codegen/KernelABI.h and carried inside the compiled module.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,9 +24,14 @@ struct LaunchHint {
 
 /// The hint travels inside the compiled module (PTX, cubin, disk cache,
 /// `ufjit compile` output) as the byte array `.global .b8
-/// <entry>__launch[elements_per_thread]`: its SIZE is the value, so the
-/// runtime reads it with cuModuleGetGlobal and no copy. No symbol: 0.
+/// <entry>__launch[elements_per_thread + 1]`: its SIZE is the value plus one
+/// (PTX has no empty arrays), so the runtime reads it with cuModuleGetGlobal
+/// and no copy. Every entry ufjit builds has one (KernelEntry.h's
+/// mark_ptx_kernel); CUDA C++ entries have none, and the runtime does not ask.
 std::string launch_hint_symbol(const std::string &entry);
+/// The size of the hint's byte array, and the hint a size stands for.
+uint32_t launch_hint_bytes(const LaunchHint &hint);
+LaunchHint launch_hint_of_bytes(std::size_t bytes);
 /// The hint of `entry` in PTX text (the manifest writer's reading of it).
 LaunchHint launch_hint_in_ptx(const std::string &ptx, const std::string &entry);
 

@@ -208,11 +208,12 @@ int main(int argc, char **argv) {
     const int64_t full = (n + block - 1) / block;
     const int64_t waves16 = std::min<int64_t>(full, std::max<int64_t>(int64_t{min_grid} * 16, sms));
     CUdeviceptr hint = 0;
-    std::size_t per_thread = 0;  // the launch hint's size is its value
+    std::size_t hint_bytes = 0;  // the launch hint's size is its value plus one
     const std::string symbol = spec.entry + "__launch";
-    if (drv.cuModuleGetGlobal_v2(&hint, &per_thread, module, symbol.c_str()) != CUDA_SUCCESS) {
-      per_thread = 0;
+    if (drv.cuModuleGetGlobal_v2(&hint, &hint_bytes, module, symbol.c_str()) != CUDA_SUCCESS) {
+      hint_bytes = 0;
     }
+    const std::size_t per_thread = hint_bytes > 0 ? hint_bytes - 1 : 0;
     const int64_t rule = per_thread > 0 ? (n + block * static_cast<int64_t>(per_thread) - 1) /
                                               (block * static_cast<int64_t>(per_thread))
                                         : waves16;

@@ -289,7 +289,10 @@ CacheEntryInfo describe(const FileItem &item) {
 std::string DiskCacheKey::canonical() const {
   std::string out;
   out.reserve(ir.size() + entry.size() + 128);
-  out += "ufjit-cubin\x1fir=" + ir;
+  // The revision of what a cached entry means beyond the key's fields: 2 since
+  // every entry's launch hint is stored as its value plus one (LaunchHint.h),
+  // so that an entry of revision 1 is never read with the new meaning.
+  out += "ufjit-cubin-2\x1fir=" + ir;
   out += "\x1f" "entry=" + entry;
   out += "\x1f" "arch=" + arch;
   out += "\x1f" "ptx=" + ptx_isa;

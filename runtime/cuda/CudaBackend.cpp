@@ -343,9 +343,10 @@ class CudaBackend final : public Backend {
     // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
     const bool log = driver::debug_level() >= 1;
     const Clock::time_point t0 = Clock::now();
+    const cuda::HintSource hints = sig.external ? cuda::HintSource::None : cuda::HintSource::InModule;
     if (std::optional<std::string> cubin = disk_.load(hash)) {
       try {
-        std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, *cubin, entry);
+        std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, *cubin, entry, hints);
         if (log) {
           std::cerr << "ufjit: " << entry << ": disk cache hit, read and loaded in " << ms_between(t0, Clock::now())
                     << " ms\n";
@@ -358,7 +359,7 @@ class CudaBackend final : public Backend {
     }
     if (sig.external) {  // CUDA C++ (Runtime::elementwise): NVRTC and nvJitLink build the cubin
       const std::string cubin = sig.external->cubin(sig, variant, context_->properties().arch());
-      std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+      std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
       disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);
       return kernel;
     }
@@ -379,7 +380,7 @@ class CudaBackend final : public Backend {
                   {sig.module.get()}, context_->properties().arch())
             : cuda::link_ptx(*context_, ptx, entry + ".ptx");
     const Clock::time_point t3 = Clock::now();
-    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
     const Clock::time_point t4 = Clock::now();
     disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
     if (log) {

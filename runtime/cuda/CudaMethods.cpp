@@ -26,7 +26,7 @@ std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, c
   const cache::KeyHash hash = cache::hash_key(disk_key);
   if (std::optional<std::string> cubin = disk.load(hash)) {
     try {
-      return load_kernel(context, *cubin, entry);
+      return load_kernel(context, *cubin, entry, HintSource::InModule);
     } catch (const DeviceError &) {
       // Rejected by the driver: recompile and overwrite it below.
     }
@@ -37,7 +37,7 @@ std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, c
   request.methods = {method};
   const std::string ptx = codegen::emit_ptx({request}, gpu);
   const std::string cubin = link_ptx(*context, ptx, entry + ".ptx");
-  std::shared_ptr<CudaKernel> kernel = load_kernel(context, cubin, entry);
+  std::shared_ptr<CudaKernel> kernel = load_kernel(context, cubin, entry, HintSource::InModule);
   disk.store(hash, entry + " " + disk_key.arch, cubin);
   return kernel;
 }

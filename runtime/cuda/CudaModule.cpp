@@ -86,7 +86,7 @@ std::string link_ptx(const CudaContext &context, const std::string &ptx, const s
 }
 
 std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext> &context,
-                                        const std::string &image, const std::string &entry) {
+                                        const std::string &image, const std::string &entry, HintSource hints) {
   const CudaDriver &drv = context->drv();
   context->make_current();
   auto kernel = std::make_shared<CudaKernel>();
@@ -104,15 +104,19 @@ std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext>
   UFJIT_CU_CHECK(drv, cuOccupancyMaxPotentialBlockSize, &min_grid, &block, kernel->function, nullptr, 0, 0);
   kernel->geometry.block = std::max(block, 32);
   kernel->geometry.max_grid = capped_grid(min_grid, context->properties().sm_count);
-  // The launch hint's size is its value; an entry without one (CUDA C++
-  // entries, strided ones) gets the capped grid.
+  // The launch hint's size states it. Only entries ufjit built carry one:
+  // asking a CUDA C++ module would fail the lookup, which compute-sanitizer
+  // reports as an API error.
+  if (hints == HintSource::None) {
+    return kernel;
+  }
   CUdeviceptr hint = 0;
   std::size_t hint_bytes = 0;
   const std::string symbol = codegen::launch_hint_symbol(entry);
   CUresult found = drv.cuModuleGetGlobal_v2(&hint, &hint_bytes, kernel->module, symbol.c_str());
   if (found == CUDA_SUCCESS) {
-    kernel->geometry.elements_per_thread = static_cast<uint32_t>(hint_bytes);
-  } else if (found != CUDA_ERROR_NOT_FOUND) {
+    kernel->geometry.elements_per_thread = codegen::launch_hint_of_bytes(hint_bytes).elements_per_thread;
+  } else if (found != CUDA_ERROR_NOT_FOUND) {  // not found: the capped grid
     throw_cuda_error("cuModuleGetGlobal", found, symbol);
   }
   return kernel;

@@ -37,10 +37,16 @@ struct CudaKernel : runtime::CompiledKernel {
 /// Throws DeviceError with the linker's error log.
 std::string link_ptx(const CudaContext &context, const std::string &ptx, const std::string &name);
 
+/// Where an entry's launch hint comes from (codegen/LaunchHint.h).
+enum class HintSource : uint8_t {
+  InModule,  // an entry ufjit's code generator built: read its hint symbol
+  None,      // a CUDA C++ entry (NVRTC): the capped grid
+};
+
 /// Loads a cubin (or PTX) image into the context and finds `entry`. Throws
 /// DeviceError with the JIT log.
 std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext> &context,
-                                        const std::string &image, const std::string &entry);
+                                        const std::string &image, const std::string &entry, HintSource hints);
 
 /// Enqueues `kernel` over `n` elements on `stream` with the grid and block
 /// of runtime/cuda/LaunchConfig.h.

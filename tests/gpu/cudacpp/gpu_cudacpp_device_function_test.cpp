@@ -93,7 +93,7 @@ TEST_F(CudaCppGpuTest, HostKernelCallsTheExportedCAbiFunction) {
       "    out[i] = hyp(x[i], y[i]) + 1.0f;\n"
       "  }\n"
       "}\n";
-  std::shared_ptr<cuda::CudaKernel> k = cuda::load_kernel(context_, link_kernel(hyp, kernel, arch_), "apply");
+  std::shared_ptr<cuda::CudaKernel> k = cuda::load_kernel(context_, link_kernel(hyp, kernel, arch_), "apply", cuda::HintSource::None);
   for (long long n : {0LL, 1LL, 1025LL, 1000001LL}) {
     std::mt19937 gen(static_cast<unsigned>(n));
     std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
@@ -133,7 +133,7 @@ TEST_F(CudaCppGpuTest, HostKernelCallsTheExportedNumbaAbiFunctionWithSubWordType
       "    out[i] = r;\n"
       "  }\n"
       "}\n";
-  std::shared_ptr<cuda::CudaKernel> k = cuda::load_kernel(context_, link_kernel(mix, kernel, arch_), "apply");
+  std::shared_ptr<cuda::CudaKernel> k = cuda::load_kernel(context_, link_kernel(mix, kernel, arch_), "apply", cuda::HintSource::None);
   const long long n = 70001;
   std::vector<int8_t> a(n);
   std::vector<uint16_t> b(n);
