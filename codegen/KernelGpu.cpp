@@ -58,7 +58,6 @@ class GpuEntryBuilder {
   void emit_contiguous();
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
-  /// The launch hint of codegen/LaunchHint.h as a byte array beside the entry.
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
   llvm::Module &module_;
