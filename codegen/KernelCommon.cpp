@@ -74,7 +74,7 @@ namespace {
 constexpr int kCheapBodyLimit = 160;
 constexpr int kExpensive = 1 << 20;
 
-int body_cost(const llvm::Function &fn, int depth) {
+int body_cost(const llvm::Function &fn, int depth, int limit) {
   if (depth > 8) {
     return kExpensive;
   }
@@ -90,13 +90,16 @@ int body_cost(const llvm::Function &fn, int depth) {
       if (callee != nullptr && callee->getName() == "__nvvm_reflect") {
         continue;  // folded to a constant by NVVMReflect
       }
+      if (call->isInlineAsm()) {
+        continue;  // one instruction (libdevice's rcp.approx, mad.lo.cc)
+      }
       if (callee == nullptr || (callee->isDeclaration() && !callee->isIntrinsic())) {
         return kExpensive;  // unknown size once linked
       }
       if (!callee->isIntrinsic()) {
-        cost += body_cost(*callee, depth + 1);  // a helper, or libdevice once linked
+        cost += body_cost(*callee, depth + 1, limit);  // a helper, or libdevice once linked
       }
-      if (cost > kCheapBodyLimit) {
+      if (cost > limit) {
         return cost;
       }
     }
@@ -106,9 +109,9 @@ int body_cost(const llvm::Function &fn, int depth) {
 
 }  // namespace
 
-int scalar_function_cost(const llvm::Function &fn) { return body_cost(fn, 0); }
+int scalar_function_cost(const llvm::Function &fn, int limit) { return body_cost(fn, 0, limit); }
 
-bool is_cheap_scalar_function(const llvm::Function &fn) { return body_cost(fn, 0) <= kCheapBodyLimit; }
+bool is_cheap_scalar_function(const llvm::Function &fn) { return body_cost(fn, 0, kCheapBodyLimit) <= kCheapBodyLimit; }
 
 std::vector<llvm::Value *> with_error_flag(llvm::IRBuilder<> &b, const llvm::Function &fn,
                                            std::vector<llvm::Value *> args, llvm::Value *error_flag) {

@@ -117,9 +117,9 @@ std::vector<llvm::Value *> with_error_flag(llvm::IRBuilder<> &b, const llvm::Fun
                                            std::vector<llvm::Value *> args, llvm::Value *error_flag);
 
 /// Instructions of `fn` counting the bodies of what it calls (helpers, and
-/// libdevice functions once linked); capped early past the cheap limit. An
-/// external declaration counts as unbounded.
-int scalar_function_cost(const llvm::Function &fn);
+/// libdevice functions once linked; inline asm as one); counting stops early
+/// past `limit`. An external declaration counts as unbounded.
+int scalar_function_cost(const llvm::Function &fn, int limit);
 /// Whether one copy of `fn` per vector lane keeps compile time and code
 /// size small (scalar_function_cost under a limit).
 bool is_cheap_scalar_function(const llvm::Function &fn);

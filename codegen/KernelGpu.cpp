@@ -21,6 +21,11 @@ using namespace kernel_detail;
 
 constexpr uint64_t kVectorBytes = 16;
 constexpr uint64_t kMaxLanes = 4;  // elements per thread and group of an expensive body
+/// Lane groups of a body up to this cost (scalar_function_cost, libdevice
+/// included) get one copy of it per lane rather than a loop over one copy:
+/// the loop's rotating phis, counter and branches cost strict sincos 3% of
+/// its bandwidth (H100 lab, 2026-11-25).
+constexpr int kLaneCopiesBodyLimit = 1000;
 
 using Operand = EntryOperand;  // inputs, then the output
 
@@ -55,6 +60,12 @@ class GpuEntryBuilder {
   /// elements a grid stride apart, computes them in a loop over one copy
   /// of the body, then stores them (see the definition).
   void emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes);
+  /// A group's results, lane by lane, from its loaded inputs
+  /// (`loaded[input][lane]`, null for scalar inputs): a loop over one copy
+  /// of the body, or one copy per lane.
+  std::vector<llvm::Value *> emit_lane_loop(const std::vector<std::vector<llvm::Value *>> &loaded,
+                                            llvm::Value *base, llvm::Value *stride, uint64_t lanes);
+  std::vector<llvm::Value *> emit_lane_copies(const std::vector<std::vector<llvm::Value *>> &loaded, uint64_t lanes);
   void emit_contiguous();
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
@@ -262,14 +273,13 @@ uint64_t GpuEntryBuilder::lanes_for_expensive_body() const {
 void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes) {
   // Group g of a thread holds the elements base + j * stride, j < lanes
   // (base = gid + g * lanes * stride): each access of one j is coalesced
-  // across a warp, and the loads of all j are issued before any use. The
-  // body runs in a loop over the lanes (values rotate through phis, so
-  // nothing is indexed dynamically and all stays in registers), one copy of
-  // it, unrolled never: compile time and code size as the scalar loop's.
-  // Lanes past n (only in a thread's last group) load element n - 1 (base <
-  // n, so n >= 1), skip the body and store nothing. A thread reads its
-  // elements before it writes them, as the scalar loop, so an output that
-  // aliases an input stays correct.
+  // across a warp, and the loads of all j are issued before any use. Lanes
+  // past n (only in a thread's last group) load element n - 1 (base < n, so
+  // n >= 1) and store nothing. A thread reads its elements before it writes
+  // them, as the scalar loop, so an output that aliases an input stays
+  // correct. A body of moderate size gets one copy per lane; a larger one a
+  // loop over one copy (compile time and code size as the scalar loop's).
+  const bool unroll = scalar_function_cost(scalar_, kLaneCopiesBodyLimit) <= kLaneCopiesBodyLimit;
   llvm::Value *step =
       b_.CreateMul(stride, llvm::ConstantInt::get(index_type_, lanes), "group.step", true, false);
   emit_counted_loop(b_, gid, n_, step, "group", [&](llvm::Value *base) {
@@ -292,83 +302,9 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, ui
         }
       }
     }
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lane.body", fn_);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "lane.exit", fn_);
-    b_.CreateBr(body);
-    b_.SetInsertPoint(body);
-    llvm::PHINode *lane = b_.CreatePHI(b_.getInt32Ty(), 2, "lane");
-    lane->addIncoming(b_.getInt32(0), pre);
-    // held[k][j]: input k of the lane j iterations ahead; results[j]: the
-    // result of the lane j iterations back (after the loop: lane j's). The
-    // results start as zeros, not poison: a register read before it is
-    // written (undefined in PTX) let the driver's ptxas miscompile the loop
-    // when the body is small (H100, 2026-11-23, docs/PERFORMANCE.md).
-    std::vector<std::vector<llvm::PHINode *>> held(inputs_count);
-    std::vector<llvm::Value *> inputs;
-    for (std::size_t k = 0; k < inputs_count; ++k) {
-      const Operand &op = operands_[k];
-      if (op.is_scalar) {
-        inputs.push_back(op.value);
-        continue;
-      }
-      for (uint64_t j = 0; j < lanes; ++j) {
-        held[k].push_back(b_.CreatePHI(loaded[k][j]->getType(), 2, "held"));
-        held[k][j]->addIncoming(loaded[k][j], pre);
-      }
-      inputs.push_back(held[k][0]);
-    }
     const Operand &out = operands_.back();
-    llvm::Type *result_type = element_value_type(ctx_, out.dtype);
-    std::vector<llvm::PHINode *> results;
-    for (uint64_t j = 0; j < lanes; ++j) {
-      results.push_back(b_.CreatePHI(result_type, 2, "result"));
-      results[j]->addIncoming(llvm::Constant::getNullValue(result_type), pre);
-    }
-    // Lanes past n skip the body: a grid that covers n in one group per
-    // thread computes each element once.
-    llvm::Value *lane_offset =
-        b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
-    llvm::Value *active =
-        b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
-    llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
-    llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
-    llvm::BasicBlock *skip_from = b_.GetInsertBlock();
-    b_.CreateCondBr(active, compute, join);
-    b_.SetInsertPoint(compute);
-    llvm::Value *computed = call_with(inputs);
-    llvm::BasicBlock *computed_in = b_.GetInsertBlock();
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    llvm::PHINode *result = b_.CreatePHI(result_type, 2, "lane.result");
-    result->addIncoming(computed, computed_in);
-    result->addIncoming(llvm::Constant::getNullValue(result_type), skip_from);
-    llvm::BasicBlock *latch = b_.GetInsertBlock();
-    for (std::size_t k = 0; k < inputs_count; ++k) {
-      for (uint64_t j = 0; j < held[k].size(); ++j) {
-        held[k][j]->addIncoming(held[k][(j + 1) % lanes], latch);
-      }
-    }
-    for (uint64_t j = 0; j + 1 < lanes; ++j) {
-      results[j]->addIncoming(results[j + 1], latch);
-    }
-    results[lanes - 1]->addIncoming(result, latch);
-    llvm::Value *next = b_.CreateAdd(lane, b_.getInt32(1), "lane.next", true, true);
-    lane->addIncoming(next, latch);
-    llvm::BranchInst *back =
-        b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(lanes))), body, done);
-    llvm::MDNode *unroll_disable =
-        llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
-    llvm::MDNode *loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, unroll_disable});
-    loop_id->replaceOperandWith(0, loop_id);
-    back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
-    b_.SetInsertPoint(done);
-    // The values after the last iteration: each result phi's latch input.
-    std::vector<llvm::Value *> final_results;
-    for (uint64_t j = 0; j + 1 < lanes; ++j) {
-      final_results.push_back(results[j + 1]);
-    }
-    final_results.push_back(result);
+    const std::vector<llvm::Value *> final_results =
+        unroll ? emit_lane_copies(loaded, lanes) : emit_lane_loop(loaded, base, stride, lanes);
     for (uint64_t j = 0; j < lanes; ++j) {
       llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, out.dtype), out.pointer, index[j]);
       if (j == 0) {  // base < n
@@ -384,6 +320,109 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, ui
       b_.SetInsertPoint(after);
     }
   });
+}
+
+std::vector<llvm::Value *> GpuEntryBuilder::emit_lane_loop(const std::vector<std::vector<llvm::Value *>> &loaded,
+                                                         llvm::Value *base, llvm::Value *stride, uint64_t lanes) {
+  // The body runs in a loop over the lanes (values rotate through phis, so
+  // nothing is indexed dynamically and all stays in registers), one copy of
+  // it, never unrolled. Lanes past n skip the body: a grid that covers n in
+  // one group per thread computes each element once.
+  const std::size_t inputs_count = operands_.size() - 1;
+  llvm::BasicBlock *pre = b_.GetInsertBlock();
+  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "lane.body", fn_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "lane.exit", fn_);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  llvm::PHINode *lane = b_.CreatePHI(b_.getInt32Ty(), 2, "lane");
+  lane->addIncoming(b_.getInt32(0), pre);
+  // held[k][j]: input k of the lane j iterations ahead; results[j]: the
+  // result of the lane j iterations back (after the loop: lane j's). The
+  // results start as zeros, not poison: a register read before it is
+  // written (undefined in PTX) let the driver's ptxas miscompile the loop
+  // when the body is small (H100, 2026-11-23, docs/PERFORMANCE.md).
+  std::vector<std::vector<llvm::PHINode *>> held(inputs_count);
+  std::vector<llvm::Value *> inputs;
+  for (std::size_t k = 0; k < inputs_count; ++k) {
+    const Operand &op = operands_[k];
+    if (op.is_scalar) {
+      inputs.push_back(op.value);
+      continue;
+    }
+    for (uint64_t j = 0; j < lanes; ++j) {
+      held[k].push_back(b_.CreatePHI(loaded[k][j]->getType(), 2, "held"));
+      held[k][j]->addIncoming(loaded[k][j], pre);
+    }
+    inputs.push_back(held[k][0]);
+  }
+  const Operand &out = operands_.back();
+  llvm::Type *result_type = element_value_type(ctx_, out.dtype);
+  std::vector<llvm::PHINode *> results;
+  for (uint64_t j = 0; j < lanes; ++j) {
+    results.push_back(b_.CreatePHI(result_type, 2, "result"));
+    results[j]->addIncoming(llvm::Constant::getNullValue(result_type), pre);
+  }
+  llvm::Value *lane_offset =
+      b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
+  llvm::Value *active =
+      b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
+  llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
+  llvm::BasicBlock *skip_from = b_.GetInsertBlock();
+  b_.CreateCondBr(active, compute, join);
+  b_.SetInsertPoint(compute);
+  llvm::Value *computed = call_with(inputs);
+  llvm::BasicBlock *computed_in = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode *result = b_.CreatePHI(result_type, 2, "lane.result");
+  result->addIncoming(computed, computed_in);
+  result->addIncoming(llvm::Constant::getNullValue(result_type), skip_from);
+  llvm::BasicBlock *latch = b_.GetInsertBlock();
+  for (std::size_t k = 0; k < inputs_count; ++k) {
+    for (uint64_t j = 0; j < held[k].size(); ++j) {
+      held[k][j]->addIncoming(held[k][(j + 1) % lanes], latch);
+    }
+  }
+  for (uint64_t j = 0; j + 1 < lanes; ++j) {
+    results[j]->addIncoming(results[j + 1], latch);
+  }
+  results[lanes - 1]->addIncoming(result, latch);
+  llvm::Value *next = b_.CreateAdd(lane, b_.getInt32(1), "lane.next", true, true);
+  lane->addIncoming(next, latch);
+  llvm::BranchInst *back =
+      b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(lanes))), body, done);
+  llvm::MDNode *unroll_disable =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  llvm::MDNode *loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, unroll_disable});
+  loop_id->replaceOperandWith(0, loop_id);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  b_.SetInsertPoint(done);
+  // The values after the last iteration: each result phi's latch input.
+  std::vector<llvm::Value *> final_results;
+  for (uint64_t j = 0; j + 1 < lanes; ++j) {
+    final_results.push_back(results[j + 1]);
+  }
+  final_results.push_back(result);
+  return final_results;
+}
+
+std::vector<llvm::Value *> GpuEntryBuilder::emit_lane_copies(const std::vector<std::vector<llvm::Value *>> &loaded,
+                                                           uint64_t lanes) {
+  // Every lane computes, those past n on element n - 1 (stored nowhere): no
+  // branch between the loads and the bodies, so that no load sinks into a
+  // lane's branch and waits behind the lanes before it (which made tanh 10%
+  // slower than the loop, H100 lab 2026-11-25). A raise in such a lane is
+  // element n - 1's own, which its own lane raises too.
+  std::vector<llvm::Value *> results;
+  for (uint64_t j = 0; j < lanes; ++j) {
+    std::vector<llvm::Value *> inputs;
+    for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
+      inputs.push_back(operands_[k].is_scalar ? operands_[k].value : loaded[k][j]);
+    }
+    results.push_back(call_with(inputs));
+  }
+  return results;
 }
 
 void GpuEntryBuilder::emit_strided() {
