@@ -315,7 +315,8 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
 
 std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceFile> file,
                                                    DiagnosticEngine &diags,
-                                                   const std::vector<std::string> &override_signatures) {
+                                                   const std::vector<std::string> &override_signatures,
+                                                   const LinkOptions &link) {
   std::unique_ptr<Prepared> p = prepare(file, diags, override_signatures);
   if (!p) return std::nullopt;
   const frontend::Program &prog = p->prog;
@@ -362,13 +363,14 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
       if (!m) continue;
       if (!m->externs.empty()) {
         // CUDA C++ helpers: the files that define them, read once per ufunc.
-        if (u.options.link.empty()) {
+        if (u.options.link.empty() && link.files.empty()) {
           diags.error(def_loc(*u.def), "'" + u.name + "' calls CUDA C++ function '" + m->externs.front().name +
                                            "' (declare_device) but names no file that defines it: add "
-                                           "link=['helpers.cu'] to its @vectorize");
+                                           "link=['helpers.cu'] to its @vectorize (or give the files with the link option of "
+                                           "the API or the tool)");
           continue;
         }
-        if (!link_files) link_files = typer::read_link_files(u.options, *file, diags);
+        if (!link_files) link_files = typer::read_link_files(u.options, link, *file, diags);
         m->link_files = *link_files;
         verify(*m);
       }
@@ -486,9 +488,10 @@ std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const Source
 }
 
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
-                                          const std::vector<std::string> &override_signatures) {
+                                          const std::vector<std::string> &override_signatures,
+                                          const LinkOptions &link) {
   return run_with_large_stack(
-      [&] { return compile_on_this_thread(std::move(file), diags, override_signatures); });
+      [&] { return compile_on_this_thread(std::move(file), diags, override_signatures, link); });
 }
 
 

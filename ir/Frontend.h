@@ -45,8 +45,12 @@ struct TypedProgram {
 /// def (no decorator), which gets these signatures instead of the
 /// decorator's. A source with only bare defs and no signatures at all is an
 /// error saying that signatures are needed.
+///
+/// `link` adds CUDA C++ files beside the decorators' link=[...] and may give
+/// the folder relative link paths resolve against (ir::LinkOptions).
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
-                                          const std::vector<std::string> &override_signatures = {});
+                                          const std::vector<std::string> &override_signatures = {},
+                                          const LinkOptions &link = {});
 
 /// A signature typed on demand (a dynamic ufunc's or gufunc's), and its module.
 struct InferredSignature {
