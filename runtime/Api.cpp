@@ -43,8 +43,8 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
   auto file = std::make_shared<const SourceFile>(source_name, source);
   DiagnosticEngine diags;
   diags.retain(file);
-  std::optional<ir::TypedProgram> program =
-      ir::compile_to_ir(file, diags, signatures, ir::LinkOptions{options.link, options.base_dir, options.nvrtc_options});
+  const ir::LinkOptions link{options.link, options.base_dir, options.nvrtc_options};
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures, link);
   diags.throw_if_errors();
   if (!program) {
     throw CompileError("'" + source_name + "' did not compile", diags.to_messages());
@@ -60,6 +60,7 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     // dtypes at call time, as a signature-less @vectorize.
     state->dynamic = typed.dynamic || (state->generalized && typed.options.is_dynamic);
     state->source = state->dynamic ? file : nullptr;
+    state->link = link;
     state->core = core;
     if (state->generalized) {
       state->layout = std::make_shared<const runtime::GufuncLayout>(
@@ -101,11 +102,8 @@ Runtime::~Runtime() = default;
 
 TargetKind Runtime::target() const { return impl_->core->default_target(); }
 
-Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures,
-                         const std::string &source_name) {
-  VectorizeOptions options;
-  options.source_name = source_name;
-  return vectorize(source, signatures, options);
+Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures) {
+  return vectorize(source, signatures, VectorizeOptions{});
 }
 
 Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures,
@@ -123,12 +121,6 @@ Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::strin
                        {});
   }
   return ufuncs.front();
-}
-
-UfuncSet Runtime::load(const std::string &source, const std::string &source_name) {
-  VectorizeOptions options;
-  options.source_name = source_name;
-  return load(source, options);
 }
 
 UfuncSet Runtime::load(const std::string &source, const VectorizeOptions &options) {

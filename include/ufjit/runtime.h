@@ -297,11 +297,19 @@ class UFJIT_API Runtime {
   /// Compiles `source` holding one @vectorize function, or plain defs of
   /// which the last is the ufunc and the others its helpers.
   /// Non-empty `signatures` replace the decorator's. Throws CompileError.
-  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {},
-                  const std::string &source_name = "<string>");
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {});
   /// The same with options: `rt.vectorize(src, sigs, {.link = {"helpers.cu"}})`.
   Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures,
                   const VectorizeOptions &options);
+  /// The same naming the source for diagnostics. (A template, so that a
+  /// braced `{.link = ...}` never also reads as a std::string: GCC 12 counts
+  /// that conversion and would call the options overloads ambiguous.)
+  template <typename Name, std::enable_if_t<std::is_convertible_v<const Name &, std::string>, int> = 0>
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures, const Name &source_name) {
+    VectorizeOptions options;
+    options.source_name = source_name;
+    return vectorize(source, signatures, options);
+  }
   /// A CUDA C++ elementwise kernel as CuPy's ElementwiseKernel writes it
   /// (README "CUDA C++ interop (NVRTC)"): `in_params` "float32 x, T y, raw T
   /// w", `out_params` "T z" (several: a Ufunc with nout() > 1), `operation`
@@ -315,8 +323,14 @@ class UFJIT_API Runtime {
   Ufunc elementwise(const std::string &in_params, const std::string &out_params, const std::string &operation,
                     const std::string &name, const ElementwiseOptions &options = {});
   /// Every @vectorize in a source string / a .ufn file.
-  UfuncSet load(const std::string &source, const std::string &source_name = "<string>");
+  UfuncSet load(const std::string &source) { return load(source, VectorizeOptions{}); }
   UfuncSet load(const std::string &source, const VectorizeOptions &options);
+  template <typename Name, std::enable_if_t<std::is_convertible_v<const Name &, std::string>, int> = 0>
+  UfuncSet load(const std::string &source, const Name &source_name) {  // a template: see vectorize
+    VectorizeOptions options;
+    options.source_name = source_name;
+    return load(source, options);
+  }
   /// A .ufn file is read as the tool reads it: a regular file of at most
   /// kMaxSourceBytes (ufjit/files.h); a FIFO or device is refused at once.
   /// `options.source_name` is ignored: diagnostics name `path`.

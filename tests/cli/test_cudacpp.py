@@ -72,15 +72,21 @@ def nvrtc_present():
                for d in ("/usr/local/cuda/lib64", os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "lib64")))
 
 
+def temp_folder(test, files):
+    """A temporary folder holding `files` ({relative path: text}), removed after `test`."""
+    d = tempfile.TemporaryDirectory()
+    test.addCleanup(d.cleanup)
+    for name, text in files.items():
+        path = os.path.join(d.name, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    return d.name
+
+
 class LinkedHelpers(unittest.TestCase):
     def folder(self, helper=HELPER):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        with open(os.path.join(d.name, "k.ufn"), "w") as f:
-            f.write(SOURCE)
-        with open(os.path.join(d.name, "helpers.cu"), "w") as f:
-            f.write(helper)
-        return d.name
+        return temp_folder(self, {"k.ufn": SOURCE, "helpers.cu": helper})
 
     @unittest.skipUnless(nvrtc_present(), "NVRTC is not installed")
     def test_cubin_links_the_helper_relative_to_the_source(self):
@@ -124,14 +130,7 @@ class LinkOption(unittest.TestCase):
     source whose decorator names no file."""
 
     def folder(self, helper=HELPER):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        os.mkdir(os.path.join(d.name, "src"))
-        with open(os.path.join(d.name, "src", "k.ufn"), "w") as f:
-            f.write(UNLINKED)
-        with open(os.path.join(d.name, "helpers.cu"), "w") as f:
-            f.write(helper)
-        return d.name
+        return temp_folder(self, {os.path.join("src", "k.ufn"): UNLINKED, "helpers.cu": helper})
 
     @unittest.skipUnless(nvrtc_present(), "NVRTC is not installed")
     def test_compile_cubin_links_a_file_relative_to_the_current_folder(self):

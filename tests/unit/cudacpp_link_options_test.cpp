@@ -176,6 +176,43 @@ TEST_F(LinkOptionsTest, LoadFileFindsRelativeOptionFilesBesideTheFile) {
   expect_cpu_call_names_the_helper(rt.load_file((dir_ / "k.ufn").string(), options)["f"], "lib/helpers.cu");
 }
 
+TEST_F(LinkOptionsTest, SignatureLessUfuncsLinkPerCallSignatureToo) {
+  Runtime rt = cpu_runtime();
+  // The decorator's link=[...], found beside the file.
+  write("dyn.ufn",
+        "cube_plus = declare_device('cube_plus', 'float32(float32, float32)')\n"
+        "@vectorize(link=['lib/helpers.cu'])\n"
+        "def f(x, y):\n"
+        "    return cube_plus(x, y)\n");
+  expect_cpu_call_names_the_helper(rt.load_file((dir_ / "dyn.ufn").string())["f"], "from lib/helpers.cu");
+  // The options' files, for a bare def given no signatures.
+  VectorizeOptions options;
+  options.link = {"helpers.cu"};
+  options.base_dir = (dir_ / "lib").string();
+  UfuncSet set = rt.load(
+      "cube_plus = declare_device('cube_plus', 'float32(float32, float32)')\n"
+      "@vectorize\n"
+      "def f(x, y):\n"
+      "    return cube_plus(x, y)\n",
+      options);
+  expect_cpu_call_names_the_helper(set["f"], "from helpers.cu");
+  // And none: a located error at the first call.
+  UfuncSet none = rt.load(
+      "cube_plus = declare_device('cube_plus', 'float32(float32, float32)')\n"
+      "@vectorize\n"
+      "def f(x, y):\n"
+      "    return cube_plus(x, y)\n");
+  std::vector<float> x = {1.0f};
+  try {
+    none["f"](view(x), view(x));
+    FAIL() << "a dynamic ufunc called a helper no file defines";
+  } catch (const CompileError &e) {
+    EXPECT_TRUE(contains(e.what(), "<string>:3:5: error: 'f' calls CUDA C++ function 'cube_plus' (declare_device) "
+                                   "but names no file that defines it"))
+        << e.what();
+  }
+}
+
 TEST_F(LinkOptionsTest, OptionFilesReachTheIrWithTheirContentHash) {
   const std::string helper = (dir_ / "lib/helpers.cu").string();
   CompileResult first = ir_of(kUnlinked, {helper});

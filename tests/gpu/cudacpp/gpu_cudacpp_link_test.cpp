@@ -150,6 +150,24 @@ TEST_F(LinkedHelpersGpu, VectorizeLinksTheFilesOfItsOptions) {
   }
 }
 
+TEST_F(LinkedHelpersGpu, SignatureLessUfuncLinksTheHelperForEachCallsTypes) {
+  Runtime rt = cuda_runtime();
+  Ufunc f = rt.load(
+      "cube_plus = declare_device('cube_plus', 'float32(float32, float32)')\n"
+      "@vectorize(link=['helpers.cu'])\n"
+      "def f(x, y):\n"
+      "    return cube_plus(x, y) * 2\n",
+      {.base_dir = dir_.string()})["f"];
+  std::vector<float> x = {2.0f, 3.0f};
+  std::vector<float> y = {1.0f, 1.0f};
+  EXPECT_EQ(f(view(x), view(y)).to_vector<float>(), (std::vector<float>{18.0f, 56.0f}));  // 2 * (x^3 + y)
+  // float64 operands: a second signature, converted to the helper's float32 at the call.
+  std::vector<double> xd = {2.0, 3.0};
+  std::vector<double> yd = {1.0, 1.0};
+  EXPECT_EQ(f(view(xd), view(yd)).to_vector<float>(), (std::vector<float>{18.0f, 56.0f}));
+  EXPECT_EQ(f.signatures().size(), 2u);
+}
+
 TEST_F(LinkedHelpersGpu, ChangedOptionHelperIsRecompiledNotServedFromTheDiskCache) {
   std::vector<float> x = {2.0f, 3.0f};
   std::vector<float> y = {1.0f, 1.0f};
