@@ -313,9 +313,29 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
   return m;
 }
 
+/// Gives a module that calls declare_device functions the ufunc's link
+/// files (`cache`: read once per ufunc); false, with an error at the def,
+/// when neither the decorator nor `link` names any.
+bool attach_link_files(const frontend::UfuncDecl &u, const LinkOptions &link, const SourceFile &file,
+                       DiagnosticEngine &diags, Module &m, std::optional<std::vector<LinkFile>> &cache) {
+  if (m.externs.empty()) return true;
+  if (u.options.link.empty() && link.files.empty()) {
+    diags.error(def_loc(*u.def), "'" + u.name + "' calls CUDA C++ function '" + m.externs.front().name +
+                                     "' (declare_device) but names no file that defines it: add "
+                                     "link=['helpers.cu'] to its @vectorize (or give the files with the link option "
+                                     "of the API or the tool)");
+    return false;
+  }
+  if (!cache) cache = typer::read_link_files(u.options, link, file, diags);
+  m.link_files = *cache;
+  verify(m);
+  return true;
+}
+
 std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceFile> file,
                                                    DiagnosticEngine &diags,
-                                                   const std::vector<std::string> &override_signatures) {
+                                                   const std::vector<std::string> &override_signatures,
+                                                   const LinkOptions &link) {
   std::unique_ptr<Prepared> p = prepare(file, diags, override_signatures);
   if (!p) return std::nullopt;
   const frontend::Program &prog = p->prog;
@@ -359,19 +379,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
     std::optional<std::vector<LinkFile>> link_files;
     for (const frontend::Signature &sig : u.signatures) {
       std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
-      if (!m) continue;
-      if (!m->externs.empty()) {
-        // CUDA C++ helpers: the files that define them, read once per ufunc.
-        if (u.options.link.empty()) {
-          diags.error(def_loc(*u.def), "'" + u.name + "' calls CUDA C++ function '" + m->externs.front().name +
-                                           "' (declare_device) but names no file that defines it: add "
-                                           "link=['helpers.cu'] to its @vectorize");
-          continue;
-        }
-        if (!link_files) link_files = typer::read_link_files(u.options, *file, diags);
-        m->link_files = *link_files;
-        verify(*m);
-      }
+      if (!m || !attach_link_files(u, link, *file, diags, *m, link_files)) continue;
       tu.modules.push_back(std::move(*m));
     }
     out.ufuncs.push_back(std::move(tu));
@@ -404,7 +412,7 @@ frontend::Signature dynamic_gufunc_signature(const frontend::GufuncLayout &core,
 std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
                                                                const std::string &name,
                                                                const std::vector<DType> &operand_dtypes,
-                                                               DiagnosticEngine &diags) {
+                                                               DiagnosticEngine &diags, const LinkOptions &link) {
   std::unique_ptr<Prepared> p = prepare(file, diags, {});
   if (!p || diags.has_errors()) return std::nullopt;
   const frontend::UfuncDecl *found = nullptr;
@@ -425,14 +433,15 @@ std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<cons
   frontend::Signature sig = dynamic_gufunc_signature(u.core, operand_dtypes, loc);
   DiagForwarder forward(diags);
   std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
-  if (!m || diags.has_errors()) return std::nullopt;
+  std::optional<std::vector<LinkFile>> link_files;
+  if (!m || !attach_link_files(u, link, *file, diags, *m, link_files) || diags.has_errors()) return std::nullopt;
   return InferredSignature{std::move(sig), std::move(*m)};
 }
 
 std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const SourceFile> file,
                                                          const std::string &name,
                                                          const std::vector<DType> &arg_dtypes,
-                                                         DiagnosticEngine &diags) {
+                                                         DiagnosticEngine &diags, const LinkOptions &link) {
   std::unique_ptr<Prepared> p = prepare(file, diags, {});
   if (!p || diags.has_errors()) return std::nullopt;
   const ProgramScope &scope = p->scope;
@@ -475,27 +484,33 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
   options.fastmath = ufunc->options.fastmath;
   out.module = mt.finish(std::move(*entry), ufunc->name, options);
   verify(out.module);
+  std::optional<std::vector<LinkFile>> link_files;
+  if (!attach_link_files(*ufunc, link, *file, diags, out.module, link_files)) return std::nullopt;
   return out;
 }
 
 }  // namespace
 
 std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags) {
-  return run_with_large_stack([&] { return type_for_arguments_here(std::move(file), name, arg_dtypes, diags); });
+                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags,
+                                                    const LinkOptions &link) {
+  return run_with_large_stack(
+      [&] { return type_for_arguments_here(std::move(file), name, arg_dtypes, diags, link); });
 }
 
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
-                                          const std::vector<std::string> &override_signatures) {
+                                          const std::vector<std::string> &override_signatures,
+                                          const LinkOptions &link) {
   return run_with_large_stack(
-      [&] { return compile_on_this_thread(std::move(file), diags, override_signatures); });
+      [&] { return compile_on_this_thread(std::move(file), diags, override_signatures, link); });
 }
 
 
 std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags) {
+                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags,
+                                                const LinkOptions &link) {
   return run_with_large_stack(
-      [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags); });
+      [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags, link); });
 }
 
 }  // namespace ufjit::ir

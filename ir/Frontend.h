@@ -45,8 +45,12 @@ struct TypedProgram {
 /// def (no decorator), which gets these signatures instead of the
 /// decorator's. A source with only bare defs and no signatures at all is an
 /// error saying that signatures are needed.
+///
+/// `link` adds CUDA C++ files beside the decorators' link=[...] and may give
+/// the folder relative link paths resolve against (ir::LinkOptions).
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
-                                          const std::vector<std::string> &override_signatures = {});
+                                          const std::vector<std::string> &override_signatures = {},
+                                          const LinkOptions &link = {});
 
 /// A signature typed on demand (a dynamic ufunc's or gufunc's), and its module.
 struct InferredSignature {
@@ -68,8 +72,10 @@ struct InferredSignature {
 /// (a body that does not type for these dtypes, a wrong count) go to
 /// `diags`, located; returns nullopt then. Re-parses `file`: a few hundred
 /// microseconds for a kernel, once per dtype combination.
+/// `link`: as compile_to_ir's, for a body that calls declare_device functions.
 std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags);
+                                                const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags,
+                                                const LinkOptions &link = {});
 
 /// Numba's dynamic ufunc: types the @vectorize function `name` of `file` for
 /// scalar arguments of `arg_dtypes` and infers its return type from its
@@ -77,7 +83,9 @@ std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> f
 /// default dtype). Reports errors (a wrong argument count, a body that does
 /// not type, a function that returns no scalar) through `diags` and returns
 /// nullopt.
+/// `link`: as compile_to_ir's.
 std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags);
+                                                    const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags,
+                                                    const LinkOptions &link = {});
 
 }  // namespace ufjit::ir

@@ -541,6 +541,21 @@ struct LinkFile {
   std::string spelled;  // as written in link=[...]
   std::string path;     // resolved
   std::string bytes;
+  std::vector<std::string> nvrtc_options;  // .cu only: passed to NVRTC as they are (LinkOptions)
+};
+
+/// Link files given beside a source instead of in its decorators
+/// (Runtime::vectorize's VectorizeOptions, `ufjit --link`), and the folder
+/// relative link paths resolve against.
+struct LinkOptions {
+  /// Linked by every ufunc that calls a declare_device function, after its
+  /// own link=[...] entries (a file named by both is linked once).
+  std::vector<std::string> files;
+  /// Where relative paths (these and the decorators') are found; empty: the
+  /// source file's folder, or the current folder for a source string.
+  std::string base_dir;
+  /// Given to NVRTC for every .cu link file ("-DN=4", "-std=c++17").
+  std::vector<std::string> nvrtc_options;
 };
 
 /// One unit of compilation: the entry function for one (ufunc, signature) and

@@ -237,8 +237,9 @@ std::string print(const Module &m) {
       // FNV-1a of the bytes: the helper's content is part of every cache key.
       uint64_t hash = 1469598103934665603ull;
       for (unsigned char c : f.bytes) hash = (hash ^ c) * 1099511628211ull;
-      p.out() << "link " << f.spelled << " bytes=" << f.bytes.size() << " fnv1a=" << std::hex << hash << std::dec
-              << "\n";
+      p.out() << "link " << f.spelled << " bytes=" << f.bytes.size() << " fnv1a=" << std::hex << hash << std::dec;
+      for (const std::string &option : f.nvrtc_options) p.out() << " nvrtc:" << option;
+      p.out() << "\n";
     }
     for (const Function &f : m.functions) p.function(f);
     return p.text();

@@ -4,6 +4,7 @@
 // requires: a collected Program; guarantees: a call's arguments converted to
 // the declared parameter types, the module's externs listed, its link files
 // read (their bytes are printed as a hash into the IR, so into cache keys).
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -61,39 +62,59 @@ Value BodyTyper::call_extern(const frontend::DeviceDecl &decl, std::vector<Value
   return v;
 }
 
-std::vector<LinkFile> read_link_files(const frontend::UfuncOptions &options, const SourceFile &source,
-                                      DiagnosticEngine &diags) {
+std::vector<LinkFile> read_link_files(const frontend::UfuncOptions &options, const LinkOptions &extra,
+                                      const SourceFile &source, DiagnosticEngine &diags) {
   namespace fs = std::filesystem;
   static const char *const kKinds[] = {".cu", ".ptx", ".cubin", ".ltoir", ".fatbin"};
-  std::vector<LinkFile> files;
-  // A source read from a file finds its helpers beside it; a string, from
-  // the current folder.
+  // A source read from a file finds its helpers beside it; a string, in the
+  // current folder; the caller's base folder wins over both.
   const bool from_file = !source.name().empty() && source.name().front() != '<';
-  const fs::path base = from_file ? fs::path(source.name()).parent_path() : fs::path();
+  const fs::path base = !extra.base_dir.empty() ? fs::path(extra.base_dir)
+                        : from_file             ? fs::path(source.name()).parent_path()
+                                                : fs::path();
+  struct Wanted {
+    std::string spelled;
+    SourceLocation loc;
+    bool option = false;  // from `extra`: no place in the text, so at the source's name
+  };
+  std::vector<Wanted> wanted;
   for (std::size_t i = 0; i < options.link.size(); ++i) {
-    const std::string &spelled = options.link[i];
-    SourceLocation loc = i < options.link_locs.size() ? options.link_locs[i] : SourceLocation{};
+    wanted.push_back({options.link[i], i < options.link_locs.size() ? options.link_locs[i] : SourceLocation{}});
+  }
+  for (const std::string &spelled : extra.files) {
+    wanted.push_back({spelled, SourceLocation{&source, 0, 0, 1}, true});
+  }
+  std::vector<LinkFile> files;
+  std::vector<fs::path> seen;
+  for (const auto &[spelled, loc, option] : wanted) {
     const std::string ext = fs::path(spelled).extension().string();
+    const std::string what = "link file '" + spelled + "'" + (option ? " (given with the link option)" : "");
     bool known = false;
     for (const char *k : kKinds) known = known || ext == k;
     if (!known) {
-      diags.error(loc, "link file '" + spelled + "' is not .cu, .ptx, .cubin, .ltoir or .fatbin");
+      diags.error(loc, what + " is not .cu, .ptx, .cubin, .ltoir or .fatbin");
       continue;
     }
     fs::path path = fs::path(spelled).is_absolute() || base.empty() ? fs::path(spelled) : base / spelled;
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) {
-      diags.error(loc, "link file '" + spelled + "' not found (looked for " + path.string() + ")");
+      diags.error(loc, what + " not found (looked for " + path.string() + ")");
       continue;
     }
+    // A file named twice (in link=[...] and the option) is linked once:
+    // twice would define its functions twice.
+    const fs::path canonical = fs::weakly_canonical(path, ec);
+    if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) continue;
+    seen.push_back(canonical);
     std::ifstream in(path, std::ios::binary);
     std::ostringstream bytes;
     bytes << in.rdbuf();
     if (!in.good() && !in.eof()) {
-      diags.error(loc, "link file '" + spelled + "' cannot be read (" + path.string() + ")");
+      diags.error(loc, what + " cannot be read (" + path.string() + ")");
       continue;
     }
-    files.push_back(LinkFile{spelled, path.string(), bytes.str()});
+    files.push_back(LinkFile{spelled, path.string(), bytes.str(), ext == ".cu" ? extra.nvrtc_options
+                                                                             : std::vector<std::string>{}});
   }
   return files;
 }

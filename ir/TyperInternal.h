@@ -129,11 +129,12 @@ struct ProgramScope {
 /// the program declares one (TyperExtern.cpp).
 std::optional<ExternFunction> extern_named(const frontend::Program &program, const std::string &c_name);
 
-/// The ufunc's link=[...] files, read (relative names from the folder of
-/// `source`); a missing or unreadable file, or one of an unknown kind, is an
-/// error at its entry in link=[...] (TyperExtern.cpp).
-std::vector<LinkFile> read_link_files(const frontend::UfuncOptions &options, const SourceFile &source,
-                                      DiagnosticEngine &diags);
+/// The ufunc's link=[...] files, then `extra.files`, read (relative names
+/// from `extra.base_dir`, else the folder of `source`); a missing or
+/// unreadable file, or one of an unknown kind, is an error at its entry in
+/// link=[...] (at the source's name for `extra.files`) (TyperExtern.cpp).
+std::vector<LinkFile> read_link_files(const frontend::UfuncOptions &options, const LinkOptions &extra,
+                                      const SourceFile &source, DiagnosticEngine &diags);
 
 /// Evaluates the module constants in source order; reports errors.
 void evaluate_constants(ProgramScope &scope, DiagnosticEngine &diags);

@@ -38,11 +38,13 @@ void bind_call(UfuncState &state, TargetKind target, const std::vector<Operand> 
 
 /// Types a source and wraps each ufunc's modules for the runtime.
 std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
-                                  const std::string &source_name, const std::vector<std::string> &signatures) {
+                                  const std::string &source_name, const std::vector<std::string> &signatures,
+                                  const VectorizeOptions &options = {}) {
   auto file = std::make_shared<const SourceFile>(source_name, source);
   DiagnosticEngine diags;
   diags.retain(file);
-  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures);
+  const ir::LinkOptions link{options.link, options.base_dir, options.nvrtc_options};
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures, link);
   diags.throw_if_errors();
   if (!program) {
     throw CompileError("'" + source_name + "' did not compile", diags.to_messages());
@@ -58,6 +60,7 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     // dtypes at call time, as a signature-less @vectorize.
     state->dynamic = typed.dynamic || (state->generalized && typed.options.is_dynamic);
     state->source = state->dynamic ? file : nullptr;
+    state->link = link;
     state->core = core;
     if (state->generalized) {
       state->layout = std::make_shared<const runtime::GufuncLayout>(
@@ -99,9 +102,14 @@ Runtime::~Runtime() = default;
 
 TargetKind Runtime::target() const { return impl_->core->default_target(); }
 
+Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures) {
+  return vectorize(source, signatures, VectorizeOptions{});
+}
+
 Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::string> &signatures,
-                         const std::string &source_name) {
-  std::vector<Ufunc> ufuncs = compile_source(impl_->core, source, source_name, signatures);
+                         const VectorizeOptions &options) {
+  const std::string &source_name = options.source_name;
+  std::vector<Ufunc> ufuncs = compile_source(impl_->core, source, source_name, signatures, options);
   if (ufuncs.size() != 1) {
     std::string names;
     for (const Ufunc &u : ufuncs) {
@@ -115,13 +123,19 @@ Ufunc Runtime::vectorize(const std::string &source, const std::vector<std::strin
   return ufuncs.front();
 }
 
-UfuncSet Runtime::load(const std::string &source, const std::string &source_name) {
+UfuncSet Runtime::load(const std::string &source, const VectorizeOptions &options) {
   UfuncSet set;
-  set.ufuncs = compile_source(impl_->core, source, source_name, {});
+  set.ufuncs = compile_source(impl_->core, source, options.source_name, {}, options);
   return set;
 }
 
-UfuncSet Runtime::load_file(const std::string &path) { return load(read_source_file(path), path); }
+UfuncSet Runtime::load_file(const std::string &path) { return load_file(path, VectorizeOptions{}); }
+
+UfuncSet Runtime::load_file(const std::string &path, const VectorizeOptions &options) {
+  VectorizeOptions named = options;
+  named.source_name = path;
+  return load(read_source_file(path), named);
+}
 
 Array Runtime::to_device(const ArrayView &host) {
   runtime::validate_view(host, [] { return std::string("to_device: the array"); });

@@ -75,8 +75,8 @@ SignatureList signatures_for(UfuncState &state, const std::vector<DType> &args, 
   }
   DiagnosticEngine diags;
   std::optional<ir::InferredSignature> typed =
-      state.generalized ? ir::type_gufunc(state.source, state.name, args, diags)
-                        : ir::type_for_arguments(state.source, state.name, args, diags);
+      state.generalized ? ir::type_gufunc(state.source, state.name, args, diags, state.link)
+                        : ir::type_for_arguments(state.source, state.name, args, diags, state.link);
   diags.throw_if_errors();
   if (!typed) {
     throw CompileError("'" + state.name + "' did not compile for its arguments", diags.to_messages());

@@ -84,6 +84,7 @@ struct UfuncState {
   /// `dynamic_mutex`.
   bool dynamic = false;
   std::shared_ptr<const SourceFile> source;
+  ir::LinkOptions link;  // a dynamic ufunc's VectorizeOptions link files, for typing per call
   std::mutex dynamic_mutex;
   std::shared_ptr<const std::vector<runtime::CompiledSignature>> dynamic_signatures;
   std::vector<runtime::CompiledSignature> signatures;

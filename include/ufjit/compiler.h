@@ -32,6 +32,12 @@ struct UFJIT_API CompileRequest {
   std::string signature;
   /// DevicePtx: the exported name; empty: the ufunc's name.
   std::string symbol;
+  /// CUDA C++ files linked by every ufunc that calls a declare_device
+  /// function, after its decorator's link=[...] (`ufjit compile --link`);
+  /// relative paths are found in the source file's folder, as link=[...]'s.
+  std::vector<std::string> link;
+  /// Given to NVRTC for every .cu link file (`ufjit compile --nvrtc-option`).
+  std::vector<std::string> nvrtc_options;
   /// Errors reported before the rest are only counted (a closing note says
   /// how many); 0: no limit.
   int error_limit = 20;

@@ -255,6 +255,31 @@ struct UFJIT_API ElementwiseOptions {
   std::vector<std::string> nvrtc_options;  // passed to NVRTC as they are ("-DN=4")
 };
 
+/// Options of Runtime::vectorize, load and load_file that the source text
+/// cannot say itself (README "CUDA C++ interop (NVRTC)"):
+///
+///   ufjit::Ufunc f = rt.vectorize(src, {"float32(float32, float32)"}, {.link = {"helpers.cu"}});
+/// (Every member has a default initializer, so that designated
+/// initializers leave any out without -Wmissing-field-initializers.)
+struct UFJIT_API VectorizeOptions {
+  /// CUDA C++ files (.cu, .ptx, .cubin, .ltoir, .fatbin) that define the
+  /// source's declare_device functions, as a decorator's link=[...] names
+  /// them: every ufunc that calls a declared function links these after its
+  /// own link=[...] files (a file named by both is linked once). Their
+  /// content is part of the kernels' cache keys.
+  std::vector<std::string> link{};
+  /// The folder relative link paths (these and the decorators') are found
+  /// in. Empty: the source file's folder (load_file, or a source_name that
+  /// names a file), else the current folder.
+  std::string base_dir{};
+  /// Given to NVRTC for every .cu link file, as they are ("-DN=4",
+  /// "-std=c++17"; `-I` the file's own folder is always there). Part of the
+  /// cache keys, as the files' content is.
+  std::vector<std::string> nvrtc_options{};
+  /// The name diagnostics give the source ("<string>": a string of no file).
+  std::string source_name = "<string>";
+};
+
 struct RuntimeImpl;
 
 /// Owns the compilers, caches, device context and thread pool. Thread-safe.
@@ -272,8 +297,19 @@ class UFJIT_API Runtime {
   /// Compiles `source` holding one @vectorize function, or plain defs of
   /// which the last is the ufunc and the others its helpers.
   /// Non-empty `signatures` replace the decorator's. Throws CompileError.
-  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {},
-                  const std::string &source_name = "<string>");
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures = {});
+  /// The same with options: `rt.vectorize(src, sigs, {.link = {"helpers.cu"}})`.
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures,
+                  const VectorizeOptions &options);
+  /// The same naming the source for diagnostics. (A template, so that a
+  /// braced `{.link = ...}` never also reads as a std::string: GCC 12 counts
+  /// that conversion and would call the options overloads ambiguous.)
+  template <typename Name, std::enable_if_t<std::is_convertible_v<const Name &, std::string>, int> = 0>
+  Ufunc vectorize(const std::string &source, const std::vector<std::string> &signatures, const Name &source_name) {
+    VectorizeOptions options;
+    options.source_name = source_name;
+    return vectorize(source, signatures, options);
+  }
   /// A CUDA C++ elementwise kernel as CuPy's ElementwiseKernel writes it
   /// (README "CUDA C++ interop (NVRTC)"): `in_params` "float32 x, T y, raw T
   /// w", `out_params` "T z" (several: a Ufunc with nout() > 1), `operation`
@@ -287,10 +323,19 @@ class UFJIT_API Runtime {
   Ufunc elementwise(const std::string &in_params, const std::string &out_params, const std::string &operation,
                     const std::string &name, const ElementwiseOptions &options = {});
   /// Every @vectorize in a source string / a .ufn file.
-  UfuncSet load(const std::string &source, const std::string &source_name = "<string>");
+  UfuncSet load(const std::string &source) { return load(source, VectorizeOptions{}); }
+  UfuncSet load(const std::string &source, const VectorizeOptions &options);
+  template <typename Name, std::enable_if_t<std::is_convertible_v<const Name &, std::string>, int> = 0>
+  UfuncSet load(const std::string &source, const Name &source_name) {  // a template: see vectorize
+    VectorizeOptions options;
+    options.source_name = source_name;
+    return load(source, options);
+  }
   /// A .ufn file is read as the tool reads it: a regular file of at most
   /// kMaxSourceBytes (ufjit/files.h); a FIFO or device is refused at once.
+  /// `options.source_name` is ignored: diagnostics name `path`.
   UfuncSet load_file(const std::string &path);
+  UfuncSet load_file(const std::string &path, const VectorizeOptions &options);
 
   /// Copies a host view to a new device array (C-contiguous). Needs a GPU.
   /// The view is checked as a call's operands are (errors.h).

@@ -38,6 +38,7 @@ codegen::LinkInput compile_link_file(const ir::LinkFile &file, const std::vector
   NvrtcSource source;
   source.name = file.spelled;
   source.include_dirs = {std::filesystem::path(file.path).parent_path().string()};
+  source.options = file.nvrtc_options;
   const int user_lines = line_count(file.bytes);
   source.text = file.bytes;
   if (!source.text.empty() && source.text.back() != '\n') source.text += "\n";

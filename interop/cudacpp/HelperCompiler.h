@@ -10,7 +10,8 @@
 
 namespace ufjit::cudacpp {
 
-/// Compiles `file` to LTO-IR for `arch`, with `-I` its own folder. The
+/// Compiles `file` to LTO-IR for `arch`, with `-I` its own folder and its
+/// `nvrtc_options`. The
 /// declare_device declarations of `externs` are appended as C++
 /// declarations, so a definition with another signature is NVRTC's error,
 /// reported at the declare_device ("declared as float32(float32) but

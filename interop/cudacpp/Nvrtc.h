@@ -25,7 +25,7 @@ struct NvrtcSource {
   std::vector<std::string> options;       // passed through ("-DN=4", "--use_fast_math")
   /// Texts of the names that `#line` directives of `text` give (a generated
   /// source quoting its user's strings), so diagnostics there show them.
-  std::vector<std::pair<std::string, std::string>> line_files;
+  std::vector<std::pair<std::string, std::string>> line_files{};  // {}: may be left out of braced inits
 };
 
 /// Compiles `source` for `arch` ("sm_90") into `output`. Always passes

@@ -60,8 +60,9 @@ DeviceFunction Ufunc::device_function(const std::string &signature, const std::s
   }
   if (format != "ptx") {
     throw Error("device_function: format '" + format +
-                "' is not available; use \"ptx\" (LTO-IR is NVVM's format, which LLVM's NVPTX backend does not "
-                "write; nvJitLink links the PTX into an LTO link of your kernels)");
+                "' is not available; use \"ptx\" (LTO-IR is NVVM's format: ufjit's code generator, LLVM's NVPTX "
+                "backend, writes PTX, and libNVVM, which writes LTO-IR, reads NVVM IR of LLVM 7.0, which ufjit's "
+                "LLVM 19 modules are not; nvJitLink links the PTX into an LTO link of your kernels)");
   }
   const codegen::DeviceAbi device_abi = codegen::parse_device_abi(abi);
   const std::string canonical = frontend::canonical_signature(signature);

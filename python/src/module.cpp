@@ -113,12 +113,19 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
   return std::move(tuple);
 }
 
-/// Every @vectorize / @guvectorize of a source, by name.
-py::dict load(const std::string &source, const std::string &source_name) {
+/// Every @vectorize / @guvectorize of a source, by name. `link`: CUDA C++
+/// files for its declare_device functions (VectorizeOptions::link), relative
+/// ones found in `base_dir`.
+py::dict load(const std::string &source, const std::string &source_name, const std::vector<std::string> &link,
+              const std::string &base_dir) {
+  VectorizeOptions options;
+  options.source_name = source_name;
+  options.link = link;
+  options.base_dir = base_dir;
   UfuncSet set;
   {
     py::gil_scoped_release release;
-    set = runtime().load(source, source_name);
+    set = runtime().load(source, options);
   }
   py::dict d;
   for (Ufunc &u : set.ufuncs) {
@@ -410,7 +417,9 @@ PYBIND11_MODULE(_ufjit, m) {
   bind_stream(m);
   bind_ufunc(m);
   m.def("load", &load, py::arg("source"), py::arg("source_name") = "<string>",
-        "Compiles every @vectorize/@guvectorize of a source: {name: Ufunc}. Raises CompileError.");
+        py::arg("link") = std::vector<std::string>{}, py::arg("base_dir") = "",
+        "Compiles every @vectorize/@guvectorize of a source: {name: Ufunc}; `link` names CUDA C++ files for its "
+        "declare_device functions (relative ones in `base_dir`). Raises CompileError.");
   m.def(
       "to_device",
       [](const py::object &obj) {

@@ -2,10 +2,14 @@
 
 import functools
 import inspect
+import os
+
+import numpy as np
 
 from . import _ufjit
 from ._source import kernel_source
 from ._streams import as_stream
+from .types import signature_text
 
 _TARGETS = {None: None, "cpu": "cpu", "parallel": "cpu", "cuda": "cuda", "gpu": "cuda"}
 
@@ -13,8 +17,8 @@ _TARGETS = {None: None, "cpu": "cpu", "parallel": "cpu", "cuda": "cuda", "gpu": 
 def _signature_list(signatures):
     if isinstance(signatures, str):
         return [signatures]
-    # Numba type objects (numba.float32(numba.float32)) print as signatures.
-    return [s if isinstance(s, str) else str(s) for s in signatures]
+    # Type objects, ufjit's or Numba's: float32(float32), (float64[:], float64[:]).
+    return [signature_text(s) for s in signatures]
 
 
 def _check_target(target):
@@ -27,12 +31,35 @@ def _looks_like_layout(text):
     return isinstance(text, str) and "->" in text
 
 
-def _compile(fn, decorator_line):
-    source, source_name = kernel_source(fn, decorator_line)
-    ufuncs = _ufjit.load(source, source_name)
+def _link_list(link):
+    """``link=``'s files as absolute paths: relative ones are from the current
+    folder when the decorator runs, as Numba's."""
+    if link is None:
+        return []
+    if isinstance(link, (str, os.PathLike)):
+        link = [link]
+    return [os.path.abspath(os.fspath(f)) for f in link]
+
+
+def _compile(fn, decorator_line, link):
+    source, source_name, declared_links = kernel_source(fn, decorator_line)
+    links = link + [f for f in declared_links if f not in link]
+    ufuncs = _ufjit.load(source, source_name, link=links)
     if fn.__name__ not in ufuncs:
         raise _ufjit.InternalError(f"the compiled source has no ufunc {fn.__name__!r}:\n{source}")
     return ufuncs[fn.__name__], source
+
+
+def _numpy_types(signature, nin):
+    """``'ff->f'`` for ``float32(float32, float32)``; for a gufunc's
+    ``void(float64[:], int64, float64[:])``, its first ``nin`` arguments are
+    the inputs and the others the outputs: ``'dl->d'``."""
+    ret, _, args = signature.partition("(")
+    names = [a.strip().split("[")[0] for a in args.rstrip(")").split(",") if a.strip()]
+    chars = [np.dtype(n).char for n in names]
+    if ret.strip() != "void":
+        return "".join(chars) + "->" + np.dtype(ret.strip()).char
+    return "".join(chars[:nin]) + "->" + "".join(chars[nin:])
 
 
 class UFunc:
@@ -60,6 +87,11 @@ class UFunc:
     @property
     def ntypes(self):
         return len(self._core.signatures)
+
+    @property
+    def types(self):
+        """NumPy's ``ufunc.types``: one ``'ff->f'`` string per signature."""
+        return [_numpy_types(s, self.nin) for s in self._core.signatures]
 
     def ptx(self, signature, arch="sm_90"):
         """The generated PTX of one signature."""
@@ -120,7 +152,7 @@ class GUFunc(UFunc):
         return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
 
 
-def _make_decorator(kind, signatures, layout, target, identity, fastmath, **gufunc_options):
+def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, **gufunc_options):
     """The decorator that compiles a function as ``@vectorize`` / ``@guvectorize``.
 
     The C++ compiler is given a decorator line of its own: the signatures,
@@ -156,9 +188,10 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, **gufu
     if gufunc_options.get("writable_args"):
         args.append(f"writable_args={tuple(gufunc_options['writable_args'])!r}")
     line = f"@{kind}({', '.join(args)})"
+    links = _link_list(link)
 
     def decorate(fn):
-        core, source = _compile(fn, line)
+        core, source = _compile(fn, line, links)
         if kind == "guvectorize":
             return GUFunc(fn, core, source, target, identity, layout)
         return UFunc(fn, core, source, target, identity)
@@ -166,7 +199,7 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, **gufu
     return decorate(signatures) if bare else decorate
 
 
-def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache=True, **options):
+def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache=True, link=None, **options):
     """Numba's ``@vectorize``: ``@vectorize(['float32(float32, float32)'], target='cuda')``.
 
     ``target``: 'cpu', 'cuda' or None, the default target of calls (None: the
@@ -177,13 +210,16 @@ def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache
     Numba (others are a CompileError). Without signatures (``@vectorize``,
     ``@vectorize()``), the ufunc is compiled for the operand types at the
     first call with those types (Numba's dynamic ufunc); ``signatures`` lists
-    those compiled so far. Other Numba options (``nopython``) are accepted and ignored.
+    those compiled so far. ``link``: CUDA C++ files (.cu, .ptx, .cubin, .ltoir,
+    .fatbin; relative to the current folder) defining the ``cuda.declare_device``
+    functions the kernel calls (GPU target only). Other Numba options
+    (``nopython``) are accepted and ignored.
     """
-    return _make_decorator("vectorize", signatures, None, target, identity, fastmath)
+    return _make_decorator("vectorize", signatures, None, target, identity, fastmath, link)
 
 
 def guvectorize(signatures=None, layout=None, target=None, identity=None, fastmath=False, cache=True,
-                is_dynamic=False, writable_args=(), **options):
+                is_dynamic=False, writable_args=(), link=None, **options):
     """Numba's ``@guvectorize(signatures, layout)``; see GUFunc for what calling it does.
 
     With a layout only, ``@guvectorize('(m,n),(n,p)->(m,p)')`` (or with
@@ -192,7 +228,7 @@ def guvectorize(signatures=None, layout=None, target=None, identity=None, fastma
     compiled so far). An output not given takes the inputs' common type
     (``numpy.result_type`` of the inputs); one given with ``out=`` its own.
     ``writable_args``: indices or names of inputs the body may write (written
-    in the caller's array, also on the GPU).
+    in the caller's array, also on the GPU). ``link``: as vectorize's.
     """
-    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath,
+    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath, link,
                            is_dynamic=is_dynamic, writable_args=writable_args)

@@ -4,7 +4,8 @@ ufjit compiles the function's own source (``inspect.getsource``, dedented,
 decorators stripped) in its kernel language (a Python subset; see
 LANGUAGE.md). What the function reads from its module is written in front of
 it: ``import math``/``cmath``/``numpy`` and ``from math import exp`` lines, module constants (ints, floats,
-complex numbers, bools and NumPy scalars, as constant assignments) and the
+complex numbers, bools and NumPy scalars, as constant assignments), CUDA C++
+functions declared with ``declare_device`` (as declarations) and the
 device functions it calls (``@ufjit.cuda.jit(device=True)``, Numba's
 ``@cuda.jit(device=True)``, or plain functions), which become helpers.
 
@@ -87,6 +88,36 @@ def _helper_function(value, module):
     return None
 
 
+class _Declaration:
+    """``name = declare_device(...)`` for a declared CUDA C++ function, the
+    files its declaration links, and where it was written (file, line; 0:
+    unknown)."""
+
+    def __init__(self, text, links, file, line):
+        self.text = text
+        self.links = links
+        self.file = file
+        self.line = line
+
+
+def _declaration(name, value):
+    """The _Declaration of ufjit's DeclaredDevice or of Numba's ExternFunction
+    (``.name`` and a ``.sig`` with ``return_type`` and ``args``); None for
+    anything else."""
+    from .cuda import DeclaredDevice
+
+    if isinstance(value, DeclaredDevice):
+        abi = ", abi='c'" if value.abi == "c" else ""
+        text = f"{name} = declare_device({value.name!r}, {value.sig!r}{abi})"
+        return _Declaration(text, value.link, value.file, value.line)
+    sig = getattr(value, "sig", None)
+    c_name = getattr(value, "name", None)
+    if isinstance(c_name, str) and hasattr(sig, "return_type") and hasattr(sig, "args"):
+        text = f"{sig.return_type}({', '.join(str(a) for a in sig.args)})"
+        return _Declaration(f"{name} = declare_device({c_name!r}, {text!r})", [], "", 0)
+    return None
+
+
 def _constant(value):
     """A module constant's text in the kernel language, or None."""
     if isinstance(value, np.generic):
@@ -114,6 +145,8 @@ class _Collector:
     def __init__(self):
         self.imports = {}  # name -> line
         self.constants = {}  # name -> line
+        self.declarations = {}  # name -> _Declaration
+        self.links = []  # files of declare_device(..., link=[...])
         self.helpers = []  # Pieces, callees before callers
         self._visited = set()
 
@@ -133,6 +166,12 @@ class _Collector:
             if isinstance(value, types.BuiltinFunctionType) and module in ("math", "cmath"):
                 line = f"from {module} import {value.__name__}"  # from math import exp
                 self.imports.setdefault(name, line if name == value.__name__ else f"{line} as {name}")
+                continue
+            # Device functions (with py_func) are helpers, never declarations.
+            declared = _declaration(name, value) if _helper_function(value, fn.__module__) is None else None
+            if declared is not None:
+                self.declarations.setdefault(name, declared)
+                self.links += [f for f in declared.links if f not in self.links]
                 continue
             text = _constant(value)
             if text is not None:
@@ -154,8 +193,9 @@ class _Collector:
 def kernel_source(fn, decorator):
     """The whole source for ``fn``: preamble, helpers, ``decorator`` line, the def.
 
-    Returns (source, source_name). Pieces from ``fn``'s own file land on their
-    own line numbers when the text before them leaves room.
+    Returns (source, source_name, links): ``links`` are the files named by
+    the ``declare_device`` calls it reads. Pieces from ``fn``'s own file land
+    on their own line numbers when the text before them leaves room.
     """
     kernel = Piece(fn)
     collector = _Collector()
@@ -164,6 +204,13 @@ def kernel_source(fn, decorator):
     out = ["import math", "import cmath"]
     out += [line for name, line in collector.imports.items() if name not in ("math", "cmath")]
     out += list(collector.constants.values())
+    # Declarations sit on their own line of the kernel's file where there is
+    # room, so that an error about one (a helper defined with another
+    # signature) points at the user's declare_device.
+    for decl in sorted(collector.declarations.values(), key=lambda d: d.line if d.file == kernel.file else 0):
+        free = (decl.line if decl.file == kernel.file else 0) - 1 - len(out)
+        out += [""] * max(free, 0)
+        out.append(decl.text)
     for piece in collector.helpers + [kernel]:
         header = ["# helper, from " + f"{piece.file}:{piece.def_line}"] if piece is not kernel else [decorator]
         target_line = piece.def_line if piece.file == kernel.file else 0
@@ -172,4 +219,4 @@ def kernel_source(fn, decorator):
             out += [""] * free
         out += header
         out += piece.text.rstrip("\n").split("\n")
-    return "\n".join(out) + "\n", kernel.file
+    return "\n".join(out) + "\n", kernel.file, collector.links

@@ -7,14 +7,16 @@ the same module call; its source is compiled with theirs. ``to_device``,
 """
 
 import functools
+import os
+import sys
 
 import numpy as np
 
 from . import _ufjit
 from ._streams import as_stream, stream
 
-__all__ = ["jit", "DeviceFunction", "to_device", "device_array", "stream", "external_stream", "synchronize",
-           "is_available"]
+__all__ = ["jit", "DeviceFunction", "declare_device", "DeclaredDevice", "to_device", "device_array", "stream",
+           "external_stream", "synchronize", "is_available"]
 
 
 class DeviceFunction:
@@ -37,6 +39,45 @@ def jit(fn=None, device=False, **options):
     if fn is None:
         return DeviceFunction
     return DeviceFunction(fn)
+
+
+class DeclaredDevice:
+    """A CUDA C++ device function declared with ``declare_device``: kernels call
+    it; its definition comes from a file linked with ``link=[...]``."""
+
+    def __init__(self, name, sig, abi, link, file="", line=0):
+        self.name = name
+        self.sig = sig
+        self.abi = abi
+        self.link = link
+        self.file = file  # where declare_device was called: errors about it point there
+        self.line = line
+
+    def __call__(self, *args):
+        raise TypeError(f"{self.name!r} is a CUDA C++ device function (declare_device): call it from a ufjit "
+                        f"kernel, not from Python")
+
+    def __repr__(self):
+        return f"<ufjit.cuda.DeclaredDevice {self.name} {self.sig} abi={self.abi}>"
+
+
+def declare_device(name, sig, link=None, abi="numba", **options):
+    """Numba's ``cuda.declare_device(name, sig, link=None)``: a CUDA C++ function
+    that ufuncs call, defined in a ``.cu``, ``.ptx``, ``.cubin``, ``.ltoir`` or
+    ``.fatbin`` file named by ``link`` here or by the ufunc's ``link=[...]``
+    (relative paths from the current folder, as Numba's). ``sig``:
+    ``"float32(float32, float32)"``. ``abi``: "numba" (``extern "C" __device__
+    int name(float *ret, float x, float y)``) or "c" (``float name(float x,
+    float y)``). GPU target only."""
+    if not isinstance(name, str) or not isinstance(sig, str):
+        raise TypeError("declare_device(name, sig) takes two strings, e.g. "
+                        "declare_device('cube_plus', 'float32(float32, float32)')")
+    if abi not in ("numba", "c"):
+        raise ValueError(f"declare_device: abi must be 'numba' or 'c', not {abi!r}")
+    links = [link] if isinstance(link, (str, os.PathLike)) else list(link or [])
+    caller = sys._getframe(1)
+    return DeclaredDevice(name, sig, abi, [os.path.abspath(os.fspath(f)) for f in links], caller.f_code.co_filename,
+                          caller.f_lineno)
 
 
 def to_device(array, stream=None):

@@ -20,9 +20,10 @@ std::string signature_list(const ir::TypedUfunc &ufunc) {
 void emit_device_function(const ir::TypedProgram &program, const CompileRequest &request, CompileResult &result) {
   if (request.emit == EmitKind::DeviceLtoIr) {
     throw Error(
-        "--emit device-ltoir is not available: LTO-IR is NVVM's format, which ufjit's code generator (LLVM's "
-        "NVPTX backend) does not write; use --emit device-ptx: nvJitLink links that PTX with your kernels' "
-        "LTO-IR (-lto) or PTX");
+        "--emit device-ltoir is not available: LTO-IR is NVVM's format: ufjit's code generator (LLVM's NVPTX "
+        "backend) writes PTX, and libNVVM, which writes LTO-IR, reads NVVM IR of LLVM 7.0, which ufjit's LLVM 19 "
+        "modules are not; use --emit device-ptx: nvJitLink links that PTX with your kernels' LTO-IR (-lto) or "
+        "PTX");
   }
   if (request.target != "cuda") {
     throw Error("--emit device-ptx needs --target cuda");

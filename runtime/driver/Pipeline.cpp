@@ -169,7 +169,7 @@ CompileResult compile_here(const CompileRequest &request) {
     return finish(std::move(result), diags);
   }
 
-  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, {}, ir::LinkOptions{request.link, {}, request.nvrtc_options});
   log.step("typed");
   if (!program) return finish(std::move(result), diags);
   if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {

@@ -72,15 +72,21 @@ def nvrtc_present():
                for d in ("/usr/local/cuda/lib64", os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "lib64")))
 
 
+def temp_folder(test, files):
+    """A temporary folder holding `files` ({relative path: text}), removed after `test`."""
+    d = tempfile.TemporaryDirectory()
+    test.addCleanup(d.cleanup)
+    for name, text in files.items():
+        path = os.path.join(d.name, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    return d.name
+
+
 class LinkedHelpers(unittest.TestCase):
     def folder(self, helper=HELPER):
-        d = tempfile.TemporaryDirectory()
-        self.addCleanup(d.cleanup)
-        with open(os.path.join(d.name, "k.ufn"), "w") as f:
-            f.write(SOURCE)
-        with open(os.path.join(d.name, "helpers.cu"), "w") as f:
-            f.write(helper)
-        return d.name
+        return temp_folder(self, {"k.ufn": SOURCE, "helpers.cu": helper})
 
     @unittest.skipUnless(nvrtc_present(), "NVRTC is not installed")
     def test_cubin_links_the_helper_relative_to_the_source(self):
@@ -114,6 +120,74 @@ class LinkedHelpers(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("calls CUDA C++ function 'cube_plus' (declare_device, from helpers.cu)", r.stderr)
         self.assertIn("k.ufn:2:", r.stderr)
+
+
+UNLINKED = SOURCE.replace(", link=['helpers.cu']", "")
+
+
+class LinkOption(unittest.TestCase):
+    """--link FILE (relative to the current folder) and --nvrtc-option for a
+    source whose decorator names no file."""
+
+    def folder(self, helper=HELPER):
+        return temp_folder(self, {os.path.join("src", "k.ufn"): UNLINKED, "helpers.cu": helper})
+
+    @unittest.skipUnless(nvrtc_present(), "NVRTC is not installed")
+    def test_compile_cubin_links_a_file_relative_to_the_current_folder(self):
+        d = self.folder()
+        r = ufjit("compile", "src/k.ufn", "--link", "helpers.cu", "--emit", "cubin", "-o", "k.cubin", cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(d, "k.cubin"), "rb") as f:
+            self.assertEqual(f.read(4), b"\x7fELF")
+
+    def test_without_link_the_source_is_an_error(self):
+        d = self.folder()
+        r = ufjit("compile", "src/k.ufn", "--emit", "ir", cwd=d)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("names no file that defines it", r.stderr)
+
+    def test_ir_lists_the_linked_file_and_its_nvrtc_options(self):
+        d = self.folder()
+        r = ufjit("compile", "src/k.ufn", "--link", "helpers.cu", "--nvrtc-option=-DSCALE=2", "--emit", "ir", cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"link .*helpers\.cu bytes=%d fnv1a=[0-9a-f]+ nvrtc:-DSCALE=2\n" % len(HELPER))
+
+    def test_missing_link_file_exits_one_and_writes_nothing(self):
+        d = self.folder()
+        r = ufjit("compile", "src/k.ufn", "--link", "nothere.cu", "--emit", "cubin", "-o", "k.cubin", cwd=d)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("link file '%s' (given with the link option) not found" % os.path.join(d, "nothere.cu"),
+                      r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(d, "k.cubin")))
+
+    def test_output_that_is_a_link_file_is_refused(self):
+        d = self.folder()
+        r = ufjit("compile", "src/k.ufn", "--link", "helpers.cu", "--emit", "ptx", "-o", "helpers.cu", cwd=d)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is the same file as the input", r.stderr)
+        with open(os.path.join(d, "helpers.cu")) as f:
+            self.assertEqual(f.read(), HELPER)
+
+    @unittest.skipUnless(nvrtc_present(), "NVRTC is not installed")
+    def test_nvrtc_option_reaches_nvrtc(self):
+        d = self.folder(HELPER.replace("+ y;", "+ SCALE * y;"))
+        out = os.path.join(d, "k.cubin")
+        r = ufjit("compile", "src/k.ufn", "--link", "helpers.cu", "--emit", "cubin", "-o", out, cwd=d)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('helpers.cu:2:', r.stderr)
+        self.assertIn('"SCALE" is undefined', r.stderr)
+        self.assertFalse(os.path.exists(out))
+        r = ufjit("compile", "src/k.ufn", "--link", "helpers.cu", "--nvrtc-option=-DSCALE=2.0f", "--emit", "cubin",
+                  "-o", out, cwd=d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_run_links_the_file_and_the_cpu_target_names_it(self):
+        d = self.folder()
+        r = ufjit("run", "src/k.ufn", "f", "--link", "helpers.cu", "--in", "2.0", "--in", "1.0", "--target", "cpu",
+                  cwd=d)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("calls CUDA C++ function 'cube_plus' (declare_device, from %s)" % os.path.join(d, "helpers.cu"),
+                      r.stderr)
 
 
 if __name__ == "__main__":

@@ -128,3 +128,29 @@ def test_gaussian_on_cupy(gpu):
     r = cp.asarray(gaussian_pdf(x, 0.0, 1.0))
     ref = np.exp(-0.5 * cp.asnumpy(x).astype(np.float64) ** 2) / math.sqrt(2 * math.pi)
     np.testing.assert_allclose(cp.asnumpy(r), ref, rtol=2e-6, atol=1e-7)
+
+
+cube_plus = ufjit.cuda.declare_device("cube_plus", "float32(float32, float32)")
+halve = ufjit.cuda.declare_device("halve", "float64(float64)", abi="c")
+
+
+def test_cuda_cpp_helpers_from_link_run_in_the_kernel(gpu, tmp_path):
+    helpers = tmp_path / "helpers.cu"
+    helpers.write_text(
+        'extern "C" __device__ int cube_plus(float *ret, float x, float y) { *ret = x * x * x + y; return 0; }\n'
+        'extern "C" __device__ double halve(double x) { return 0.5 * x; }\n')
+
+    @vectorize(["float32(float32, float32)"], target="cuda", link=[str(helpers)])
+    def f(x, y):
+        return cube_plus(x, y) * 2
+
+    @vectorize(["float64(float64)"], target="cuda", link=[helpers])  # a path object too
+    def g(x):
+        return halve(x) + 1
+
+    x, y = inputs()
+    np.testing.assert_allclose(f(x, y), 2 * (x.astype(np.float64) ** 3 + y), rtol=1e-5, atol=1e-5)
+    xd = np.linspace(-1e3, 1e3, 4097)
+    r = g(ufjit.to_device(xd))
+    assert isinstance(r, ufjit.DeviceArray)
+    np.testing.assert_array_equal(r.copy_to_host(), 0.5 * xd + 1)  # exact in float64

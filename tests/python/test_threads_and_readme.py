@@ -3,8 +3,12 @@ running), and the README's Python example run as written."""
 
 import concurrent.futures
 import importlib.util
+import math
+import os
 import pathlib
 import re
+import threading
+import time
 
 import numpy as np
 
@@ -38,6 +42,43 @@ def test_threads_compile_at_once():
         results = list(pool.map(make, range(8)))
     for k, r in enumerate(results):
         np.testing.assert_array_equal(r, np.arange(4) + k)
+
+
+@vectorize(["float64(float64)"], target="cpu")
+def slow(x):
+    acc = x
+    for _ in range(200):
+        acc = math.sin(acc) + x
+    return acc
+
+
+def test_the_gil_is_released_while_a_call_runs():
+    """Python code in this thread keeps running while another thread's call
+    runs: with the GIL held through the call, this loop would stop for all
+    of it (one gap as long as the call)."""
+    x = np.linspace(0.0, 1.0, 50_000 * (os.cpu_count() or 2))  # about half a second on any machine
+    slow(x[:10])  # compiled before timing
+    done = threading.Event()
+
+    def work():
+        start = time.perf_counter()
+        slow(x)
+        done.duration = time.perf_counter() - start
+        done.set()
+
+    worker = threading.Thread(target=work)
+    last = time.perf_counter()
+    gaps = []
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+        time.sleep(0.001)
+    worker.join()
+    assert done.duration > 0.05, f"the call took {done.duration:.3f} s: too short to tell"
+    assert len(gaps) > 10 and max(gaps) < 0.5 * done.duration, (
+        f"this thread stalled {max(gaps):.3f} s of a {done.duration:.3f} s call ({len(gaps)} turns)")
 
 
 def test_readme_python_example(tmp_path):

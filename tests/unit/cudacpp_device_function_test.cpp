@@ -88,6 +88,8 @@ TEST(DeviceFunction, LtoIrIsRefusedWithTheReason) {
     FAIL() << "device-ltoir accepted";
   } catch (const Error &e) {
     EXPECT_TRUE(contains(e.what(), "use --emit device-ptx")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "LTO-IR is NVVM's format")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "libNVVM")) << e.what();
   }
 }
 

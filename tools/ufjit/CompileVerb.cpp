@@ -20,6 +20,8 @@ struct CompileOptions {
   std::string abi = "c";
   std::string signature;
   std::string symbol;
+  std::vector<std::string> link;
+  std::vector<std::string> nvrtc_options;
 };
 
 bool is_device_emit(EmitKind emit) { return emit == EmitKind::DevicePtx || emit == EmitKind::DeviceLtoIr; }
@@ -54,15 +56,20 @@ ExitCode run_compile(const CompileOptions &options) {
   // are written: a failure leaves neither.
   std::optional<OutputFile> module;
   std::optional<OutputFile> manifest;
+  request.link = link_paths_from_cwd(options.link);
+  request.nvrtc_options = options.nvrtc_options;
+  std::vector<std::string> inputs = request.link;
+  inputs.push_back(options.file);
   if (!options.output.empty()) {
-    check_not_an_input(options.output, {options.file});
+    check_not_an_input(options.output, inputs);
     module.emplace(options.output);
+    inputs.push_back(options.output);  // nor may the manifest or header be the module
     // A module written through a device or pipe (-o /dev/stdout) has no
     // "beside" to put a manifest in: /dev/stdout.json would land in /dev.
     if ((request.emit == EmitKind::Ptx || request.emit == EmitKind::Cubin) && !module->writes_through()) {
       std::string manifest_name = manifest_path(options.output);
       if (manifest_name == options.output) manifest_name += ".json";
-      check_not_an_input(manifest_name, {options.file, options.output});
+      check_not_an_input(manifest_name, inputs);
       manifest.emplace(manifest_name);
     }
     if (is_device_emit(request.emit)) {
@@ -71,7 +78,7 @@ ExitCode run_compile(const CompileOptions &options) {
         print_error("--emit " + options.emit + " needs -o OUT naming a regular file without the .h extension");
         return ExitCode::UsageError;
       }
-      check_not_an_input(header_name, {options.file, options.output});
+      check_not_an_input(header_name, inputs);
       manifest.emplace(header_name);  // the header takes the manifest's place
     }
   }
@@ -119,6 +126,10 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
       ->capture_default_str();
   cmd->add_option("--signature", options->signature, "device-ptx: the signature, when the ufunc has several");
   cmd->add_option("--symbol", options->symbol, "device-ptx: the exported name (default: the ufunc's)");
+  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0');
+  cmd->add_option("--nvrtc-option", options->nvrtc_options, kNvrtcOptionHelp)
+      ->allow_extra_args(false)
+      ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (cpu: up to --emit llvm)")
       ->check(CLI::IsMember({"cuda", "cpu"}))
       ->capture_default_str();

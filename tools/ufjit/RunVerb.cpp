@@ -21,6 +21,8 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;  // one per output of a gufunc, else at most one
   std::string target;
+  std::vector<std::string> link;  // --link files
+  std::vector<std::string> nvrtc_options;
   MethodOptions method;  // --method and its options (RunMethod.h)
 };
 
@@ -38,7 +40,11 @@ ExitCode run_run(const RunOptions &options) {
   // Every file the command reads, so that the output is checked against
   // them (and its directory and permissions) before anything is computed.
   check_method_options(options.method);
-  std::vector<std::string> files = {options.file};
+  VectorizeOptions load_options;
+  load_options.link = link_paths_from_cwd(options.link);
+  load_options.nvrtc_options = options.nvrtc_options;
+  std::vector<std::string> files = load_options.link;
+  files.push_back(options.file);
   for (const std::string &input : options.inputs) {
     if (parse_scalar(input)) {
       note_shadowed_file(input);
@@ -61,7 +67,7 @@ ExitCode run_run(const RunOptions &options) {
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
   Runtime runtime(runtime_options);
-  UfuncSet ufuncs = runtime.load_file(options.file);
+  UfuncSet ufuncs = runtime.load_file(options.file, load_options);
   const Ufunc &ufunc = ufuncs[options.function];
 
   std::vector<Array> arrays;  // keep loaded inputs alive during the call
@@ -128,6 +134,10 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--out", options->outputs,
                   "write the result here (.npy); a gufunc with several outputs takes one --out per output, in "
                   "order; default: print them")
+      ->allow_extra_args(false)
+      ->delimiter('\0');
+  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0');
+  cmd->add_option("--nvrtc-option", options->nvrtc_options, kNvrtcOptionHelp)
       ->allow_extra_args(false)
       ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <new>
 
@@ -27,6 +28,16 @@ void check_not_an_input(const std::string &output, const std::vector<std::string
                        "': writing it would destroy the input; choose another output path");
     }
   }
+}
+
+std::vector<std::string> link_paths_from_cwd(const std::vector<std::string> &paths) {
+  std::vector<std::string> out;
+  for (const std::string &path : paths) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    out.push_back(ec ? path : absolute.string());
+  }
+  return out;
 }
 
 ExitCode flush_stdout(ExitCode code) {

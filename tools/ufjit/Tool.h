@@ -28,6 +28,19 @@ class UsageError : public std::runtime_error {
 /// UsageError. Paths that do not exist are skipped.
 void check_not_an_input(const std::string &output, const std::vector<std::string> &inputs);
 
+/// The --link files of compile and run as the library wants them: a path on
+/// the command line is relative to the current folder, as every path there
+/// is, while the library finds relative link paths in the source's folder.
+std::vector<std::string> link_paths_from_cwd(const std::vector<std::string> &paths);
+
+/// The help of the --link option of compile and run (repeatable).
+inline constexpr const char *kLinkHelp =
+    "a CUDA C++ file (.cu, .ptx, .cubin, .ltoir, .fatbin) defining declare_device functions, linked as if named "
+    "in every @vectorize's link=[...] (relative to the current folder); repeatable";
+/// The help of the --nvrtc-option option of compile and run (repeatable).
+inline constexpr const char *kNvrtcOptionHelp =
+    "an option for NVRTC when it compiles .cu link files, as it is (--nvrtc-option=-DN=4); repeatable";
+
 /// Flushes standard output before exit: a write error there (`> /dev/full`,
 /// a closed pipe) is an error (exit 1), not a silently lost result.
 ExitCode flush_stdout(ExitCode code);
