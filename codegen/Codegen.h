@@ -12,9 +12,10 @@
 namespace ufjit::codegen {
 
 /// Kernels of the ufunc methods (codegen/KernelReduce.h): entry names are
-/// `<base>__reduce` / `<base>__accumulate`.
-enum class MethodKernel : uint8_t { Reduce, Accumulate };
-/// `<base>__reduce`, `<base>__accumulate`.
+/// `<base>__reduce`, `<base>__reduce_where`, `<base>__accumulate`,
+/// `<base>__accumulate_rows`.
+enum class MethodKernel : uint8_t { Reduce, ReduceWhere, Accumulate, AccumulateRows };
+/// The entry name of `method` for `base_name`.
 std::string method_entry_name(const std::string &base_name, MethodKernel method);
 /// Threads per block of a GPU reduce entry (the size of its shared tree).
 inline constexpr int kReduceBlock = 256;

@@ -371,7 +371,9 @@ void bind_ufunc(py::module_ &m) {
             Array result;
             {
               py::gil_scoped_release release;
-              result = u.accumulate(ops.operands[0], AccumulateOptions{axis}, out_view);
+              AccumulateOptions options;
+              options.axis = axis;
+              result = u.accumulate(ops.operands[0], options, out_view);
             }
             return out_view ? out : to_python(std::move(result));
           },

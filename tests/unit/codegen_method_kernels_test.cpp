@@ -4,6 +4,8 @@
 // the method ABI says (rows, chunks, in-place accumulate).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <vector>
 
 #include "codegen/Codegen.h"
@@ -17,7 +19,8 @@ EntryRequest method_request(const ir::Module &m, const std::string &base) {
   EntryRequest request;
   request.module = &m;
   request.base_name = base;
-  request.methods = {MethodKernel::Reduce, MethodKernel::Accumulate};
+  request.methods = {MethodKernel::Reduce, MethodKernel::Accumulate, MethodKernel::ReduceWhere,
+                     MethodKernel::AccumulateRows};
   return request;
 }
 
@@ -33,6 +36,9 @@ TEST(CodegenMethodKernels, GpuReduceIsATreeInSharedMemory) {
   EXPECT_NE(ptx.find("ld.shared.f32"), std::string::npos);
   if (nvjitlink_available()) {
     EXPECT_FALSE(ptx_to_cubin(ptx, "sm_90").empty());
+  }
+  if (const char *dump = std::getenv("UFJIT_DUMP_METHOD_PTX")) {
+    std::ofstream(dump) << ptx;
   }
 }
 
@@ -50,19 +56,20 @@ TEST(CodegenMethodKernels, CpuEntriesFollowTheMethodAbi) {
   ir::Module m = test_ir::add_module(DType::Int64);
   CpuCompiler compiler;
   std::vector<CpuEntry> entries = compiler.compile({method_request(m, "add__int64_int64")});
-  ASSERT_EQ(entries.size(), 2u);
+  ASSERT_EQ(entries.size(), 4u);
   // 2 rows of 5, each row in chunks of 2: segments {0,1},{2,3},{4} per row.
   std::vector<int64_t> in = {1, 2, 3, 4, 5, 10, 20, 30, 40, 50};
   std::vector<int64_t> out(6, -1);
   int64_t rows = 2, len = 5, chunks = 3, chunk_len = 2;
   const void *in_ptr = in.data();
   void *out_ptr = out.data();
-  void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr};
+  const void *aux = nullptr;
+  void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux};
   entries[0](0, 6, params);
   EXPECT_EQ(out, (std::vector<int64_t>{3, 7, 5, 30, 70, 50}));
   // Accumulate in place.
   void *in_place = in.data();
-  void *acc_params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &in_place};
+  void *acc_params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &in_place, &aux};
   entries[1](0, 2, acc_params);
   EXPECT_EQ(in, (std::vector<int64_t>{1, 3, 6, 10, 15, 10, 30, 60, 100, 150}));
 }
