@@ -8,7 +8,7 @@
 """
 
 from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Error, InputError, InternalError,
-                     NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
+                     KernelError, NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
 from ._streams import borrow_stream, stream
 from . import cuda
@@ -16,4 +16,5 @@ from .cuda import device_array, to_device
 
 __all__ = ["vectorize", "guvectorize", "cuda", "UFunc", "GUFunc", "DeviceArray", "Stream", "stream",
            "borrow_stream", "to_device", "device_array", "from_dlpack", "synchronize", "version", "Error",
-           "CompileError", "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError"]
+           "CompileError", "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError",
+           "KernelError"]
