@@ -62,6 +62,23 @@ void MethodEntryBuilder::fold_into(const MaybeSlot &acc, llvm::Value *v) {
   b_.CreateStore(b_.getTrue(), acc.has);
 }
 
+void MethodEntryBuilder::mark_launch_bounds(llvm::Function &fn) {
+  // __launch_bounds__(kReduceBlock, kMethodBlocksPerSm): `.maxntid` and
+  // `.minnctapersm`, so that ptxas keeps the registers under what
+  // kMethodBlocksPerSm resident blocks allow (the float32 reduce took 33
+  // registers, which left 6 blocks of 8 per SM).
+  llvm::NamedMDNode *annotations = fn.getParent()->getOrInsertNamedMetadata("nvvm.annotations");
+  auto add = [&](const char *key, int value) {
+    llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(&fn), llvm::MDString::get(ctx_, key),
+                             llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(value)))};
+    annotations->addOperand(llvm::MDNode::get(ctx_, ops));
+  };
+  add("maxntidx", kReduceBlock);
+  if (is_cheap_scalar_function(scalar_)) {
+    add("minctasm", kMethodBlocksPerSm);  // an expensive function keeps its registers (no spills)
+  }
+}
+
 void MethodEntryBuilder::barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
 llvm::Value *MethodEntryBuilder::shared_array(llvm::Type *type, int64_t count, const char *suffix) {
@@ -206,6 +223,7 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   b_.CreateRetVoid();
   if (gpu()) {
     mark_ptx_kernel(*fn_);
+    mark_launch_bounds(*fn_);
   }
   return fn_;
 }

@@ -50,6 +50,8 @@ class MethodEntryBuilder {
   template <typename Body>
   void emit_if(llvm::Value *cond, const char *name, Body body);
   void barrier();
+  /// The launch bounds of a GPU entry (`.maxntid`, `.minnctapersm`).
+  void mark_launch_bounds(llvm::Function &fn);
   /// An internal shared-memory array of `count` elements of `type`, and a
   /// pointer to its element 0.
   llvm::Value *shared_array(llvm::Type *type, int64_t count, const char *suffix);

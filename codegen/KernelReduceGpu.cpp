@@ -1,6 +1,7 @@
 // GPU method entries (codegen/KernelReduce.h): the reduce with 16-byte loads
 // and a shared-memory tree, the block-level scan, and the one-thread-per-row
 // scan for many short rows.
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/KernelReduceBuilder.h"
@@ -22,6 +23,17 @@ int log2_exact(int64_t v) {
   }
   internal_assert((int64_t{1} << k) == v) << v << " is not a power of two";
   return k;
+}
+
+/// Marks the loop whose latch is `latch` as not to be unrolled.
+void disable_unrolling(llvm::Instruction &latch) {
+  llvm::LLVMContext &ctx = latch.getContext();
+  llvm::Metadata *disable[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
+  llvm::TempMDTuple placeholder = llvm::MDNode::getTemporary(ctx, {});
+  llvm::Metadata *ops[] = {placeholder.get(), llvm::MDNode::get(ctx, disable)};
+  llvm::MDNode *loop = llvm::MDNode::getDistinct(ctx, ops);
+  loop->replaceOperandWith(0, loop);
+  latch.setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
 }  // namespace
@@ -76,6 +88,7 @@ void MethodEntryBuilder::emit_vector_fold(const MaybeSlot &acc, llvm::Value *fir
                                           b_.CreateSub(nvec, i64(kReduceBlock)), i64(0), "pair.end");
   llvm::AllocaInst *next_j = slot(b_.getInt64Ty(), "next.j");
   b_.CreateStore(tid, next_j);
+  llvm::BasicBlock *preheader = b_.GetInsertBlock();
   emit_counted_loop(b_, tid, pair_end, i64(2 * kReduceBlock), "pair", [&](llvm::Value *j) {
     llvm::Value *v0 = load_vector(vbase, j);
     llvm::Value *v1 = load_vector(vbase, b_.CreateAdd(j, i64(kReduceBlock), "", true, true));
@@ -83,6 +96,14 @@ void MethodEntryBuilder::emit_vector_fold(const MaybeSlot &acc, llvm::Value *fir
     fold_vector(v1);
     b_.CreateStore(b_.CreateAdd(j, i64(2 * kReduceBlock), "", true, true), next_j);
   });
+  // Two vectors in flight are enough (2048 threads x 32 bytes per SM); the
+  // unroller's four more kept 32 registers from sufficing (spills under the
+  // launch bounds).
+  for (llvm::BasicBlock *pred : llvm::predecessors(b_.GetInsertBlock())) {
+    if (pred != preheader) {
+      disable_unrolling(*pred->getTerminator());
+    }
+  }
   llvm::Value *j_rest = b_.CreateLoad(b_.getInt64Ty(), next_j, "j.rest");
   emit_if(b_.CreateICmpULT(j_rest, nvec), "rest", [&] { fold_vector(load_vector(vbase, j_rest)); });
   // tail: the elements after the last whole vector, one per thread

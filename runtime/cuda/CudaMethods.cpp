@@ -15,7 +15,7 @@ namespace {
 using codegen::MethodKernel;
 
 constexpr int64_t kMinChunk = 16 * codegen::kReduceBlock;  // elements a reduce block folds at least
-constexpr int64_t kBlocksPerSm = 8;                        // 256-thread blocks resident per SM
+constexpr int64_t kBlocksPerSm = codegen::kMethodBlocksPerSm;  // 256-thread blocks resident per SM
 /// Rows of at most this many elements are scanned one thread per row.
 constexpr int64_t kRowScanMaxLen = 32;
 /// Scan chunks are whole multiples of every scan tile (kReduceBlock * K, K <= 8).
