@@ -49,6 +49,15 @@ class MethodEntryBuilder {
   /// if (cond) body(); leaves the builder after the join.
   template <typename Body>
   void emit_if(llvm::Value *cond, const char *name, Body body);
+  /// while (cond()) body(); cond() is emitted in the loop's head block (a
+  /// runtime loop whose counter lives in a slot the callers keep).
+  template <typename Cond, typename Body>
+  void emit_while(const char *name, Cond cond, Body body);
+  /// if (use_vector) vector_path() else scalar_path(), where `use_vector` is
+  /// emitted only when `vectors` (else only scalar_path(), unconditionally).
+  template <typename Vector, typename Scalar>
+  void emit_vector_or_scalar(bool vectors, llvm::Value *use_vector, const char *name, Vector vector_path,
+                             Scalar scalar_path);
   void barrier();
   /// The launch bounds of a GPU entry (`.maxntid`, `.minnctapersm`).
   void mark_launch_bounds(llvm::Function &fn);
@@ -105,6 +114,40 @@ void MethodEntryBuilder::emit_if(llvm::Value *cond, const char *name, Body body)
   b_.CreateCondBr(cond, then, join);
   b_.SetInsertPoint(then);
   body();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+}
+
+template <typename Cond, typename Body>
+void MethodEntryBuilder::emit_while(const char *name, Cond cond, Body body) {
+  llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx_, std::string(name) + ".head", fn_);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(ctx_, std::string(name) + ".body", fn_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, std::string(name) + ".exit", fn_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  b_.CreateCondBr(cond(), loop, exit);
+  b_.SetInsertPoint(loop);
+  body();
+  b_.CreateBr(head);
+  b_.SetInsertPoint(exit);
+}
+
+template <typename Vector, typename Scalar>
+void MethodEntryBuilder::emit_vector_or_scalar(bool vectors, llvm::Value *use_vector, const char *name,
+                                               Vector vector_path, Scalar scalar_path) {
+  if (!vectors) {
+    scalar_path();
+    return;
+  }
+  llvm::BasicBlock *vector_block = llvm::BasicBlock::Create(ctx_, std::string(name) + ".vector", fn_);
+  llvm::BasicBlock *scalar_block = llvm::BasicBlock::Create(ctx_, std::string(name) + ".scalar", fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
+  b_.CreateCondBr(use_vector, vector_block, scalar_block);
+  b_.SetInsertPoint(vector_block);
+  vector_path();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(scalar_block);
+  scalar_path();
   b_.CreateBr(join);
   b_.SetInsertPoint(join);
 }

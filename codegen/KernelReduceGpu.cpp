@@ -138,17 +138,7 @@ void MethodEntryBuilder::emit_thread_fold(const MaybeSlot &acc, llvm::Value *fir
   llvm::Value *address = b_.CreatePtrToInt(in_, b_.getInt64Ty());
   llvm::Value *aligned =
       b_.CreateICmpEQ(b_.CreateAnd(address, i64(static_cast<int64_t>(element_size(dtype_)) - 1)), i64(0));
-  llvm::BasicBlock *vector_path = llvm::BasicBlock::Create(ctx_, "fold.vector", fn_);
-  llvm::BasicBlock *scalar_path = llvm::BasicBlock::Create(ctx_, "fold.scalar", fn_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "fold.done", fn_);
-  b_.CreateCondBr(aligned, vector_path, scalar_path);
-  b_.SetInsertPoint(vector_path);
-  emit_vector_fold(acc, first, last, tid, lanes);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(scalar_path);
-  scalar_loop();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
+  emit_vector_or_scalar(true, aligned, "fold", [&] { emit_vector_fold(acc, first, last, tid, lanes); }, scalar_loop);
 }
 
 void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg) {
@@ -165,38 +155,35 @@ void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid,
   //   t[tid] = has[tid] ? f(t[tid], t[tid + s]) : t[tid + s], has[tid] = 1; }
   llvm::AllocaInst *step = slot(b_.getInt64Ty(), "step");
   b_.CreateStore(i64(kReduceBlock / 2), step);
-  llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx_, "tree.head", fn_);
-  llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "tree.body", fn_);
-  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "tree.exit", fn_);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::Value *s = b_.CreateLoad(b_.getInt64Ty(), step, "s");
-  b_.CreateCondBr(b_.CreateICmpNE(s, i64(0)), body, exit);
-  b_.SetInsertPoint(body);
-  barrier();
-  llvm::Value *partner = b_.CreateAdd(tid, s, "partner", true, true);
-  emit_if(b_.CreateICmpULT(tid, s), "lower", [&] {
-    llvm::Value *right_has = b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(partner)), b_.getInt8(0));
-    emit_if(right_has, "pair", [&] {
-      llvm::Value *right = load(tree, partner);
-      llvm::Value *left_has = b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(tid)), b_.getInt8(0));
-      llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "pair.both", fn_);
-      llvm::BasicBlock *only = llvm::BasicBlock::Create(ctx_, "pair.right", fn_);
-      llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "pair.done", fn_);
-      b_.CreateCondBr(left_has, both, only);
-      b_.SetInsertPoint(both);
-      store(combine(load(tree, tid), right), tree, tid);
-      b_.CreateBr(done);
-      b_.SetInsertPoint(only);
-      store(right, tree, tid);
-      b_.CreateStore(b_.getInt8(1), flag_addr(tid));
-      b_.CreateBr(done);
-      b_.SetInsertPoint(done);
+  llvm::Value *s = nullptr;
+  auto more = [&] {
+    s = b_.CreateLoad(b_.getInt64Ty(), step, "s");
+    return b_.CreateICmpNE(s, i64(0));
+  };
+  emit_while("tree", more, [&] {
+    barrier();
+    llvm::Value *partner = b_.CreateAdd(tid, s, "partner", true, true);
+    emit_if(b_.CreateICmpULT(tid, s), "lower", [&] {
+      llvm::Value *right_has = b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(partner)), b_.getInt8(0));
+      emit_if(right_has, "pair", [&] {
+        llvm::Value *right = load(tree, partner);
+        llvm::Value *left_has = b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(tid)), b_.getInt8(0));
+        llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "pair.both", fn_);
+        llvm::BasicBlock *only = llvm::BasicBlock::Create(ctx_, "pair.right", fn_);
+        llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "pair.done", fn_);
+        b_.CreateCondBr(left_has, both, only);
+        b_.SetInsertPoint(both);
+        store(combine(load(tree, tid), right), tree, tid);
+        b_.CreateBr(done);
+        b_.SetInsertPoint(only);
+        store(right, tree, tid);
+        b_.CreateStore(b_.getInt8(1), flag_addr(tid));
+        b_.CreateBr(done);
+        b_.SetInsertPoint(done);
+      });
     });
+    b_.CreateStore(b_.CreateLShr(s, i64(1)), step);
   });
-  b_.CreateStore(b_.CreateLShr(s, i64(1)), step);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(exit);
   // Thread 0 wrote t[0] and has[0] last itself: no barrier before reading.
   llvm::Value *write = b_.CreateAnd(b_.CreateICmpEQ(tid, i64(0)),
                                     b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(i64(0))), b_.getInt8(0)));

@@ -99,24 +99,19 @@ void MethodEntryBuilder::emit_scan_gpu() {
         emit_if(b_.CreateICmpULT(i64(k), count), name, body);
       };
       // ---- load
-      llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "load.done", fn_);
-      if (vectors) {
-        llvm::BasicBlock *vector_path = llvm::BasicBlock::Create(ctx_, "load.vector", fn_);
-        llvm::BasicBlock *scalar_path = llvm::BasicBlock::Create(ctx_, "load.scalar", fn_);
-        b_.CreateCondBr(whole, vector_path, scalar_path);
-        b_.SetInsertPoint(vector_path);
-        llvm::Value *v = load_vector_asm(b_, element_addr(in_, base), vector_type);
-        for (int k = 0; k < items; ++k) {
-          set(k, storage_to_value(b_, dtype_, b_.CreateExtractElement(v, static_cast<uint64_t>(k))));
-        }
-        b_.CreateBr(join);
-        b_.SetInsertPoint(scalar_path);
-      }
-      for (int k = 0; k < items; ++k) {
-        guarded(k, "load", [&] { set(k, load(in_, b_.CreateAdd(base, i64(k), "", true, true))); });
-      }
-      b_.CreateBr(join);
-      b_.SetInsertPoint(join);
+      emit_vector_or_scalar(
+          vectors, whole, "load",
+          [&] {
+            llvm::Value *v = load_vector_asm(b_, element_addr(in_, base), vector_type);
+            for (int k = 0; k < items; ++k) {
+              set(k, storage_to_value(b_, dtype_, b_.CreateExtractElement(v, static_cast<uint64_t>(k))));
+            }
+          },
+          [&] {
+            for (int k = 0; k < items; ++k) {
+              guarded(k, "load", [&] { set(k, load(in_, b_.CreateAdd(base, i64(k), "", true, true))); });
+            }
+          });
       // ---- the thread's own inclusive scan and total
       for (int k = 1; k < items; ++k) {
         guarded(k, "local", [&] { set(k, combine(get(k - 1), get(k))); });
@@ -135,26 +130,23 @@ void MethodEntryBuilder::emit_scan_gpu() {
       // ---- inclusive scan of the totals: for (d = 1; d < active; d <<= 1)
       //      { barrier; x = t[tid - d]; barrier; t[tid] = own = f(x, own) } for d <= tid < active
       b_.CreateStore(i64(1), distance);
-      llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx_, "hs.head", fn_);
-      llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "hs.body", fn_);
-      llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "hs.exit", fn_);
-      b_.CreateBr(head);
-      b_.SetInsertPoint(head);
-      llvm::Value *d = b_.CreateLoad(b_.getInt64Ty(), distance, "d");
-      b_.CreateCondBr(b_.CreateICmpULT(d, active), body, exit);
-      b_.SetInsertPoint(body);
-      llvm::Value *take = b_.CreateAnd(b_.CreateICmpUGE(tid, d), b_.CreateICmpULT(tid, active), "take");
-      barrier();
-      emit_if(take, "hs.read", [&] { b_.CreateStore(load(totals, b_.CreateSub(tid, d)), left); });
-      barrier();
-      emit_if(take, "hs.write", [&] {
-        llvm::Value *sum = combine(b_.CreateLoad(value_type, left), b_.CreateLoad(value_type, own));
-        b_.CreateStore(sum, own);
-        store(sum, totals, tid);
+      llvm::Value *d = nullptr;
+      auto more = [&] {
+        d = b_.CreateLoad(b_.getInt64Ty(), distance, "d");
+        return b_.CreateICmpULT(d, active);
+      };
+      emit_while("hs", more, [&] {
+        llvm::Value *take = b_.CreateAnd(b_.CreateICmpUGE(tid, d), b_.CreateICmpULT(tid, active), "take");
+        barrier();
+        emit_if(take, "hs.read", [&] { b_.CreateStore(load(totals, b_.CreateSub(tid, d)), left); });
+        barrier();
+        emit_if(take, "hs.write", [&] {
+          llvm::Value *sum = combine(b_.CreateLoad(value_type, left), b_.CreateLoad(value_type, own));
+          b_.CreateStore(sum, own);
+          store(sum, totals, tid);
+        });
+        b_.CreateStore(b_.CreateShl(d, i64(1)), distance);
       });
-      b_.CreateStore(b_.CreateShl(d, i64(1)), distance);
-      b_.CreateBr(head);
-      b_.SetInsertPoint(exit);
       barrier();
       // ---- the thread's exclusive prefix: the carry, then the threads before it
       b_.CreateStore(b_.CreateLoad(b_.getInt1Ty(), carry.has), prefix.has);
@@ -167,25 +159,20 @@ void MethodEntryBuilder::emit_scan_gpu() {
         }
       });
       // ---- store
-      llvm::BasicBlock *stored = llvm::BasicBlock::Create(ctx_, "store.done", fn_);
-      if (vectors) {
-        llvm::BasicBlock *vector_path = llvm::BasicBlock::Create(ctx_, "store.vector", fn_);
-        llvm::BasicBlock *scalar_path = llvm::BasicBlock::Create(ctx_, "store.scalar", fn_);
-        b_.CreateCondBr(whole, vector_path, scalar_path);
-        b_.SetInsertPoint(vector_path);
-        llvm::Value *v = llvm::PoisonValue::get(vector_type);
-        for (int k = 0; k < items; ++k) {
-          v = b_.CreateInsertElement(v, value_to_storage(b_, dtype_, get(k)), static_cast<uint64_t>(k));
-        }
-        b_.CreateAlignedStore(v, element_addr(out_, base), llvm::Align(static_cast<uint64_t>(vector_bytes)));
-        b_.CreateBr(stored);
-        b_.SetInsertPoint(scalar_path);
-      }
-      for (int k = 0; k < items; ++k) {
-        guarded(k, "store", [&] { store(get(k), out_, b_.CreateAdd(base, i64(k), "", true, true)); });
-      }
-      b_.CreateBr(stored);
-      b_.SetInsertPoint(stored);
+      emit_vector_or_scalar(
+          vectors, whole, "store",
+          [&] {
+            llvm::Value *v = llvm::PoisonValue::get(vector_type);
+            for (int k = 0; k < items; ++k) {
+              v = b_.CreateInsertElement(v, value_to_storage(b_, dtype_, get(k)), static_cast<uint64_t>(k));
+            }
+            b_.CreateAlignedStore(v, element_addr(out_, base), llvm::Align(static_cast<uint64_t>(vector_bytes)));
+          },
+          [&] {
+            for (int k = 0; k < items; ++k) {
+              guarded(k, "store", [&] { store(get(k), out_, b_.CreateAdd(base, i64(k), "", true, true)); });
+            }
+          });
       // ---- the tile's total joins the carry (every thread, the same value)
       fold_into(carry, load(totals, b_.CreateSub(active, i64(1))));
       barrier();  // the totals are rewritten by the next tile

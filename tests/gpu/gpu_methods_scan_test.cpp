@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_methods_util.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -44,12 +45,9 @@ def checked_add(a, b):
     return a + b
 )SRC";
 
-/// Small integers, some negative: i -> (i * 7) % 13 - 6 (partial sums stay small).
 template <typename T>
 std::vector<T> data(int64_t n) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<T>((i * 7) % 13 - 6);
-  return v;
+  return ufjit::gpu_testing::method_data<T>(n);
 }
 
 /// np.cumsum, left to right, in int64.

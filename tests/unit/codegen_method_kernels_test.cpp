@@ -4,8 +4,6 @@
 // the method ABI says (rows, chunks, in-place accumulate).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <vector>
 
 #include "codegen/Codegen.h"
@@ -36,9 +34,6 @@ TEST(CodegenMethodKernels, GpuReduceIsATreeInSharedMemory) {
   EXPECT_NE(ptx.find("ld.shared.f32"), std::string::npos);
   if (nvjitlink_available()) {
     EXPECT_FALSE(ptx_to_cubin(ptx, "sm_90").empty());
-  }
-  if (const char *dump = std::getenv("UFJIT_DUMP_METHOD_PTX")) {
-    std::ofstream(dump) << ptx;
   }
 }
 
