@@ -84,6 +84,16 @@ TEST_F(MethodOptions, DtypeChoosesTheLoopAndTheResultDtype) {
             std::vector<int32_t>{-2147483647 - 1});
 }
 
+TEST_F(MethodOptions, ASignatureLessUfuncCompilesTheLoopOfTheDtype) {
+  ufjit::Ufunc dynamic = rt_->vectorize("from numba import vectorize\n@vectorize(identity=0)\ndef add(a, b):\n    return a + b\n");
+  Array r = dynamic.reduce(std::vector<double>{1.5, 2.5}, {.dtype = DType::Int64});
+  EXPECT_EQ(r.dtype(), DType::Int64);
+  EXPECT_EQ(r.to_vector<int64_t>(), std::vector<int64_t>{3});
+  Array s = dynamic.accumulate(std::vector<int64_t>{1, 2, 3}, {.dtype = DType::Float32});
+  EXPECT_EQ(s.dtype(), DType::Float32);
+  EXPECT_EQ(s.to_vector<float>(), (std::vector<float>{1, 3, 6}));
+}
+
 TEST_F(MethodOptions, ADtypeWithoutItsLoopIsADispatchError) {
   try {
     f("add").reduce(std::vector<int64_t>{1, 2}, {.dtype = DType::Int8});
