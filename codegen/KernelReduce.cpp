@@ -153,7 +153,7 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   llvm::FunctionType *type = nullptr;
   if (gpu()) {
     llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
-    std::vector<llvm::Type *> params = {i64t, i64t, i64t, i64t, global_ptr, global_ptr, global_ptr};
+    std::vector<llvm::Type *> params = {i64t, i64t, i64t, i64t, global_ptr, global_ptr, global_ptr, global_ptr};
     if (sig_.can_raise) {
       params.push_back(global_ptr);
     }
@@ -174,8 +174,9 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
     in_ = fn_->getArg(4);
     out_ = fn_->getArg(5);
     aux_ = fn_->getArg(6);
+    out_has_ = fn_->getArg(7);
     if (sig_.can_raise) {
-      error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(7), generic, "error");
+      error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(8), generic, "error");
     }
   } else {
     begin_ = fn_->getArg(0);
@@ -192,8 +193,9 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
     in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
     out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
     aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
+    out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
     if (sig_.can_raise) {
-      error_flag_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "error");
+      error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
     }
   }
   switch (method) {

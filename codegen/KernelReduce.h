@@ -7,14 +7,15 @@
 //
 // Method ABI (the runtime's runtime/Methods.cpp prepares the operands):
 //   parameters, in order: rows int64, len int64, chunks int64, chunk_len
-//   int64, in pointer, out pointer, aux pointer, then the error flag
-//   (a uint32 pointer, codegen/KernelABI.h) only when the module can raise.
+//   int64, in pointer, out pointer, aux pointer, out_has pointer, then the
+//   error flag (a uint32 pointer, codegen/KernelABI.h) only when the module
+//   can raise.
 //   `in` is a C-contiguous [rows, len] array of T; len >= 1 and rows >= 1.
 //   Segment s in [0, rows * chunks) is the elements of row s / chunks from
 //   column (s % chunks) * chunk_len, at most chunk_len of them (each segment
 //   holds at least one).
 //
-//   Reduce (aux unused): folds each segment into out[s]. With chunks == 1
+//   Reduce (aux, out_has unused): folds each segment into out[s]. With chunks == 1
 //     that is the reduction of each row; with more, a second call over
 //     [rows, chunks] finishes it.
 //     GPU: a `.entry` launched with exactly kReduceBlock threads per block;
@@ -28,9 +29,13 @@
 //     CPU: `void(int64 begin, int64 end, void *const *params)` over segments
 //     [begin, end), each folded left to right.
 //   ReduceWhere (aux: a bool [rows, len] mask, 1 = take the element): as
-//     Reduce with chunks == 1, skipping masked-out elements; the first
-//     element of every row must be taken (the runtime puts the initial value
-//     there), so every row has a value.
+//     Reduce, skipping masked-out elements; the first element of every row
+//     must be taken (the runtime puts the initial value there), so every row
+//     has a value. CPU: chunks == 1 only. GPU: chunks may be more; a segment
+//     without a taken element leaves out[s] as it is, and when out_has is not
+//     null out_has[s] (bool) says whether the segment took one, so that a
+//     second ReduceWhere over [rows, chunks] with out_has as its mask
+//     finishes the rows (chunk 0 holds the row's first element).
 //   Accumulate: out[r, 0] = in[r, 0]; out[r, j] = f(out[r, j-1], in[r, j]).
 //     `out` may be `in`.
 //     CPU: one loop per row, rows [begin, end); chunks, chunk_len, aux unused.

@@ -82,8 +82,9 @@ class MethodEntryBuilder {
   void emit_thread_fold(const MaybeSlot &acc, llvm::Value *first, llvm::Value *last, llvm::Value *tid, bool masked);
   void emit_vector_fold(const MaybeSlot &acc, llvm::Value *first, llvm::Value *last, llvm::Value *tid, int lanes);
   /// The block's tree over the threads' (value, has) pairs; thread 0 stores
-  /// the segment's value at out[seg].
-  void emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg);
+  /// the segment's value at out[seg] when it has one, and (`report_has`)
+  /// whether it has one at out_has[seg] when out_has is not null.
+  void emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg, bool report_has);
   void emit_accumulate_rows_gpu();
   void emit_scan_gpu();
 
@@ -102,6 +103,7 @@ class MethodEntryBuilder {
   llvm::Value *in_ = nullptr;
   llvm::Value *out_ = nullptr;
   llvm::Value *aux_ = nullptr;
+  llvm::Value *out_has_ = nullptr;  // ReduceWhere on the GPU: per segment, whether it took an element (may be null)
   llvm::Value *error_flag_ = nullptr;  // generic pointer, or null when the module cannot raise
   llvm::Value *begin_ = nullptr;       // CPU: the range of segments or rows
   llvm::Value *end_ = nullptr;

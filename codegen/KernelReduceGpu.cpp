@@ -141,7 +141,8 @@ void MethodEntryBuilder::emit_thread_fold(const MaybeSlot &acc, llvm::Value *fir
   emit_vector_or_scalar(true, aligned, "fold", [&] { emit_vector_fold(acc, first, last, tid, lanes); }, scalar_loop);
 }
 
-void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg) {
+void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg,
+                                         bool report_has) {
   llvm::Type *storage = element_storage_type(ctx_, dtype_);
   llvm::Type *value_type = element_value_type(ctx_, dtype_);
   llvm::Type *i8 = b_.getInt8Ty();
@@ -185,9 +186,15 @@ void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid,
     b_.CreateStore(b_.CreateLShr(s, i64(1)), step);
   });
   // Thread 0 wrote t[0] and has[0] last itself: no barrier before reading.
-  llvm::Value *write = b_.CreateAnd(b_.CreateICmpEQ(tid, i64(0)),
-                                    b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(i64(0))), b_.getInt8(0)));
-  emit_if(write, "write", [&] { store(load(tree, i64(0)), out_, seg); });
+  llvm::Value *is_first = b_.CreateICmpEQ(tid, i64(0));
+  llvm::Value *segment_has = b_.CreateLoad(i8, flag_addr(i64(0)), "segment.has");
+  emit_if(b_.CreateAnd(is_first, b_.CreateICmpNE(segment_has, b_.getInt8(0))), "write",
+          [&] { store(load(tree, i64(0)), out_, seg); });
+  if (report_has) {
+    emit_if(b_.CreateAnd(is_first, b_.CreateIsNotNull(out_has_)), "report", [&] {
+      b_.CreateStore(segment_has, b_.CreateInBoundsGEP(i8, out_has_, seg));  // 0 or 1, as the flags are
+    });
+  }
   barrier();  // the tree is reused by the block's next segment
 }
 
@@ -203,7 +210,7 @@ void MethodEntryBuilder::emit_reduce_gpu(bool masked) {
     auto [first, last] = segment_range(seg);
     b_.CreateStore(b_.getFalse(), acc.has);
     emit_thread_fold(acc, first, last, tid, masked);
-    emit_block_tree(acc, tid, seg);
+    emit_block_tree(acc, tid, seg, masked);
   });
 }
 

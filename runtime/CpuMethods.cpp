@@ -29,8 +29,9 @@ struct MethodParams {
   const void *in = nullptr;
   void *out = nullptr;
   const void *aux = nullptr;
+  void *out_has = nullptr;  // unused on the CPU (codegen/KernelReduce.h)
   void *error = nullptr;
-  void *pointers[8] = {&rows, &len, &chunks, &chunk_len, &in, &out, &aux, &error};
+  void *pointers[9] = {&rows, &len, &chunks, &chunk_len, &in, &out, &aux, &out_has, &error};
   MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o, const void *a, void *e)
       : rows(r), len(l), chunks(c), chunk_len(cl), in(i), out(o), aux(a), error(e) {}
   MethodParams(const MethodParams &) = delete;

@@ -2,6 +2,7 @@
 #include "runtime/cuda/CudaMethods.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/IRPrinter.h"
 #include "runtime/cuda/CudaModule.h"
@@ -81,14 +82,15 @@ class MethodLauncher {
 
   /// One launch of `kernel` over `segments` segments (a block each, grid-stride).
   void launch(const CudaKernel &kernel, int64_t grid, int64_t rows, int64_t len, int64_t chunks, int64_t chunk_len,
-              const void *in, void *out, const void *aux) {
+              const void *in, void *out, const void *aux, void *out_has = nullptr) {
     CUdeviceptr in_ptr = device_ptr(in);
     CUdeviceptr out_ptr = device_ptr(out);
     CUdeviceptr aux_ptr = device_ptr(aux);
+    CUdeviceptr out_has_ptr = device_ptr(out_has);
     CUdeviceptr flag_ptr = device_ptr(flag_.device());
     // The flag parameter exists only when the module can raise; the driver
     // reads as many parameters as the entry declares.
-    void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux_ptr, &flag_ptr};
+    void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux_ptr, &out_has_ptr, &flag_ptr};
     const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, int64_t{1} << 30));
     UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, blocks, 1, 1,
                    static_cast<unsigned>(codegen::kReduceBlock), 1, 1, 0, nullptr, params, nullptr);
@@ -101,8 +103,8 @@ class MethodLauncher {
   }
 
   int64_t resident() const { return int64_t{context_->properties().sm_count} * kBlocksPerSm; }
-  Array scratch(int64_t elements) const {
-    return allocate_device_array(context_, sig_.ret, {elements}, false, nullptr);
+  Array scratch(int64_t elements, std::optional<DType> dtype = std::nullopt) const {
+    return allocate_device_array(context_, dtype.value_or(sig_.ret), {elements}, false, nullptr);
   }
 
  private:
@@ -131,17 +133,24 @@ void run_reduce(MethodLauncher &l, const runtime::MethodLaunch &launch) {
   const int64_t len = launch.len;
   const int64_t resident = l.resident();
   const int64_t max_grid = resident * 4;
-  if (launch.where != nullptr) {
-    // A masked reduce: one block per row (the ABI's first element of each row is taken).
-    l.launch(l.kernel(MethodKernel::ReduceWhere), std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out,
-             launch.where);
-    l.finish();
+  const bool masked = launch.where != nullptr;
+  const CudaKernel &reduce = l.kernel(masked ? MethodKernel::ReduceWhere : MethodKernel::Reduce);
+  if (masked && rows < resident && len >= 2 * kMinChunk) {
+    // Few long masked rows: chunks that say whether they took an element,
+    // then a masked reduce of the chunks' results by those flags (chunk 0
+    // holds the row's first element, which is always taken).
+    const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinChunk, codegen::kReduceBlock);
+    Array partial = l.scratch(rows * chunks);
+    Array took = l.scratch(rows * chunks, DType::Bool);
+    l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, partial.data(),
+             launch.where, took.data());
+    l.launch(reduce, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out, took.data());
+    l.finish();  // before `partial` and `took` are freed
     return;
   }
-  const CudaKernel &reduce = l.kernel(MethodKernel::Reduce);
-  if (rows >= resident || len < 2 * kMinChunk) {
+  if (masked || rows >= resident || len < 2 * kMinChunk) {
     // One block per row (grid-stride over rows): one launch.
-    l.launch(reduce, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, nullptr);
+    l.launch(reduce, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, launch.where);
     l.finish();
     return;
   }

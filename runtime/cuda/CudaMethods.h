@@ -4,7 +4,8 @@
 //   reduce: one launch when rows are many or short (one block per row),
 //     else two: the rows in chunks (blocks of a grid sized to fill the
 //     device), then the chunks' results per row; a masked reduce (where=)
-//     is one block per row.
+//     the same, its chunks saying whether they took an element, so that the
+//     second launch takes only theirs.
 //   accumulate: one thread per row for short rows; else a block-level scan,
 //     one block per row when rows are many or short, else three launches
 //     (reduce then scan): each chunk's total (the reduce entry), the scan of

@@ -4,6 +4,7 @@
 // or loops over the same small-integer data.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -246,6 +247,22 @@ TEST_F(MethodOptions, WhereOnEveryAxisOfA3dArrayAndALongRow) {
     EXPECT_EQ(f("add").reduce(row, {.where = mask(odd, {n})}).to_vector<double>(), std::vector<double>{want})
         << "n = " << n;
   }
+  // Long stretches with nothing taken (whole chunks of a long row on the GPU):
+  // only elements 5, 700000 and the last of 2^21 + 3.
+  const int64_t n = (1 << 21) + 3;
+  std::vector<int64_t> row(static_cast<std::size_t>(n), 1000);
+  std::vector<uint8_t> few(static_cast<std::size_t>(n), 0);
+  for (int64_t k : {int64_t{5}, int64_t{700000}, n - 1}) {
+    row[static_cast<std::size_t>(k)] = k % 1000;
+    few[static_cast<std::size_t>(k)] = 1;
+  }
+  EXPECT_EQ(f("maximum").reduce(row, {.initial = -1, .where = mask(few, {n})}).to_vector<int64_t>(),
+            std::vector<int64_t>{(n - 1) % 1000});
+  EXPECT_EQ(f("add").reduce(row, {.where = mask(few, {n})}).to_vector<int64_t>(),
+            std::vector<int64_t>{5 + 0 + (n - 1) % 1000});
+  std::fill(few.begin(), few.end(), 0);
+  EXPECT_EQ(f("maximum").reduce(row, {.initial = -1, .where = mask(few, {n})}).to_vector<int64_t>(),
+            std::vector<int64_t>{-1});
 }
 
 }  // namespace

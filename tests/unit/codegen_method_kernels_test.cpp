@@ -78,12 +78,13 @@ TEST(CodegenMethodKernels, CpuEntriesFollowTheMethodAbi) {
   const void *in_ptr = in.data();
   void *out_ptr = out.data();
   const void *aux = nullptr;
-  void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux};
+  void *out_has = nullptr;
+  void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux, &out_has};
   entries[0](0, 6, params);
   EXPECT_EQ(out, (std::vector<int64_t>{3, 7, 5, 30, 70, 50}));
   // Accumulate in place.
   void *in_place = in.data();
-  void *acc_params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &in_place, &aux};
+  void *acc_params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &in_place, &aux, &out_has};
   entries[1](0, 2, acc_params);
   EXPECT_EQ(in, (std::vector<int64_t>{1, 3, 6, 10, 15, 10, 30, 60, 100, 150}));
   // ReduceWhere: the taken elements of each row (the first always taken).
@@ -94,7 +95,7 @@ TEST(CodegenMethodKernels, CpuEntriesFollowTheMethodAbi) {
   const void *values_ptr = values.data();
   void *sums_ptr = sums.data();
   const void *take_ptr = take.data();
-  void *where_params[] = {&rows, &len, &one, &len, &values_ptr, &sums_ptr, &take_ptr};
+  void *where_params[] = {&rows, &len, &one, &len, &values_ptr, &sums_ptr, &take_ptr, &out_has};
   entries[2](0, 2, where_params);
   EXPECT_EQ(sums, (std::vector<int64_t>{9, 30}));
 }
