@@ -12,12 +12,16 @@
 namespace ufjit::codegen {
 
 /// Kernels of the ufunc methods (codegen/KernelReduce.h): entry names are
-/// `<base>__reduce` / `<base>__accumulate`.
-enum class MethodKernel : uint8_t { Reduce, Accumulate };
-/// `<base>__reduce`, `<base>__accumulate`.
+/// `<base>__reduce`, `<base>__reduce_where`, `<base>__accumulate`,
+/// `<base>__accumulate_rows`.
+enum class MethodKernel : uint8_t { Reduce, ReduceWhere, Accumulate, AccumulateRows };
+/// The entry name of `method` for `base_name`.
 std::string method_entry_name(const std::string &base_name, MethodKernel method);
-/// Threads per block of a GPU reduce entry (the size of its shared tree).
+/// Threads per block of a GPU method entry (the size of its shared tree).
 inline constexpr int kReduceBlock = 256;
+/// Blocks of a GPU method entry resident per SM: its launch bounds, and what
+/// the runtime sizes grids by (runtime/cuda/CudaMethods.cpp).
+inline constexpr int kMethodBlocksPerSm = 8;
 
 /// One (ufunc, signature) to emit, with the variants wanted and the base of
 /// the entry names ("gaussian_pdf__f32_f32_f32"). Entry names are

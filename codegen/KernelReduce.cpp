@@ -1,85 +1,94 @@
-// Reduce and accumulate entries for both targets (codegen/KernelReduce.h).
-//
-// Loop-carried values live in allocas that SROA promotes, as in the strided
-// elementwise entry, so the builder makes no phis by hand.
+// Method entries (codegen/KernelReduce.h): the builder's common parts, the
+// CPU entries and the entry point. The GPU entries: KernelReduceGpu.cpp.
 #include "codegen/KernelReduce.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include "codegen/KernelReduceBuilder.h"
 #include "frontend/InternalAssert.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::codegen {
 
-namespace {
+namespace method_detail {
 
 using namespace kernel_detail;
 
-constexpr unsigned kGlobalAddressSpace = 1;
-constexpr unsigned kSharedAddressSpace = 3;
+llvm::Value *MethodEntryBuilder::sreg(llvm::Intrinsic::ID id) {
+  return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
+}
 
-class MethodEntryBuilder {
- public:
-  MethodEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig, TargetKind kind)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), kind_(kind), b_(ctx_) {}
+llvm::Value *MethodEntryBuilder::element_addr(llvm::Value *base, llvm::Value *index) {
+  return b_.CreateInBoundsGEP(element_storage_type(ctx_, dtype_), base, index);
+}
 
-  llvm::Function *build(MethodKernel method, const std::string &name);
+llvm::Value *MethodEntryBuilder::load(llvm::Value *base, llvm::Value *index) {
+  return load_element(b_, dtype_, element_addr(base, index), element_align(dtype_));
+}
 
- private:
-  bool gpu() const { return kind_ == TargetKind::Cuda; }
-  llvm::Value *i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
-  llvm::Value *sreg(llvm::Intrinsic::ID id) { return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty()); }
-  llvm::Value *element_addr(llvm::Value *base, llvm::Value *index) {
-    return b_.CreateInBoundsGEP(element_storage_type(ctx_, dtype_), base, index);
-  }
-  llvm::Value *load(llvm::Value *base, llvm::Value *index) {
-    return load_element(b_, dtype_, element_addr(base, index), element_align(dtype_));
-  }
-  void store(llvm::Value *value, llvm::Value *base, llvm::Value *index) {
-    store_element(b_, dtype_, value, element_addr(base, index), element_align(dtype_));
-  }
-  llvm::Value *combine(llvm::Value *a, llvm::Value *b) { return call_scalar(b_, scalar_, sig_, {a, b}); }
-  llvm::AllocaInst *slot(llvm::Type *type, const char *name) {
-    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-    return entry.CreateAlloca(type, nullptr, name);
-  }
-  /// if (cond) body(); leaves the builder after the join.
-  template <typename Body>
-  void emit_if(llvm::Value *cond, const char *name, Body body) {
-    llvm::BasicBlock *then = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
-    llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, std::string(name) + ".join", fn_);
-    b_.CreateCondBr(cond, then, join);
-    b_.SetInsertPoint(then);
-    body();
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-  }
-  void barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+void MethodEntryBuilder::store(llvm::Value *value, llvm::Value *base, llvm::Value *index) {
+  store_element(b_, dtype_, value, element_addr(base, index), element_align(dtype_));
+}
 
-  /// The [first, last) element range of segment `seg` (in elements of `in`).
-  std::pair<llvm::Value *, llvm::Value *> segment_range(llvm::Value *seg);
-  void emit_reduce_gpu();
-  void emit_reduce_cpu();
-  /// Accumulates row `r`.
-  void emit_accumulate_row(llvm::Value *r);
+llvm::Value *MethodEntryBuilder::combine(llvm::Value *a, llvm::Value *b) {
+  return call_scalar(b_, scalar_, sig_, {a, b}, error_flag_);
+}
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
-  TargetKind kind_;
-  llvm::IRBuilder<> b_;
-  DType dtype_ = DType::Float64;
-  llvm::Function *fn_ = nullptr;
-  llvm::Value *rows_ = nullptr;
-  llvm::Value *len_ = nullptr;
-  llvm::Value *chunks_ = nullptr;
-  llvm::Value *chunk_len_ = nullptr;
-  llvm::Value *in_ = nullptr;
-  llvm::Value *out_ = nullptr;
-  llvm::Value *begin_ = nullptr;  // CPU: the range of segments or rows
-  llvm::Value *end_ = nullptr;
-};
+llvm::AllocaInst *MethodEntryBuilder::slot(llvm::Type *type, const char *name) {
+  llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+MaybeSlot MethodEntryBuilder::maybe_slot(const char *name) {
+  MaybeSlot s;
+  s.value = slot(element_value_type(ctx_, dtype_), name);
+  s.has = slot(b_.getInt1Ty(), (std::string(name) + ".has").c_str());
+  return s;
+}
+
+void MethodEntryBuilder::fold_into(const MaybeSlot &acc, llvm::Value *v) {
+  llvm::Type *value_type = element_value_type(ctx_, dtype_);
+  llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "fold.both", fn_);
+  llvm::BasicBlock *first = llvm::BasicBlock::Create(ctx_, "fold.first", fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "fold.join", fn_);
+  b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), acc.has), both, first);
+  b_.SetInsertPoint(both);
+  b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(first);
+  b_.CreateStore(v, acc.value);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  b_.CreateStore(b_.getTrue(), acc.has);
+}
+
+void MethodEntryBuilder::mark_launch_bounds(llvm::Function &fn) {
+  // __launch_bounds__(kReduceBlock, kMethodBlocksPerSm): `.maxntid` and
+  // `.minnctapersm`, so that ptxas keeps the registers under what
+  // kMethodBlocksPerSm resident blocks allow (the float32 reduce took 33
+  // registers, which left 6 blocks of 8 per SM).
+  llvm::NamedMDNode *annotations = fn.getParent()->getOrInsertNamedMetadata("nvvm.annotations");
+  auto add = [&](const char *key, int value) {
+    llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(&fn), llvm::MDString::get(ctx_, key),
+                             llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(value)))};
+    annotations->addOperand(llvm::MDNode::get(ctx_, ops));
+  };
+  add("maxntidx", kReduceBlock);
+  if (is_cheap_scalar_function(scalar_)) {
+    add("minctasm", kMethodBlocksPerSm);  // an expensive function keeps its registers (no spills)
+  }
+}
+
+void MethodEntryBuilder::barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+llvm::Value *MethodEntryBuilder::shared_array(llvm::Type *type, int64_t count, const char *suffix) {
+  auto *array_type = llvm::ArrayType::get(type, static_cast<uint64_t>(count));
+  auto *array = new llvm::GlobalVariable(module_, array_type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(array_type), fn_->getName() + suffix, nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  array->setAlignment(llvm::Align(16));
+  return b_.CreateConstInBoundsGEP2_64(array_type, array, 0, 0);
+}
 
 std::pair<llvm::Value *, llvm::Value *> MethodEntryBuilder::segment_range(llvm::Value *seg) {
   llvm::Value *row = b_.CreateUDiv(seg, chunks_, "row");
@@ -93,81 +102,27 @@ std::pair<llvm::Value *, llvm::Value *> MethodEntryBuilder::segment_range(llvm::
   return {first, last};
 }
 
-void MethodEntryBuilder::emit_reduce_cpu() {
+void MethodEntryBuilder::emit_reduce_cpu(bool masked) {
   llvm::Type *value_type = element_value_type(ctx_, dtype_);
   llvm::AllocaInst *acc = slot(value_type, "acc");
   emit_counted_loop(b_, begin_, end_, i64(1), "seg", [&](llvm::Value *seg) {
     auto [first, last] = segment_range(seg);
+    // ReduceWhere: the first element of a row is always taken (the ABI).
     b_.CreateStore(load(in_, first), acc);
     llvm::Value *next = b_.CreateAdd(first, i64(1), "second", true, true);
     emit_counted_loop(b_, next, last, i64(1), "fold", [&](llvm::Value *i) {
-      llvm::Value *v = load(in_, i);
-      b_.CreateStore(combine(b_.CreateLoad(value_type, acc), v), acc);
-    });
-    store(b_.CreateLoad(value_type, acc), out_, seg);
-  });
-}
-
-void MethodEntryBuilder::emit_reduce_gpu() {
-  llvm::Type *value_type = element_value_type(ctx_, dtype_);
-  llvm::Type *storage = element_storage_type(ctx_, dtype_);
-  auto *tree_type = llvm::ArrayType::get(storage, kReduceBlock);
-  auto *tree = new llvm::GlobalVariable(module_, tree_type, false, llvm::GlobalValue::InternalLinkage,
-                                        llvm::UndefValue::get(tree_type), fn_->getName() + ".tree", nullptr,
-                                        llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-  tree->setAlignment(llvm::Align(16));
-  llvm::Value *tree_base = b_.CreateConstInBoundsGEP2_64(tree_type, tree, 0, 0);
-  llvm::Value *block = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-  llvm::Value *grid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
-  llvm::Value *tid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value *segments = b_.CreateMul(rows_, chunks_, "segments", true, true);
-  llvm::AllocaInst *acc = slot(value_type, "acc");
-  llvm::AllocaInst *active = slot(b_.getInt64Ty(), "active");
-  llvm::AllocaInst *step = slot(b_.getInt64Ty(), "step");
-  // The segment loop is uniform in a block, so every barrier is reached by
-  // every thread.
-  emit_counted_loop(b_, block, segments, grid, "seg", [&](llvm::Value *seg) {
-    auto [first, last] = segment_range(seg);
-    llvm::Value *mine = b_.CreateAdd(first, tid, "mine", true, true);
-    emit_if(b_.CreateICmpULT(mine, last), "has", [&] {
-      b_.CreateStore(load(in_, mine), acc);
-      llvm::Value *next = b_.CreateAdd(mine, i64(kReduceBlock), "mine.next", true, true);
-      emit_counted_loop(b_, next, last, i64(kReduceBlock), "fold", [&](llvm::Value *i) {
+      auto fold = [&] {
         llvm::Value *v = load(in_, i);
         b_.CreateStore(combine(b_.CreateLoad(value_type, acc), v), acc);
-      });
-      store(b_.CreateLoad(value_type, acc), tree_base, tid);
+      };
+      if (masked) {
+        llvm::Value *take = b_.CreateLoad(b_.getInt8Ty(), b_.CreateInBoundsGEP(b_.getInt8Ty(), aux_, i));
+        emit_if(b_.CreateICmpNE(take, b_.getInt8(0)), "take", fold);
+      } else {
+        fold();
+      }
     });
-    // Threads [0, active) hold a value: a prefix, as elements are dealt out in order.
-    llvm::Value *count = b_.CreateSub(last, first, "count", true, true);
-    llvm::Value *full = i64(kReduceBlock);
-    b_.CreateStore(b_.CreateSelect(b_.CreateICmpULT(count, full), count, full), active);
-    b_.CreateStore(i64(kReduceBlock / 2), step);
-    // for (s = 128; s > 0; s >>= 1) { barrier; if (tid < s && tid + s < active) t[tid] = f(t[tid], t[tid+s]);
-    //                                  active = min(active, s); }
-    llvm::BasicBlock *head = llvm::BasicBlock::Create(ctx_, "tree.head", fn_);
-    llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx_, "tree.body", fn_);
-    llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "tree.exit", fn_);
-    b_.CreateBr(head);
-    b_.SetInsertPoint(head);
-    llvm::Value *s = b_.CreateLoad(b_.getInt64Ty(), step, "s");
-    b_.CreateCondBr(b_.CreateICmpNE(s, i64(0)), body, exit);
-    b_.SetInsertPoint(body);
-    barrier();
-    llvm::Value *act = b_.CreateLoad(b_.getInt64Ty(), active, "act");
-    llvm::Value *partner = b_.CreateAdd(tid, s, "partner", true, true);
-    llvm::Value *pairs = b_.CreateAnd(b_.CreateICmpULT(tid, s), b_.CreateICmpULT(partner, act));
-    emit_if(pairs, "pair", [&] {
-      llvm::Value *left = load(tree_base, tid);
-      llvm::Value *right = load(tree_base, partner);
-      store(combine(left, right), tree_base, tid);
-    });
-    b_.CreateStore(b_.CreateSelect(b_.CreateICmpULT(act, s), act, s), active);
-    b_.CreateStore(b_.CreateLShr(s, i64(1)), step);
-    b_.CreateBr(head);
-    b_.SetInsertPoint(exit);
-    emit_if(b_.CreateICmpEQ(tid, i64(0)), "write", [&] { store(load(tree_base, i64(0)), out_, seg); });
-    barrier();  // the tree is reused by the block's next segment
+    store(b_.CreateLoad(value_type, acc), out_, seg);
   });
 }
 
@@ -198,7 +153,11 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   llvm::FunctionType *type = nullptr;
   if (gpu()) {
     llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
-    type = llvm::FunctionType::get(b_.getVoidTy(), {i64t, i64t, i64t, i64t, global_ptr, global_ptr}, false);
+    std::vector<llvm::Type *> params = {i64t, i64t, i64t, i64t, global_ptr, global_ptr, global_ptr, global_ptr};
+    if (sig_.can_raise) {
+      params.push_back(global_ptr);
+    }
+    type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   } else {
     llvm::Type *ptr = llvm::PointerType::get(ctx_, 0);
     type = llvm::FunctionType::get(b_.getVoidTy(), {i64t, i64t, ptr}, false);
@@ -206,6 +165,7 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+  llvm::Type *generic = llvm::PointerType::get(ctx_, 0);
   if (gpu()) {
     rows_ = fn_->getArg(0);
     len_ = fn_->getArg(1);
@@ -213,55 +173,83 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
     chunk_len_ = fn_->getArg(3);
     in_ = fn_->getArg(4);
     out_ = fn_->getArg(5);
+    aux_ = fn_->getArg(6);
+    out_has_ = fn_->getArg(7);
+    if (sig_.can_raise) {
+      error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(8), generic, "error");
+    }
   } else {
     begin_ = fn_->getArg(0);
     end_ = fn_->getArg(1);
     llvm::Value *params = fn_->getArg(2);
-    llvm::Type *ptr = llvm::PointerType::get(ctx_, 0);
     auto param = [&](int k) {
-      return b_.CreateAlignedLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, params, static_cast<uint64_t>(k)),
+      return b_.CreateAlignedLoad(generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)),
                                   llvm::Align(8));
     };
     rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
     len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");
     chunks_ = b_.CreateAlignedLoad(i64t, param(2), llvm::Align(8), "chunks");
     chunk_len_ = b_.CreateAlignedLoad(i64t, param(3), llvm::Align(8), "chunk_len");
-    in_ = b_.CreateAlignedLoad(ptr, param(4), llvm::Align(8), "in");
-    out_ = b_.CreateAlignedLoad(ptr, param(5), llvm::Align(8), "out");
-  }
-  if (method == MethodKernel::Reduce) {
-    if (gpu()) {
-      emit_reduce_gpu();
-    } else {
-      emit_reduce_cpu();
+    in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
+    out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
+    aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
+    out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
+    if (sig_.can_raise) {
+      error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
     }
-  } else if (gpu()) {
-    llvm::Value *block = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-    llvm::Value *threads = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-    llvm::Value *tid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-    llvm::Value *grid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
-    llvm::Value *gid = b_.CreateAdd(b_.CreateMul(block, threads, "", true, true), tid, "gid", true, true);
-    llvm::Value *stride = b_.CreateMul(threads, grid, "stride", true, true);
-    emit_counted_loop(b_, gid, rows_, stride, "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
-  } else {
-    emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+  }
+  switch (method) {
+    case MethodKernel::Reduce:
+    case MethodKernel::ReduceWhere:
+      if (gpu()) {
+        emit_reduce_gpu(method == MethodKernel::ReduceWhere);
+      } else {
+        emit_reduce_cpu(method == MethodKernel::ReduceWhere);
+      }
+      break;
+    case MethodKernel::Accumulate:
+      if (gpu()) {
+        emit_scan_gpu();
+        break;
+      }
+      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+      break;
+    case MethodKernel::AccumulateRows:
+      if (gpu()) {
+        emit_accumulate_rows_gpu();
+        break;
+      }
+      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+      break;
   }
   b_.CreateRetVoid();
   if (gpu()) {
     mark_ptx_kernel(*fn_);
+    mark_launch_bounds(*fn_);
   }
   return fn_;
 }
 
-}  // namespace
+}  // namespace method_detail
 
 std::string method_entry_name(const std::string &base_name, MethodKernel method) {
-  return base_name + (method == MethodKernel::Reduce ? "__reduce" : "__accumulate");
+  switch (method) {
+    case MethodKernel::Reduce:
+      return base_name + "__reduce";
+    case MethodKernel::ReduceWhere:
+      return base_name + "__reduce_where";
+    case MethodKernel::Accumulate:
+      return base_name + "__accumulate";
+    case MethodKernel::AccumulateRows:
+      return base_name + "__accumulate_rows";
+  }
+  internal_error << "unknown method kernel";
+  return "";
 }
 
 llvm::Function *build_method_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                                    MethodKernel method, TargetKind kind, const std::string &name) {
-  MethodEntryBuilder builder(module, scalar, sig, kind);
+  method_detail::MethodEntryBuilder builder(module, scalar, sig, kind);
   return builder.build(method, name);
 }
 

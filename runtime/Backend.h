@@ -201,7 +201,9 @@ struct CompiledKernel {
 /// One launch of a ufunc method kernel (codegen/KernelReduce.h) over
 /// C-contiguous rows in this backend's compute memory (device memory for
 /// CUDA): reduce writes out[rows], accumulate out[rows, len]. rows, len >= 1.
-/// runtime/Methods.cpp prepares it; the backend chunks long rows itself.
+/// runtime/Methods.cpp prepares it; the backend chunks long rows itself and
+/// picks the entry (Reduce or ReduceWhere when `where` is set; Accumulate or
+/// AccumulateRows), and reports a raise of the kernel as ufjit::KernelError.
 struct MethodLaunch {
   const CompiledSignature *signature = nullptr;
   codegen::MethodKernel method = codegen::MethodKernel::Reduce;
@@ -209,6 +211,9 @@ struct MethodLaunch {
   int64_t len = 1;
   const void *in = nullptr;
   void *out = nullptr;
+  /// Reduce: a bool [rows, len] mask in the same memory (1: take the
+  /// element), whose column 0 is all 1; null: every element.
+  const void *where = nullptr;
 };
 
 /// Construction parameters shared by all backends.

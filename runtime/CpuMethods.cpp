@@ -2,8 +2,10 @@
 #include "runtime/CpuMethods.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "frontend/InternalAssert.h"
+#include "runtime/KernelErrors.h"
 
 namespace ufjit::runtime {
 
@@ -17,7 +19,8 @@ struct CpuMethodKernel : CompiledKernel {
   codegen::CpuEntry entry;
 };
 
-/// The parameters of one method entry, with stable storage.
+/// The parameters of one method entry (codegen/KernelReduce.h), with stable
+/// storage.
 struct MethodParams {
   int64_t rows = 0;
   int64_t len = 0;
@@ -25,15 +28,18 @@ struct MethodParams {
   int64_t chunk_len = 0;
   const void *in = nullptr;
   void *out = nullptr;
-  void *pointers[6] = {&rows, &len, &chunks, &chunk_len, &in, &out};
-  MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o)
-      : rows(r), len(l), chunks(c), chunk_len(cl), in(i), out(o) {}
+  const void *aux = nullptr;
+  void *out_has = nullptr;  // unused on the CPU (codegen/KernelReduce.h)
+  void *error = nullptr;
+  void *pointers[9] = {&rows, &len, &chunks, &chunk_len, &in, &out, &aux, &out_has, &error};
+  MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o, const void *a, void *e)
+      : rows(r), len(l), chunks(c), chunk_len(cl), in(i), out(o), aux(a), error(e) {}
   MethodParams(const MethodParams &) = delete;
   MethodParams &operator=(const MethodParams &) = delete;
 };
 
-/// Runs entry(begin, end) over [0, count) on the pool in pieces of at least
-/// `min_piece`, or inline when small.
+/// Runs entry(begin, end) over [0, count) on the pool in pieces, or inline
+/// when small (`work_per_item` elements per index).
 void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item) {
   const int threads = pool.concurrency();
   if (threads == 1 || count == 1 || count * work_per_item < kInlineElements) {
@@ -51,7 +57,9 @@ void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int
 void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
                     const std::string &target_key) {
   const CompiledSignature &sig = *launch.signature;
-  const std::string entry_name = codegen::method_entry_name(sig.base_name, launch.method);
+  const codegen::MethodKernel method =
+      launch.where != nullptr ? codegen::MethodKernel::ReduceWhere : launch.method;
+  const std::string entry_name = codegen::method_entry_name(sig.base_name, method);
   KernelKey key;
   key.ir_hash = sig.ir_hash;
   key.signature = sig.signature + " " + entry_name;
@@ -63,7 +71,7 @@ void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, 
         codegen::EntryRequest request;
         request.module = sig.module.get();
         request.base_name = sig.base_name;
-        request.methods = {launch.method};
+        request.methods = {method};
         std::vector<codegen::CpuEntry> entries = compiler.compile({request});
         internal_assert(entries.size() == 1 && entries[0] != nullptr) << "no CPU entry for " << entry_name;
         return std::make_shared<CpuMethodKernel>(entries[0]);
@@ -71,28 +79,32 @@ void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, 
   const codegen::CpuEntry entry = kernel->entry;
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;
-  if (launch.method == codegen::MethodKernel::Accumulate) {
-    const MethodParams p(rows, len, 1, len, launch.in, launch.out);
-    split(pool, entry, p, rows, len);
-    return;
-  }
-  // Reduce: one segment per row when rows are many or short; else each row
-  // in chunks (a few per thread), then the chunks' results per row.
+  // The error flag (codegen/KernelABI.h), read after every piece finished.
+  std::atomic<uint32_t> raised{0};
+  void *error = can_raise(sig) ? static_cast<void *>(&raised) : nullptr;
   const int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;
-  if (pool.concurrency() == 1 || rows >= wanted || len < 2 * kMinChunkElements) {
-    const MethodParams p(rows, len, 1, len, launch.in, launch.out);
+  if (method != codegen::MethodKernel::Reduce || pool.concurrency() == 1 || rows >= wanted ||
+      len < 2 * kMinChunkElements) {
+    // Accumulate, a masked reduce, or rows that are many or short: one
+    // segment per row.
+    const MethodParams p(rows, len, 1, len, launch.in, launch.out, launch.where, error);
     split(pool, entry, p, rows, len);
+    check_raised(sig, raised.load());
     return;
   }
+  // Few long rows: each row in chunks (a few per thread), then the chunks'
+  // results per row.
   const int64_t per_row = std::max<int64_t>(1, std::min((len + kMinChunkElements - 1) / kMinChunkElements,
                                                         (wanted + rows - 1) / rows));
   const int64_t chunk_len = (len + per_row - 1) / per_row;
   const int64_t chunks = (len + chunk_len - 1) / chunk_len;
   Array partial = allocate_host(sig.ret, {rows * chunks});
-  const MethodParams first(rows, len, chunks, chunk_len, launch.in, partial.data());
+  const MethodParams first(rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, error);
   split(pool, entry, first, rows * chunks, chunk_len);
-  const MethodParams second(rows, chunks, 1, chunks, partial.data(), launch.out);
+  check_raised(sig, raised.load());
+  const MethodParams second(rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, error);
   entry(0, rows, second.pointers);
+  check_raised(sig, raised.load());
 }
 
 }  // namespace ufjit::runtime

@@ -1,147 +1,17 @@
-// The ufunc methods (runtime/Methods.h) and their public members of Ufunc.
+// The ufunc methods (runtime/Methods.h) and their public members of Ufunc;
+// the preparation steps: runtime/MethodsPrepare.h.
 #include "runtime/Methods.h"
-
-#include <algorithm>
-#include <array>
 
 #include "runtime/Broadcast.h"
 #include "runtime/Call.h"
 #include "runtime/Dispatch.h"
 #include "runtime/DynamicUfunc.h"
+#include "runtime/MethodsPrepare.h"
 #include "runtime/ViewChecks.h"
 
 namespace ufjit::runtime {
 
-namespace {
-
-/// A one-element host value of `dtype` that run_call reads as a scalar.
-struct HostValue {
-  alignas(16) std::array<uint8_t, 16> bytes{};
-  ArrayView view(DType dtype) {
-    ArrayView v;
-    v.data = bytes.data();
-    v.dtype = dtype;
-    return v;
-  }
-};
-
-const ArrayView &array_operand(const MethodTarget &t, const Operand &a, const char *method) {
-  if (a.kind != Operand::Kind::Array) {
-    throw InputError("'" + t.name + "'." + method + " takes an array, not a scalar or out(...)");
-  }
-  validate_view(a.array, [&] { return "the array of '" + t.name + "'." + method; });
-  if (t.backend.kind() == TargetKind::Cpu && a.array.residence == Residence::Device) {
-    throw InputError("the CPU target cannot use device memory: the array of '" + t.name + "'." + method + " (" +
-                     a.array.describe() + ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
-  }
-  return a.array;
-}
-
-/// The (T, T) -> T signature that dispatch picks for two arrays of `dtype`.
-const CompiledSignature &binary_signature(const MethodTarget &t, DType dtype, const char *method) {
-  if (t.signatures.empty() || t.signatures.front().params.size() != 2) {
-    throw DispatchError(std::string(method) + " only supported for binary functions; '" + t.name + "' takes " +
-                        std::to_string(t.signatures.empty() ? 0 : t.signatures.front().params.size()) + " inputs");
-  }
-  DispatchInput in;
-  in.is_array = true;
-  in.dtype = dtype;
-  const CompiledSignature &sig = t.signatures.at(resolve_signature(t.name, t.signatures, {in, in}));
-  if (sig.params[0] != sig.ret || sig.params[1] != sig.ret) {
-    throw DispatchError("'" + t.name + "'." + method + " needs a signature whose inputs and result share a type; " +
-                        "dispatch on " + std::string(dtype_name(dtype)) + " chose " + sig.signature);
-  }
-  return sig;
-}
-
-/// The axis `axis` of an array of `ndim` dims, negative counting from the end.
-int normalize_axis(int axis, int ndim) {
-  if (axis < -ndim || axis >= ndim) {
-    throw ShapeError("axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
-                     std::to_string(ndim));
-  }
-  return axis < 0 ? axis + ndim : axis;
-}
-
-/// `v` with dims in the order `order` (shape[i] = v.shape[order[i]]).
-ArrayView permute(const ArrayView &v, const std::vector<int> &order) {
-  ArrayView p = v;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    p.shape[i] = v.shape[static_cast<std::size_t>(order[i])];
-    p.strides[i] = v.strides[static_cast<std::size_t>(order[i])];
-  }
-  return p;
-}
-
-Residence compute_memory(const MethodTarget &t) {
-  return t.backend.kind() == TargetKind::Cpu ? Residence::Host : Residence::Device;
-}
-
-Array allocate(const MethodTarget &t, DType dtype, const std::vector<int64_t> &shape, Residence where) {
-  return where == Residence::Host ? allocate_host(dtype, shape) : t.backend.device_empty(dtype, shape);
-}
-
-/// dst = src converted to dst's dtype (same shape, any memory and strides).
-void convert_into(const MethodTarget &t, const ArrayView &src, const ArrayView &dst) {
-  if (src.residence == Residence::Host && dst.residence == Residence::Host && src.dtype == dst.dtype) {
-    copy_host_strided(src, dst);
-    return;
-  }
-  const CompiledSignature &cast = t.core.cast_signature(src.dtype, dst.dtype);
-  (void)run_call(t.core, t.backend, cast.ufunc_name, {cast}, {Operand(src), Operand(Out{dst})}, nullptr);
-}
-
-/// `v` as a C-contiguous array of `dtype` in the backend's memory: `v`
-/// itself when it is one, else a converted copy kept in `keep`.
-const void *compute_input(const MethodTarget &t, const ArrayView &v, DType dtype, Array &keep) {
-  if (v.residence == compute_memory(t) && v.dtype == dtype && v.is_c_contiguous()) {
-    return v.data;
-  }
-  keep = allocate(t, dtype, v.shape, compute_memory(t));
-  convert_into(t, v, keep.view());
-  return keep.data();
-}
-
-/// The result array: `computed` (in the backend's memory) moved where the
-/// caller wants it: into `out`, or to the host for a host operand.
-Array deliver(const MethodTarget &t, Array computed, const ArrayView &computed_view, Residence wanted,
-              const std::optional<Out> &out) {
-  if (out) {
-    convert_into(t, computed_view, out->view);
-    return Array();
-  }
-  if (computed_view.residence != wanted) {
-    return t.backend.to_host(computed_view);
-  }
-  return Array(computed_view, computed.holder());
-}
-
-void check_out(const MethodTarget &t, const std::optional<Out> &out, const std::vector<int64_t> &shape, DType dtype,
-               const char *method) {
-  if (!out) {
-    return;
-  }
-  validate_view(out->view, [&] { return "out of '" + t.name + "'." + method; });
-  if (t.backend.kind() == TargetKind::Cpu && out->view.residence == Residence::Device) {
-    throw InputError("the CPU target cannot use device memory: out of '" + t.name + "'." + method + " (" +
-                     out->view.describe() + ") is on the device");
-  }
-  if (out->view.shape != shape) {
-    throw ShapeError("out(...) of '" + t.name + "'." + method + " has shape " + format_shape(out->view.shape) +
-                     " but the result has shape " + format_shape(shape));
-  }
-  if (out->view.dtype != dtype) {
-    throw DispatchError("out(...) of '" + t.name + "'." + method + " has dtype " +
-                        std::string(dtype_name(out->view.dtype)) + " but the result is " +
-                        std::string(dtype_name(dtype)));
-  }
-}
-
-std::string identity_name(Identity identity) {
-  return identity == Identity::Reorderable ? "'reorderable'" : "None";
-}
-
-}  // namespace
+using namespace methods;
 
 void Backend::run_method(const MethodLaunch & /*launch*/) {
   throw InternalError("this target does not implement ufunc methods");
@@ -151,7 +21,7 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
                  const std::optional<Out> &out) {
   // ---- 1. operand, signature, axes
   const ArrayView &a = array_operand(t, a_operand, "reduce");
-  const CompiledSignature &sig = binary_signature(t, a.dtype, "reduce");
+  const CompiledSignature &sig = method_signature(t, a.dtype, options.dtype, out, "reduce");
   const DType type = sig.ret;
   const int ndim = a.ndim();
   std::vector<bool> reduced(static_cast<std::size_t>(ndim), options.all_axes);
@@ -200,7 +70,7 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
                         "'reorderable')");
   }
 
-  // ---- 2. initial value, `out`, the empty reduction
+  // ---- 2. initial value, where, `out`, the empty reduction
   HostValue initial;
   const bool has_initial = options.initial.has_value();
   if (has_initial) {
@@ -213,61 +83,85 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
     (void)resolve_signature(t.name, {sig}, {dispatch_input(*options.initial), as_array});  // fits T (NEP 50)
     initial.bytes = convert_scalar(options.initial->scalar, type);
   }
-  check_out(t, out, result_shape, type, "reduce");
+  const std::optional<HostValue> identity = identity_value(t, type);
+  std::optional<ArrayView> where;
+  if (options.where) {
+    where = where_mask(t, *options.where, a.shape);
+    if (!has_initial && !identity) {
+      throw InputError("reduction operation '" + t.name + "' does not have an identity, so to use a where mask one " +
+                       "has to specify 'initial' (identity=" + identity_name(t.identity) + ")");
+    }
+  }
+  check_out(t, out, result_shape, "reduce");
   const Residence wanted = a.residence;
   if (rows == 0) {
     return out ? Array() : allocate(t, type, result_shape, wanted);
   }
-  if (len == 0 || reduced_count == 0) {
-    HostValue fill = initial;
+  if (len == 0 || (reduced_count == 0 && !where)) {
+    HostValue start = initial;
     if (reduced_count == 0) {
       // No axis reduced (a 0-d array, or axis=None of 0-d): f(initial, a) or a copy.
     } else if (!has_initial) {
-      if (t.identity != Identity::Zero && t.identity != Identity::One) {
+      if (!identity) {
         throw ShapeError("zero-size array to reduction operation '" + t.name + "' which has no identity (identity=" +
                          identity_name(t.identity) + "); pass an initial value");
       }
-      Scalar one_or_zero;
-      one_or_zero.dtype = DType::Int64;
-      one_or_zero.value.i = t.identity == Identity::One ? 1 : 0;
-      fill.bytes = convert_scalar(one_or_zero, type);
+      start = *identity;
     }
     Array result = out ? Array() : allocate(t, type, result_shape, wanted);
     const ArrayView &dst = out ? out->view : result.view();
     if (len == 0) {
-      const CompiledSignature &cast = t.core.cast_signature(type, type);
-      (void)run_call(t.core, t.backend, cast.ufunc_name, {cast}, {Operand(fill.view(type)), Operand(Out{dst})},
-                     nullptr);
+      fill(t, start, type, dst);
     } else if (has_initial) {
       ArrayView src = a;
       src.shape = result_shape;
       src.strides = ArrayView::c_strides(result_shape, dtype_size(a.dtype));  // all dims 1: strides unused
-      (void)run_call(t.core, t.backend, t.name, {sig}, {Operand(initial.view(type)), Operand(src), Operand(Out{dst})},
-                     nullptr);
+      Array cast_src;
+      const void *data = compute_input(t, src, type, cast_src);
+      ArrayView typed = src;
+      typed.data = const_cast<void *>(data);
+      typed.dtype = type;
+      typed.residence = compute_memory(t);
+      typed.strides = ArrayView::c_strides(result_shape, dtype_size(type));
+      Array computed = allocate(t, type, result_shape, compute_memory(t));
+      (void)run_call(t.core, t.backend, t.name, {sig},
+                     {Operand(start.view(type)), Operand(typed), Operand(Out{computed.view()})}, nullptr);
+      convert_into(t, computed.view(), dst);
     } else {
       ArrayView src = a;
       src.shape = result_shape;
       src.strides = ArrayView::c_strides(result_shape, dtype_size(a.dtype));
-      convert_into(t, src, dst);
+      if (src.dtype == type) {
+        convert_into(t, src, dst);
+      } else {
+        Array typed = allocate(t, type, result_shape, compute_memory(t));
+        convert_into(t, src, typed.view());  // a's value as the loop's type, then out's
+        convert_into(t, typed.view(), dst);
+      }
     }
     return result;
   }
 
   // ---- 3. rows of the reduced axes, contiguous in the backend's memory
-  Array input_copy;
-  const void *input = compute_input(t, permute(a, order), type, input_copy);
   Array computed = allocate(t, type, result_shape, compute_memory(t));
-  MethodLaunch launch;
-  launch.signature = &sig;
-  launch.method = codegen::MethodKernel::Reduce;
-  launch.rows = rows;
-  launch.len = len;
-  launch.in = input;
-  launch.out = computed.data();
-  t.backend.run_method(launch);
-  if (has_initial) {
-    (void)run_call(t.core, t.backend, t.name, {sig},
-                   {Operand(initial.view(type)), Operand(computed.view()), Operand(Out{computed.view()})}, nullptr);
+  if (where) {
+    run_masked_reduce(t, sig, permute(a, order), permute(*where, order), reduced_count,
+                      has_initial ? initial : *identity, computed);
+  } else {
+    Array input_copy;
+    const void *input = compute_input(t, permute(a, order), type, input_copy);
+    MethodLaunch launch;
+    launch.signature = &sig;
+    launch.method = codegen::MethodKernel::Reduce;
+    launch.rows = rows;
+    launch.len = len;
+    launch.in = input;
+    launch.out = computed.data();
+    t.backend.run_method(launch);
+    if (has_initial) {
+      (void)run_call(t.core, t.backend, t.name, {sig},
+                     {Operand(initial.view(type)), Operand(computed.view()), Operand(Out{computed.view()})}, nullptr);
+    }
   }
   const ArrayView computed_view = computed.view();
   return deliver(t, std::move(computed), computed_view, wanted, out);
@@ -276,7 +170,7 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
 Array run_accumulate(const MethodTarget &t, const Operand &a_operand, const AccumulateOptions &options,
                      const std::optional<Out> &out) {
   const ArrayView &a = array_operand(t, a_operand, "accumulate");
-  const CompiledSignature &sig = binary_signature(t, a.dtype, "accumulate");
+  const CompiledSignature &sig = method_signature(t, a.dtype, options.dtype, out, "accumulate");
   const DType type = sig.ret;
   const int ndim = a.ndim();
   if (ndim == 0) {
@@ -284,7 +178,7 @@ Array run_accumulate(const MethodTarget &t, const Operand &a_operand, const Accu
                      "accumulate on a scalar)");
   }
   const int axis = normalize_axis(options.axis, ndim);
-  check_out(t, out, a.shape, type, "accumulate");
+  check_out(t, out, a.shape, "accumulate");
   const Residence wanted = a.residence;
   if (checked_size(a.shape) == 0) {
     return out ? Array() : allocate(t, type, a.shape, wanted);
@@ -363,6 +257,17 @@ runtime::SignatureList method_signatures(UfuncState &state, const Operand &a, co
   return std::make_shared<const std::vector<runtime::CompiledSignature>>(1, (*all)[chosen]);
 }
 
+/// What a dynamic ufunc compiles for: `a`, or with `dtype=` an array of
+/// that dtype (NumPy's loop of the dtype).
+Operand with_dtype(const Operand &a, const std::optional<DType> &dtype) {
+  if (!dtype || a.kind != Operand::Kind::Array) {
+    return a;
+  }
+  Operand typed = a;
+  typed.array.dtype = *dtype;
+  return typed;
+}
+
 runtime::MethodTarget method_target(UfuncState &state, const runtime::SignatureList &signatures) {
   runtime::Backend &backend = state.core->backend(state.core->target_for(state.decorator_target));
   return runtime::MethodTarget{*state.core, backend, state.name, *signatures, state.identity};
@@ -379,13 +284,15 @@ Identity Ufunc::identity() const {
 
 Array Ufunc::reduce(const Operand &a, const ReduceOptions &options, const std::optional<Out> &out) const {
   check_state(state_);
-  const runtime::SignatureList signatures = method_signatures(*state_, a, a);
+  const Operand typed = with_dtype(a, options.dtype);
+  const runtime::SignatureList signatures = method_signatures(*state_, typed, typed);
   return runtime::run_reduce(method_target(*state_, signatures), a, options, out);
 }
 
 Array Ufunc::accumulate(const Operand &a, const AccumulateOptions &options, const std::optional<Out> &out) const {
   check_state(state_);
-  const runtime::SignatureList signatures = method_signatures(*state_, a, a);
+  const Operand typed = with_dtype(a, options.dtype);
+  const runtime::SignatureList signatures = method_signatures(*state_, typed, typed);
   return runtime::run_accumulate(method_target(*state_, signatures), a, options, out);
 }
 

@@ -1,11 +1,13 @@
 // The ufunc methods reduce, accumulate and outer (NumPy's `ufunc.reduce`,
 // `ufunc.accumulate`, `ufunc.outer`), the same algorithm for every target:
 //
-//   choose the (T, T) -> T signature by dispatch on (a, a) -> check axes,
-//   `initial` and `out` -> move the method's axes last and make the operand
-//   C-contiguous in the backend's memory (one copy, only when needed) ->
-//   Backend::run_method over [rows, len] -> apply `initial` -> place the
-//   result (a new array where `a` is, or `out`).
+//   choose the (T, T) -> T signature (dtype=, else dispatch on (out, a) or
+//   (a, a)) -> check axes, `initial`, `where` and `out` -> move the method's
+//   axes last and make the operand C-contiguous of T in the backend's memory
+//   (one copy, only when needed; a masked reduce copies into rows that start
+//   with the initial value) -> Backend::run_method over [rows, len], which
+//   reports a raise of the kernel -> apply `initial` -> place the result (a
+//   new array where `a` is, or cast into `out`).
 //
 // outer needs no kernel: a[..., None, ...] against b through broadcasting
 // views, one ordinary call (runtime/Call.cpp). Copies, casts and the

@@ -7,7 +7,7 @@
 #              holds this machine's libstdc++/libgcc_s for older hosts
 #   bin/       the ufjit tool
 #   tests/     every test executable, plus tests/ data (lit, diagnostics, api)
-#   bench/     bench_gpu and benchmarks/compare/*
+#   bench/     bench_gpu, bench_methods and benchmarks/compare/*
 #   examples/  example programs and sources
 # Usage: tools/make_bundle.sh [extra cmake configure arguments]
 # Env: UFJIT_BUNDLE_BUILD (build dir, default build-bundle), UFJIT_JOBS.
@@ -53,6 +53,13 @@ if [[ -x "$build/benchmarks/gpu/bench_gpu" ]]; then
 else
   g++ -std=c++20 -O2 -I. -Iinclude -isystem "${CUDAToolkit_ROOT:-/usr/local/cuda}/include" \
     benchmarks/gpu/bench_gpu.cpp -L"$stage/lib" -lufjit -ldl -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_gpu"
+fi
+# bench_methods (ufunc methods; compare_methods.py is its CuPy side): public API only.
+if [[ -x "$build/benchmarks/gpu/bench_methods" ]]; then
+  cp "$build/benchmarks/gpu/bench_methods" "$stage/bench/"
+else
+  g++ -std=c++20 -O2 -Iinclude benchmarks/gpu/bench_methods.cpp -L"$stage/lib" -lufjit \
+    -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_methods"
 fi
 cp benchmarks/compare/*.py benchmarks/compare/*.json "$stage/bench/"
 

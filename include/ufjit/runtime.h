@@ -120,11 +120,23 @@ struct UFJIT_API ReduceOptions {
   /// The first value of every reduction (NumPy's `initial`); also what an
   /// empty reduction gives. A scalar: a plain number (weak) or typed<T>(x).
   std::optional<Operand> initial;
+  /// NumPy's `dtype=`: the signature (T, T) -> T with T == dtype is used and
+  /// gives the result's dtype; the input is cast to T as NumPy casts it for
+  /// a reduction (unsafely: 2.5 -> 2 for an integer dtype). Without it the
+  /// signature is chosen by dispatch on (out, a) when `out` is given, else
+  /// on (a, a); a result of another dtype than `out`'s is cast into it.
+  std::optional<DType> dtype;
+  /// NumPy's `where=`: a bool array that broadcasts to the input's shape;
+  /// only the elements where it is true are reduced. A ufunc without an
+  /// identity (identity= None or 'reorderable') needs `initial` with it.
+  std::optional<ArrayView> where;
 };
 
 /// Options of Ufunc::accumulate (NumPy's `ufunc.accumulate`).
 struct UFJIT_API AccumulateOptions {
   int axis = 0;
+  /// NumPy's `dtype=`, as ReduceOptions::dtype.
+  std::optional<DType> dtype;
 };
 
 /// A compiled (or lazily compiled) ufunc. Cheap to copy; shares its state.
@@ -192,13 +204,18 @@ class UFJIT_API Ufunc {
 
   /// Ufunc methods, for binary ufuncs whose signature takes and returns one
   /// type (`float32(float32, float32)`); the signature is chosen by dispatch
-  /// on (a, a). Host and device arrays as for calls: the result is where `a`
-  /// is; `out` (optional) must have the result's shape and dtype. The GPU
+  /// on (a, a) (options.dtype and `out` change that: ReduceOptions::dtype).
+  /// Host and device arrays as for calls: the result is where `a` is; `out`
+  /// (optional) must have the result's shape, any dtype (the result is cast
+  /// into it, as NumPy does). A raise in the kernel is reported as
+  /// KernelError after the call, `out` untouched. The GPU
   /// reduces with a tree whose order is fixed (deterministic) but is not
   /// the left-to-right order: the function must be associative and
   /// commutative (as `add`, `maximum`); the CPU folds left to right.
   Array reduce(const Operand &a, const ReduceOptions &options = {}, const std::optional<Out> &out = {}) const;
   /// out[..., i, ...] = f(out[..., i-1, ...], a[..., i, ...]) along `axis`.
+  /// The GPU scans long lines in blocks (a fixed order, deterministic): the
+  /// function must be associative.
   Array accumulate(const Operand &a, const AccumulateOptions &options = {},
                    const std::optional<Out> &out = {}) const;
   /// f(a[i...], b[j...]) for every pair: shape a.shape + b.shape (NumPy's

@@ -168,6 +168,10 @@ void register_errors(py::module_ &m) {
       new_error(m, "NoDeviceError", device_error, "No usable CUDA driver or device.");
   static PyObject *internal_error =
       new_error(m, "InternalError", bases(PyExc_RuntimeError), "A bug in ufjit itself.");
+  static PyObject *kernel_error =
+      new_error(m, "KernelError", error,
+                "A `raise` in the kernel fired (reported after the call, as Numba does); .exception names "
+                "its class, .message its text, .file/.line/.column where it was raised.");
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) {
@@ -193,6 +197,14 @@ void register_errors(py::module_ &m) {
       PyErr_SetString(shape_error, e.what());
     } catch (const InputError &e) {
       PyErr_SetString(input_error, e.what());
+    } catch (const KernelError &e) {
+      py::object exc = py::reinterpret_borrow<py::object>(kernel_error)(e.what());
+      exc.attr("exception") = e.exception();
+      exc.attr("message") = e.message();
+      exc.attr("file") = e.file();
+      exc.attr("line") = e.line();
+      exc.attr("column") = e.column();
+      PyErr_SetObject(kernel_error, exc.ptr());
     } catch (const NoDeviceError &e) {
       PyErr_SetString(no_device_error, e.what());
     } catch (const DeviceError &e) {
@@ -294,6 +306,28 @@ std::optional<Out> method_out(Operands &ops, const py::object &out) {
   return Out{ops.operands.back().array};
 }
 
+/// NumPy's dtype= of reduce and accumulate: anything np.dtype() takes.
+std::optional<DType> method_dtype(const py::object &dtype) {
+  if (dtype.is_none()) {
+    return std::nullopt;
+  }
+  return from_numpy_dtype(py::dtype::from_args(dtype));
+}
+
+/// NumPy's where= of reduce: None or True (every element), else a bool
+/// array (or a bool, np.asarray'd) kept alive in `ops`.
+std::optional<ArrayView> method_where(Operands &ops, const py::object &where) {
+  if (where.is_none() || (py::isinstance<py::bool_>(where) && where.cast<bool>())) {
+    return std::nullopt;
+  }
+  add_input(ops, where);
+  if (ops.operands.back().kind != Operand::Kind::Array) {
+    ops.operands.pop_back();
+    add_input(ops, py::module_::import("numpy").attr("asarray")(where));
+  }
+  return ops.operands.back().array;
+}
+
 void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
@@ -340,7 +374,7 @@ void bind_ufunc(py::module_ &m) {
       .def(
           "reduce",
           [](const Ufunc &u, const py::handle &a, const py::object &axis, bool keepdims, const py::object &initial,
-             const py::object &out) {
+             const py::object &out, const py::object &dtype, const py::object &where) {
             Operands ops;
             add_input(ops, a);
             ReduceOptions options;
@@ -359,6 +393,8 @@ void bind_ufunc(py::module_ &m) {
               if (init.operands[0].kind != Operand::Kind::Scalar) throw py::type_error("initial must be a scalar");
               options.initial = init.operands[0];
             }
+            options.dtype = method_dtype(dtype);
+            options.where = method_where(ops, where);
             const std::optional<Out> out_view = method_out(ops, out);
             Array result;
             {
@@ -368,21 +404,24 @@ void bind_ufunc(py::module_ &m) {
             return out_view ? out : to_python(std::move(result));
           },
           py::arg("a"), py::arg("axis") = 0, py::arg("keepdims") = false, py::arg("initial") = py::none(),
-          py::arg("out") = py::none())
+          py::arg("out") = py::none(), py::arg("dtype") = py::none(), py::arg("where") = py::none())
       .def(
           "accumulate",
-          [](const Ufunc &u, const py::handle &a, int axis, const py::object &out) {
+          [](const Ufunc &u, const py::handle &a, int axis, const py::object &out, const py::object &dtype) {
             Operands ops;
             add_input(ops, a);
+            AccumulateOptions options;
+            options.axis = axis;
+            options.dtype = method_dtype(dtype);
             const std::optional<Out> out_view = method_out(ops, out);
             Array result;
             {
               py::gil_scoped_release release;
-              result = u.accumulate(ops.operands[0], AccumulateOptions{axis}, out_view);
+              result = u.accumulate(ops.operands[0], options, out_view);
             }
             return out_view ? out : to_python(std::move(result));
           },
-          py::arg("a"), py::arg("axis") = 0, py::arg("out") = py::none())
+          py::arg("a"), py::arg("axis") = 0, py::arg("out") = py::none(), py::arg("dtype") = py::none())
       .def(
           "outer",
           [](const Ufunc &u, const py::handle &a, const py::handle &b, const py::object &out) {

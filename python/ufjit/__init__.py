@@ -8,7 +8,7 @@
 """
 
 from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Error, InputError, InternalError,
-                     NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
+                     KernelError, NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
 from ._streams import borrow_stream, stream
 from . import cuda, types
@@ -20,4 +20,4 @@ from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, double, 
 __all__ = ["vectorize", "guvectorize", "cuda", "UFunc", "GUFunc", "DeviceArray", "Stream", "stream",
            "borrow_stream", "to_device", "device_array", "from_dlpack", "synchronize", "version", "Error",
            "CompileError", "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError",
-           "types"] + [name for name in types.__all__ if name != "signature_text"]
+           "KernelError", "types"] + [name for name in types.__all__ if name != "signature_text"]

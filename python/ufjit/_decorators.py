@@ -104,18 +104,17 @@ class UFunc:
             stream = as_stream(stream)
         return self._core(*args, out=out, stream=stream)
 
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None):
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
         """NumPy's ``ufunc.reduce`` (binary ufuncs whose inputs and result share a type).
-        ``axis``: an int, a tuple of ints, or None (every axis). ``dtype`` must be None."""
-        if dtype is not None:
-            raise NotImplementedError("reduce(dtype=...) is not supported: the signature is chosen by dispatch")
-        return self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out)
+        ``axis``: an int, a tuple of ints, or None (every axis). ``dtype``: the loop's and the
+        result's dtype (the input cast to it). ``out``: any dtype, the result cast into it.
+        ``where``: a bool array broadcast to ``array``; without an identity it needs ``initial``."""
+        return self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out, dtype=dtype,
+                                 where=where)
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
-        """NumPy's ``ufunc.accumulate`` along one axis."""
-        if dtype is not None:
-            raise NotImplementedError("accumulate(dtype=...) is not supported: the signature is chosen by dispatch")
-        return self._core.accumulate(array, axis=axis, out=out)
+        """NumPy's ``ufunc.accumulate`` along one axis (``dtype`` and ``out`` as for reduce)."""
+        return self._core.accumulate(array, axis=axis, out=out, dtype=dtype)
 
     def outer(self, a, b, out=None):
         """NumPy's ``ufunc.outer``: shape a.shape + b.shape."""

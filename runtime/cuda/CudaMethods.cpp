@@ -2,23 +2,31 @@
 #include "runtime/cuda/CudaMethods.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/IRPrinter.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/KernelKeys.h"
-
+#include "runtime/cuda/RaiseFlag.h"
 
 namespace ufjit::cuda {
 
 namespace {
 
-constexpr int64_t kMinChunk = 16 * codegen::kReduceBlock;  // elements a block folds at least
-constexpr int64_t kBlocksPerSm = 8;                        // 256-thread blocks resident per SM
+using codegen::MethodKernel;
+
+constexpr int64_t kMinChunk = 16 * codegen::kReduceBlock;  // elements a reduce block folds at least
+constexpr int64_t kBlocksPerSm = codegen::kMethodBlocksPerSm;  // 256-thread blocks resident per SM
+/// Rows of at most this many elements are scanned one thread per row.
+constexpr int64_t kRowScanMaxLen = 32;
+/// Scan chunks are whole multiples of every scan tile (kReduceBlock * K, K <= 8).
+constexpr int64_t kScanAlign = 8 * codegen::kReduceBlock;
+constexpr int64_t kMinScanChunk = 16 * kScanAlign;
 
 CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
 
 /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
-std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, codegen::MethodKernel method,
+std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, MethodKernel method,
                                         const std::shared_ptr<const CudaContext> &context, cache::DiskCache &disk,
                                         const codegen::GpuOptions &gpu) {
   const std::string entry = codegen::method_entry_name(sig.base_name, method);
@@ -42,14 +50,148 @@ std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, c
   return kernel;
 }
 
-void launch_method(const CudaKernel &kernel, int64_t grid, int64_t rows, int64_t len, int64_t chunks,
-                   int64_t chunk_len, const void *in, void *out) {
-  CUdeviceptr in_ptr = device_ptr(in);
-  CUdeviceptr out_ptr = device_ptr(out);
-  void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr};
-  const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, int64_t{1} << 30));
-  UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, blocks, 1, 1,
-                 static_cast<unsigned>(codegen::kReduceBlock), 1, 1, 0, nullptr, params, nullptr);
+/// The launches of one method call: its kernels, the grid cap and the error flag.
+class MethodLauncher {
+ public:
+  MethodLauncher(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
+                 runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
+                 const std::string &target_key)
+      : sig_(*launch.signature),
+        context_(context),
+        cache_(cache),
+        disk_(disk),
+        gpu_(gpu),
+        target_key_(target_key),
+        flag_(context, *launch.signature, nullptr) {}
+
+  /// The kernel of `method`, compiled or cached.
+  const CudaKernel &kernel(MethodKernel method) {
+    runtime::KernelKey key;
+    key.ir_hash = sig_.ir_hash;
+    key.signature = sig_.signature + " " + codegen::method_entry_name(sig_.base_name, method);
+    key.target_key = target_key_;
+    key.arch = gpu_.arch;
+    key.float_options = float_options(sig_);
+    auto compiled = std::static_pointer_cast<const CudaKernel>(
+        cache_.get_or_compile(key, [&]() -> std::shared_ptr<const runtime::CompiledKernel> {
+          return build(sig_, method, context_, disk_, gpu_);
+        }));
+    kernels_.push_back(compiled);
+    return *compiled;
+  }
+
+  /// One launch of `kernel` over `segments` segments (a block each, grid-stride).
+  void launch(const CudaKernel &kernel, int64_t grid, int64_t rows, int64_t len, int64_t chunks, int64_t chunk_len,
+              const void *in, void *out, const void *aux, void *out_has = nullptr) {
+    CUdeviceptr in_ptr = device_ptr(in);
+    CUdeviceptr out_ptr = device_ptr(out);
+    CUdeviceptr aux_ptr = device_ptr(aux);
+    CUdeviceptr out_has_ptr = device_ptr(out_has);
+    CUdeviceptr flag_ptr = device_ptr(flag_.device());
+    // The flag parameter exists only when the module can raise; the driver
+    // reads as many parameters as the entry declares.
+    void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux_ptr, &out_has_ptr, &flag_ptr};
+    const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, int64_t{1} << 30));
+    UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, blocks, 1, 1,
+                   static_cast<unsigned>(codegen::kReduceBlock), 1, 1, 0, nullptr, params, nullptr);
+  }
+
+  /// Waits for the launches and reports a raise.
+  void finish() {
+    UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+    flag_.check_now(nullptr);
+  }
+
+  int64_t resident() const { return int64_t{context_->properties().sm_count} * kBlocksPerSm; }
+  Array scratch(int64_t elements, std::optional<DType> dtype = std::nullopt) const {
+    return allocate_device_array(context_, dtype.value_or(sig_.ret), {elements}, false, nullptr);
+  }
+
+ private:
+  const runtime::CompiledSignature &sig_;
+  std::shared_ptr<const CudaContext> context_;
+  runtime::KernelCache &cache_;
+  cache::DiskCache &disk_;
+  const codegen::GpuOptions &gpu_;
+  const std::string &target_key_;
+  RaiseFlag flag_;
+  std::vector<std::shared_ptr<const CudaKernel>> kernels_;  // alive until the launches finished
+};
+
+/// Chunks per row so that rows * chunks fills the device twice over, each
+/// at least `min_chunk` elements; chunk_len rounded up to `align`.
+std::pair<int64_t, int64_t> chunking(int64_t rows, int64_t len, int64_t resident, int64_t min_chunk, int64_t align) {
+  const int64_t per_row =
+      std::max<int64_t>(1, std::min((len + min_chunk - 1) / min_chunk, (2 * resident + rows - 1) / rows));
+  int64_t chunk_len = (len + per_row - 1) / per_row;
+  chunk_len = (chunk_len + align - 1) / align * align;
+  return {(len + chunk_len - 1) / chunk_len, chunk_len};
+}
+
+void run_reduce(MethodLauncher &l, const runtime::MethodLaunch &launch) {
+  const int64_t rows = launch.rows;
+  const int64_t len = launch.len;
+  const int64_t resident = l.resident();
+  const int64_t max_grid = resident * 4;
+  const bool masked = launch.where != nullptr;
+  const CudaKernel &reduce = l.kernel(masked ? MethodKernel::ReduceWhere : MethodKernel::Reduce);
+  if (masked && rows < resident && len >= 2 * kMinChunk) {
+    // Few long masked rows: chunks that say whether they took an element,
+    // then a masked reduce of the chunks' results by those flags (chunk 0
+    // holds the row's first element, which is always taken).
+    const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinChunk, codegen::kReduceBlock);
+    Array partial = l.scratch(rows * chunks);
+    Array took = l.scratch(rows * chunks, DType::Bool);
+    l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, partial.data(),
+             launch.where, took.data());
+    l.launch(reduce, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out, took.data());
+    l.finish();  // before `partial` and `took` are freed
+    return;
+  }
+  if (masked || rows >= resident || len < 2 * kMinChunk) {
+    // One block per row (grid-stride over rows): one launch.
+    l.launch(reduce, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, launch.where);
+    l.finish();
+    return;
+  }
+  // Few long rows: chunks of whole multiples of the block, enough of them to
+  // fill the device, then one block per row over the chunks' results.
+  const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinChunk, codegen::kReduceBlock);
+  Array partial = l.scratch(rows * chunks);
+  l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, partial.data(),
+           nullptr);
+  l.launch(reduce, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out, nullptr);
+  l.finish();  // before `partial` is freed
+}
+
+void run_accumulate(MethodLauncher &l, const runtime::MethodLaunch &launch) {
+  const int64_t rows = launch.rows;
+  const int64_t len = launch.len;
+  const int64_t resident = l.resident();
+  const int64_t max_grid = resident * 4;
+  if (len <= kRowScanMaxLen) {
+    const CudaKernel &by_rows = l.kernel(MethodKernel::AccumulateRows);
+    const int64_t grid = std::min((rows + codegen::kReduceBlock - 1) / codegen::kReduceBlock, max_grid);
+    l.launch(by_rows, grid, rows, len, 1, len, launch.in, launch.out, nullptr);
+    l.finish();
+    return;
+  }
+  const CudaKernel &scan = l.kernel(MethodKernel::Accumulate);
+  if (rows >= 2 * resident || len < 2 * kMinScanChunk) {
+    l.launch(scan, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, nullptr);
+    l.finish();
+    return;
+  }
+  // Few long rows, reduce then scan: the total of each chunk, the inclusive
+  // scan of the totals per row (in place), then each chunk from its carry.
+  const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinScanChunk, kScanAlign);
+  const CudaKernel &reduce = l.kernel(MethodKernel::Reduce);
+  Array carry = l.scratch(rows * chunks);
+  l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, carry.data(), nullptr);
+  l.launch(scan, std::min(rows, max_grid), rows, chunks, 1, chunks, carry.data(), carry.data(), nullptr);
+  l.launch(scan, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, launch.out,
+           carry.data());
+  l.finish();  // before `carry` is freed
 }
 
 }  // namespace
@@ -58,41 +200,12 @@ void run_cuda_method(const runtime::MethodLaunch &launch, const std::shared_ptr<
                      runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
                      const std::string &target_key) {
   context->make_current();
-  const runtime::CompiledSignature &sig = *launch.signature;
-  runtime::KernelKey key;
-  key.ir_hash = sig.ir_hash;
-  key.signature = sig.signature + " " + codegen::method_entry_name(sig.base_name, launch.method);
-  key.target_key = target_key;
-  key.arch = gpu.arch;
-  key.float_options = float_options(sig);
-  auto kernel = std::static_pointer_cast<const CudaKernel>(cache.get_or_compile(
-      key, [&]() -> std::shared_ptr<const runtime::CompiledKernel> { return build(sig, launch.method, context, disk, gpu); }));
-  const int64_t rows = launch.rows;
-  const int64_t len = launch.len;
-  const int64_t resident = int64_t{context->properties().sm_count} * kBlocksPerSm;
-  const int64_t max_grid = resident * 4;
-  if (launch.method == codegen::MethodKernel::Accumulate) {
-    const int64_t grid = std::min((rows + codegen::kReduceBlock - 1) / codegen::kReduceBlock, max_grid);
-    launch_method(*kernel, grid, rows, len, 1, len, launch.in, launch.out);
-  } else if (rows >= resident || len < 2 * kMinChunk) {
-    // One block per row (grid-stride over rows): one launch.
-    launch_method(*kernel, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out);
+  MethodLauncher launcher(launch, context, cache, disk, gpu, target_key);
+  if (launch.method == MethodKernel::Accumulate || launch.method == MethodKernel::AccumulateRows) {
+    run_accumulate(launcher, launch);
   } else {
-    // Few long rows: chunks of whole multiples of the block, enough of them
-    // to fill the device, then one block per row over the chunks' results.
-    const int64_t per_row =
-        std::max<int64_t>(1, std::min((len + kMinChunk - 1) / kMinChunk, (2 * resident + rows - 1) / rows));
-    int64_t chunk_len = (len + per_row - 1) / per_row;
-    chunk_len = (chunk_len + codegen::kReduceBlock - 1) / codegen::kReduceBlock * codegen::kReduceBlock;
-    const int64_t chunks = (len + chunk_len - 1) / chunk_len;
-    Array partial = allocate_device_array(context, sig.ret, {rows * chunks}, false, nullptr);
-    launch_method(*kernel, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in,
-                  partial.data());
-    launch_method(*kernel, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out);
-    UFJIT_CU_CHECK(context->drv(), cuStreamSynchronize, nullptr);  // before `partial` is freed
-    return;
+    run_reduce(launcher, launch);
   }
-  UFJIT_CU_CHECK(context->drv(), cuStreamSynchronize, nullptr);
 }
 
 }  // namespace ufjit::cuda

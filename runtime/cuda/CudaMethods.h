@@ -1,8 +1,17 @@
 // The GPU side of the ufunc methods: method entries (codegen/KernelReduce.h)
-// through the in-memory and disk caches, and their launches. A reduction is
-// one launch when rows are many or short (one block per row), else two: the
-// rows in chunks (blocks of a grid sized to fill the device), then the
-// chunks' results per row. Never log(n) launches.
+// through the in-memory and disk caches, and their launches. Never log(n)
+// launches:
+//   reduce: one launch when rows are many or short (one block per row),
+//     else two: the rows in chunks (blocks of a grid sized to fill the
+//     device), then the chunks' results per row; a masked reduce (where=)
+//     the same, its chunks saying whether they took an element, so that the
+//     second launch takes only theirs.
+//   accumulate: one thread per row for short rows; else a block-level scan,
+//     one block per row when rows are many or short, else three launches
+//     (reduce then scan): each chunk's total (the reduce entry), the scan of
+//     the chunk totals per row, each chunk scanned from its carry.
+// A raise in the kernel is reported as ufjit::KernelError after the launches
+// (runtime/cuda/RaiseFlag.h).
 #pragma once
 
 #include <memory>

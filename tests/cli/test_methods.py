@@ -73,12 +73,46 @@ class Methods(TempDir):
         r = self.run_method("add", "--method", "reduce", "--in", self.path("e.npy"))
         self.assertEqual((r.returncode, r.stdout.strip()), (0, "0"), r.stderr)
 
+    def test_dtype_and_where(self):
+        # np.add.reduce(a, axis=2, dtype=np.float64) and np.add.accumulate(np.array([1.5, 2.5]), dtype=np.int64)
+        r = self.run_method("add", "--method", "reduce", "--axis", "2", "--dtype", "float64", "--in",
+                            self.path("a.npy"), "--out", self.path("r.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(npyfile.read(self.path("r.npy"))[0::3], ("<f8", [2.0, 6.0, -1.0, 3.0, 7.0, 0.0]))
+        npyfile.write(self.path("f.npy"), "<f8", (2,), [1.5, 2.5])
+        r = self.run_method("add", "--method", "accumulate", "--dtype", "int64", "--in", self.path("f.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(parse_repr(r.stdout)[0], [1, 3])
+        # np.add.reduce(a, axis=2, where=[True, False, True, False]), NumPy 1.24
+        npyfile.write(self.path("w.npy"), "|b1", (4,), [True, False, True, False])
+        r = self.run_method("add", "--method", "reduce", "--axis", "2", "--where", self.path("w.npy"), "--in",
+                            self.path("a.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(parse_repr(r.stdout)[0], [[-2, 0, 2], [4, 6, -3]])
+        r = self.run_method("maximum", "--method", "reduce", "--axis", "2", "--where", self.path("w.npy"), "--in",
+                            self.path("a.npy"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("does not have an identity, so to use a where mask one has to specify 'initial'", r.stderr)
+        r = self.run_method("maximum", "--method", "reduce", "--axis", "2", "--where", self.path("w.npy"),
+                            "--initial", "-100", "--in", self.path("a.npy"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(parse_repr(r.stdout)[0], [[2, 3, 4], [5, 6, 1]])
+        npyfile.write(self.path("i.npy"), "<i8", (4,), [1, 0, 1, 0])
+        r = self.run_method("add", "--method", "reduce", "--axis", "2", "--where", self.path("i.npy"), "--in",
+                            self.path("a.npy"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("to dtype('bool')", r.stderr)
+
     def test_usage_errors(self):
         for args, needle in [(("--axis", "1", "--in", "2"), "need --method"),
                              (("--method", "accumulate", "--initial", "1", "--in", "2"), "options of --method reduce"),
                              (("--method", "reduce", "--axis", "x", "--in", "2"), "--axis takes"),
                              (("--method", "outer", "--in", "2"), "takes 2 --in"),
-                             (("--method", "accumulate", "--axis", "0,1", "--in", "2"), "one --axis")]:
+                             (("--method", "accumulate", "--axis", "0,1", "--in", "2"), "one --axis"),
+                             (("--method", "accumulate", "--where", "w.npy", "--in", "2"), "options of --method reduce"),
+                             (("--method", "outer", "--dtype", "int64", "--in", "2"), "reduce and accumulate"),
+                             (("--method", "reduce", "--dtype", "int65", "--in", "2"), "--dtype takes a dtype name"),
+                             (("--dtype", "int64", "--in", "2"), "need --method")]:
             r = self.run_method("add", *args)
             self.assertEqual(r.returncode, 2, (args, r.stderr))
             self.assertIn(needle, r.stderr)

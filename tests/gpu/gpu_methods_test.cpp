@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "gpu_methods_util.h"
 #include "gpu_test_util.h"
 
 namespace {
@@ -30,9 +31,7 @@ def maximum(a, b):
 
 template <typename T>
 std::vector<T> data(int64_t n) {
-  std::vector<T> v(static_cast<std::size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<T>((i * 7) % 13 - 6);
-  return v;
+  return ufjit::gpu_testing::method_data<T>(n);
 }
 
 class GpuMethodsTest : public GpuTest {};

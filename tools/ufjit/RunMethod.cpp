@@ -38,13 +38,20 @@ std::vector<int> parse_axes(const std::string &text) {
 
 void check_method_options(const MethodOptions &options) {
   if (options.method.empty()) {
-    if (!options.axis.empty() || !options.initial.empty() || options.keepdims) {
-      throw UsageError("--axis, --initial and --keepdims need --method reduce|accumulate|outer");
+    if (!options.axis.empty() || !options.initial.empty() || options.keepdims || !options.dtype.empty() ||
+        !options.where.empty()) {
+      throw UsageError("--axis, --initial, --keepdims, --dtype and --where need --method reduce|accumulate|outer");
     }
     return;
   }
-  if (options.method != "reduce" && (!options.initial.empty() || options.keepdims)) {
-    throw UsageError("--initial and --keepdims are options of --method reduce");
+  if (options.method != "reduce" && (!options.initial.empty() || options.keepdims || !options.where.empty())) {
+    throw UsageError("--initial, --keepdims and --where are options of --method reduce");
+  }
+  if (options.method == "outer" && !options.dtype.empty()) {
+    throw UsageError("--dtype is an option of --method reduce and accumulate");
+  }
+  if (!options.dtype.empty() && !dtype_from_name(options.dtype)) {
+    throw UsageError("--dtype takes a dtype name (int64, float32, complex128, ...); got '" + options.dtype + "'");
   }
   if (options.method == "outer" && !options.axis.empty()) {
     throw UsageError("--method outer takes no --axis");
@@ -60,7 +67,8 @@ void check_method_options(const MethodOptions &options) {
   }
 }
 
-Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands) {
+Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands,
+                 const Array &where) {
   const std::size_t wanted = options.method == "outer" ? 2 : 1;
   if (operands.size() != wanted) {
     throw UsageError("--method " + options.method + " takes " + std::to_string(wanted) + " --in, got " +
@@ -72,6 +80,9 @@ Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::ve
   if (options.method == "accumulate") {
     AccumulateOptions accumulate;
     accumulate.axis = options.axis.empty() ? 0 : parse_axis(options.axis);
+    if (!options.dtype.empty()) {
+      accumulate.dtype = dtype_from_name(options.dtype);
+    }
     return ufunc.accumulate(operands[0], accumulate);
   }
   ReduceOptions reduce;
@@ -82,6 +93,12 @@ Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::ve
   reduce.keepdims = options.keepdims;
   if (!options.initial.empty()) {
     reduce.initial = parse_scalar(options.initial);
+  }
+  if (!options.dtype.empty()) {
+    reduce.dtype = dtype_from_name(options.dtype);
+  }
+  if (!options.where.empty()) {
+    reduce.where = where.view();
   }
   return ufunc.reduce(operands[0], reduce);
 }

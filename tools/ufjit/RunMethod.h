@@ -15,13 +15,18 @@ struct MethodOptions {
   std::string axis;     // "", "K", "K,L,...", "none"
   std::string initial;  // "", or a number literal
   bool keepdims = false;
+  std::string dtype;    // "", or a dtype name (reduce, accumulate)
+  std::string where;    // "", or a .npy file of bools (reduce)
 };
 
 /// Throws UsageError when method options are given without --method, or do
-/// not fit the method (--initial and --keepdims are reduce's).
+/// not fit the method (--initial, --keepdims and --where are reduce's,
+/// --dtype is reduce's and accumulate's), or --dtype names no dtype.
 void check_method_options(const MethodOptions &options);
 
-/// Runs the method on `operands` (one array; two operands for outer).
-Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands);
+/// Runs the method on `operands` (one array; two operands for outer);
+/// `where` is the loaded --where array (empty without one).
+Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands,
+                 const Array &where);
 
 }  // namespace ufjit::tool

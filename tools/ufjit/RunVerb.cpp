@@ -52,6 +52,9 @@ ExitCode run_run(const RunOptions &options) {
       files.push_back(input);
     }
   }
+  if (!options.method.where.empty()) {
+    files.push_back(options.method.where);
+  }
   std::vector<std::unique_ptr<OutputFile>> outputs;
   for (std::size_t k = 0; k < options.outputs.size(); ++k) {
     const std::string &path = options.outputs[k];
@@ -98,7 +101,8 @@ ExitCode run_run(const RunOptions &options) {
   if (options.method.method.empty()) {
     results = ufunc.call_all(operands);
   } else {
-    results.push_back(run_method(ufunc, options.method, operands));
+    const Array where = options.method.where.empty() ? Array() : load_npy(options.method.where);
+    results.push_back(run_method(ufunc, options.method, operands, where));
   }
   if (outputs.empty()) {
     for (const Array &result : results) {
@@ -147,6 +151,10 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--axis", options->method.axis, "reduce/accumulate: K, K,L,... or none (default 0)");
   cmd->add_option("--initial", options->method.initial, "reduce: the initial value (a number)");
   cmd->add_flag("--keepdims", options->method.keepdims, "reduce: keep reduced axes with size 1");
+  cmd->add_option("--dtype", options->method.dtype,
+                  "reduce/accumulate: the loop's and the result's dtype (NumPy's dtype=), e.g. float64");
+  cmd->add_option("--where", options->method.where,
+                  "reduce: a .npy of bools broadcast to the input; only its true elements are reduced");
   cmd->callback([options, &exit_code] {
     try {
       exit_code = run_run(*options);
