@@ -13,6 +13,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/KernelABI.h"
 #include "runtime/Backend.h"
@@ -20,28 +21,39 @@
 
 namespace ufjit::runtime {
 
+/// A kernel and the parameter table of its entry (KernelParams packs it),
+/// both made once per kernel rather than per call.
+template <typename Kernel>
+struct HotKernel {
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<codegen::KernelParam> params;
+};
+
 template <typename Kernel>
 class HotKernels {
  public:
-  using Build = std::function<std::shared_ptr<const CompiledKernel>()>;
-
   /// The kernel of `sig` and `variant`: a hit in the map, else
   /// `cache.get_or_compile(key(), build)`, remembered for the next call.
-  template <typename MakeKey>
-  const Kernel &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
-                    const MakeKey &key, const Build &build) {
+  /// `build` returns std::shared_ptr<const CompiledKernel>; it and `key` are
+  /// templates so that a hit builds no std::function.
+  template <typename MakeKey, typename Build>
+  const HotKernel<Kernel> &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
+                               const MakeKey &key, const Build &build) {
     const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = map_.find(hot);
       if (it != map_.end()) {
         cache.record_hit();
-        return *it->second;
+        return it->second;
       }
     }
-    auto kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
+    HotKernel<Kernel> entry;
+    entry.kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
+    entry.params = entry_params(sig, variant);
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    return *map_.emplace(hot, std::move(kernel)).first->second;
+    // unordered_map never moves its elements: the reference stays valid.
+    return map_.emplace(hot, std::move(entry)).first->second;
   }
 
  private:
@@ -69,7 +81,7 @@ class HotKernels {
   }
 
   std::shared_mutex mutex_;
-  std::unordered_map<HotKey, std::shared_ptr<const Kernel>, HotKeyHash> map_;
+  std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash> map_;
 };
 
 }  // namespace ufjit::runtime

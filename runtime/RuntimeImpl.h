@@ -17,6 +17,7 @@
 
 #include "runtime/Backend.h"
 #include "runtime/KernelCache.h"
+#include "runtime/PreparedCallPool.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {
@@ -49,6 +50,8 @@ class RuntimeCore {
   const CompiledSignature &cast_signature(DType from, DType to);
 
   KernelCache &cache() { return cache_; }
+  /// Spare PreparedCalls for run_call (runtime/PreparedCallPool.h).
+  PreparedCallPool &call_pool() { return call_pool_; }
 
  private:
   RuntimeOptions options_;
@@ -56,6 +59,7 @@ class RuntimeCore {
   TargetKind default_target_ = TargetKind::Cpu;
   // Declared before the backends: destroyed after them.
   KernelCache cache_;
+  PreparedCallPool call_pool_;
   std::mutex mutex_;
   std::unique_ptr<Backend> cpu_;
   std::unique_ptr<Backend> cuda_;
