@@ -6,6 +6,7 @@
 // NoDeviceError), under a mutex.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -63,6 +64,9 @@ class RuntimeCore {
   std::mutex mutex_;
   std::unique_ptr<Backend> cpu_;
   std::unique_ptr<Backend> cuda_;
+  // cpu_ / cuda_ once made (they are never replaced): the lock-free path of backend().
+  std::atomic<Backend *> cpu_ready_{nullptr};
+  std::atomic<Backend *> cuda_ready_{nullptr};
   std::string cuda_error_;  // why CUDA is unusable, once tried
   bool cuda_tried_ = false;
   std::map<std::pair<DType, DType>, std::unique_ptr<CompiledSignature>> casts_;
