@@ -7,6 +7,7 @@
 // through to the KernelCache, which still compiles each key once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -40,11 +41,19 @@ class HotKernels {
   const HotKernel<Kernel> &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
                                const MakeKey &key, const Build &build) {
     const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    // The kernel of the previous call, without a lock: a loop of calls of
+    // one kernel (the usual case) skips the map. Entries are never removed
+    // and unordered_map never moves its elements, so the pointer stays valid.
+    if (const Entry *last = last_.load(std::memory_order_acquire); last != nullptr && last->first == hot) {
+      cache.record_hit();
+      return last->second;
+    }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = map_.find(hot);
       if (it != map_.end()) {
         cache.record_hit();
+        last_.store(&*it, std::memory_order_release);
         return it->second;
       }
     }
@@ -52,8 +61,9 @@ class HotKernels {
     entry.kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
     entry.params = entry_params(sig, variant);
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    // unordered_map never moves its elements: the reference stays valid.
-    return map_.emplace(hot, std::move(entry)).first->second;
+    const Entry &made = *map_.emplace(hot, std::move(entry)).first;
+    last_.store(&made, std::memory_order_release);
+    return made.second;
   }
 
  private:
@@ -80,8 +90,12 @@ class HotKernels {
     return (uint64_t{v.scalar_mask} << 2) | strided | index32;
   }
 
+  using Map = std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash>;
+  using Entry = typename Map::value_type;
+
   std::shared_mutex mutex_;
-  std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash> map_;
+  Map map_;
+  std::atomic<const Entry *> last_{nullptr};  // the entry of the last lookup
 };
 
 }  // namespace ufjit::runtime

@@ -79,7 +79,11 @@ def per_call(work):
         return None
     fl = pc.get("floors_us", {})
     floor = min(num(fl, "launch_sync"), num(fl, "launch_sync_after"))
-    launch = min(num(fl, "launch_host"), num(fl, "launch_host_after"))
+    # f.async launches on a blocking stream: compared with a bare launch there
+    # (older files have the legacy stream's figure only).
+    launch = min(num(fl, "launch_host_stream"), num(fl, "launch_host_stream_after"))
+    if math.isnan(launch):
+        launch = min(num(fl, "launch_host"), num(fl, "launch_host_after"))
     rows = []
     for name in SEEDS:
         k = pc.get("kernels", {}).get(name)
@@ -244,7 +248,8 @@ def markdown(res):
     if pc:
         out.append(f"Floors in the same process: empty launch + sync {fmt(pc['floor_launch_sync_us'], 2)} us "
                    f"(1024 threads: {fmt(pc['floor_block1024_us'], 2)}), bare cuLaunchKernel "
-                   f"{fmt(pc['launch_host_us'], 2)} us. Numba and CuPy: {reference(pc)}.")
+                   f"{fmt(pc['launch_host_us'], 2)} us (on a blocking stream, as f.async). Numba and CuPy: "
+                   f"{reference(pc)}.")
         out += ["", "| kernel | sync | into out | async host | sync - floor | out - floor | async - launch | "
                 "Numba sync | CuPy sync | bar (sync/out/async) |", "|---|---|---|---|---|---|---|---|---|---|"]
         for r in pc["rows"]:

@@ -274,7 +274,8 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
   const DriverFloors floors = measure_driver_floors(rt, per_call_reps);
   json << " \"per_call_floors_us\": {\"launch_sync\": " << floors.launch_sync_us
        << ", \"launch_sync_block1024\": " << floors.launch_sync_block1024_us
-       << ", \"launch_host\": " << floors.launch_host_us << "},\n";
+       << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_host_stream\": " << floors.launch_host_stream_us
+       << "},\n";
   json << " \"launch_sync_floor_us\": {\"legacy_stream\": " << floor.legacy_us << ", \"nonblocking_stream\": "
        << floor.stream_us << ", \"nonblocking_after_legacy_event\": " << floor.stream_event_us
        << ", \"legacy_stream_polled\": " << floor.legacy_poll_us << ", \"launch_only\": " << floor.launch_only_us

@@ -144,7 +144,10 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
   auto get_function = reinterpret_cast<decltype(&cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
   auto launch = reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
   auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
-  if (load == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr) {
+  auto create = reinterpret_cast<decltype(&cuStreamCreate)>(dlsym(h, "cuStreamCreate"));
+  auto destroy = reinterpret_cast<decltype(&cuStreamDestroy_v2)>(dlsym(h, "cuStreamDestroy_v2"));
+  if (load == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr || create == nullptr ||
+      destroy == nullptr) {
     return floors;
   }
   static const char kEmptyPtx[] =
@@ -170,6 +173,12 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
       reps);
   floors.launch_host_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr); }, reps, 200,
                                     50, [&] { sync(nullptr); });
+  CUstream stream = nullptr;
+  if (create(&stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS) {
+    floors.launch_host_stream_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr); }, reps,
+                                             200, 50, [&] { sync(stream); });
+    destroy(stream);
+  }
   floors.ok = true;
   return floors;
 }
@@ -203,19 +212,21 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
   // The floors once more after the kernels: the host's clocks drift in a lease.
   const DriverFloors after = measure_driver_floors(rt, reps);
   std::printf("driver floors (median of %d): empty launch + sync %.2f us (block 1024: %.2f), after the kernels "
-              "%.2f us; cuLaunchKernel host cost %.2f us (after: %.2f)\n",
+              "%.2f us; cuLaunchKernel host cost %.2f us (after: %.2f), on a blocking stream %.2f us (after: %.2f)\n",
               reps, floors.launch_sync_us, floors.launch_sync_block1024_us, after.launch_sync_us,
-              floors.launch_host_us, after.launch_host_us);
+              floors.launch_host_us, after.launch_host_us, floors.launch_host_stream_us, after.launch_host_stream_us);
   std::printf("%-11s %11s %11s %13s %15s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host_us",
               "async_new_host", "sync-floor", "out-floor", "async-launch");
   const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
-  const double launch_us = std::min(floors.launch_host_us, after.launch_host_us);
+  // f.async launches on a blocking stream: compared with a bare launch there.
+  const double launch_us = std::min(floors.launch_host_stream_us, after.launch_host_stream_us);
   std::ostringstream json;
   json << "{\n \"tool\": \"ufjit\",\n \"version\": \"" << version() << "\",\n \"reps\": " << reps
        << ",\n \"floors_us\": {\"launch_sync\": " << floors.launch_sync_us
        << ", \"launch_sync_block1024\": " << floors.launch_sync_block1024_us
-       << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_sync_after\": " << after.launch_sync_us
-       << ", \"launch_host_after\": " << after.launch_host_us << "},\n \"kernels\": {";
+       << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_host_stream\": " << floors.launch_host_stream_us
+       << ", \"launch_sync_after\": " << after.launch_sync_us << ", \"launch_host_after\": " << after.launch_host_us
+       << ", \"launch_host_stream_after\": " << after.launch_host_stream_us << "},\n \"kernels\": {";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PerCallRow &r = rows[i];
     std::printf("%-11s %11.2f %11.2f %13.2f %15.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(), r.sync_new_us,

@@ -16,6 +16,7 @@ struct DriverFloors {
   double launch_sync_us = 0;          // cuLaunchKernel (1 block of 32) + cuStreamSynchronize, legacy stream
   double launch_sync_block1024_us = 0;  // the same with one block of 1024 threads
   double launch_host_us = 0;          // the host-side cost of one cuLaunchKernel (timed call by call)
+  double launch_host_stream_us = 0;   // the same on a blocking stream (what f.async(stream, ...) launches on)
   bool ok = false;
 };
 
