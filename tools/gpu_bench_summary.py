@@ -71,10 +71,15 @@ def steps(work):
     return rows
 
 
+def compare_rows(work):
+    """compare.py's output and its rows by kernel (Numba and CuPy beside ufjit)."""
+    cmp_ = load_json(os.path.join(work, "compare.json")) or {}
+    return cmp_, {r["kernel"]: r for r in cmp_.get("rows", []) if isinstance(r, dict) and "kernel" in r}
+
+
 def per_call(work):
     pc = load_json(os.path.join(work, "per_call.json"))
-    cmp_ = load_json(os.path.join(work, "compare.json")) or {}
-    ref = {r["kernel"]: r for r in cmp_.get("rows", []) if isinstance(r, dict) and "kernel" in r}
+    cmp_, ref = compare_rows(work)
     if pc is None:
         return None
     fl = pc.get("floors_us", {})
@@ -113,8 +118,7 @@ def per_call(work):
 def throughput(work):
     strict = load_json(os.path.join(work, "bench_ufjit.json"))
     fast = load_json(os.path.join(work, "bench_ufjit_fast.json"))
-    cmp_ = load_json(os.path.join(work, "compare.json")) or {}
-    ref = {r["kernel"]: r for r in cmp_.get("rows", []) if isinstance(r, dict) and "kernel" in r}
+    cmp_, ref = compare_rows(work)
     if strict is None and fast is None:
         return None
     copy = num(strict or {}, "d2d_copy_GBps_rw")
@@ -148,8 +152,7 @@ def throughput(work):
 
 def first_call(work):
     text = read_text(os.path.join(work, "first_call.txt"))
-    cmp_ = load_json(os.path.join(work, "compare.json")) or {}
-    ref = {r["kernel"]: r for r in cmp_.get("rows", []) if isinstance(r, dict) and "kernel" in r}
+    cmp_, ref = compare_rows(work)
     if text is None:
         return None
     rows = []
@@ -238,96 +241,101 @@ def reference(section):
     return f"STORED {ref} figures, not this run" + (f" (live failed: {error})" if error else "")
 
 
+def table(*names):
+    """A markdown table's header and rule lines."""
+    return [row(*names), "|" + "---|" * len(names)]
+
+
+def row(*cells):
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def per_call_lines(pc):
+    out = [f"Floors in the same process: empty launch + sync {fmt(pc['floor_launch_sync_us'], 2)} us "
+           f"(1024 threads: {fmt(pc['floor_block1024_us'], 2)}), bare cuLaunchKernel "
+           f"{fmt(pc['launch_host_us'], 2)} us (on a blocking stream, as f.async). Numba and CuPy: {reference(pc)}.", ""]
+    out += table("kernel", "sync", "into out", "async host", "sync - floor", "out - floor", "async - launch",
+                 "Numba sync", "CuPy sync", "bar (sync/out/async)")
+    for r in pc["rows"]:
+        us = [fmt(r[k], 2) for k in ("sync_new_us", "sync_out_us", "async_host_us", "sync_over_floor_us",
+                                      "out_over_floor_us", "async_over_launch_us")]
+        bars = " / ".join(verdict(r[k]) for k in ("met_sync", "met_out", "met_async"))
+        out.append(row(r["kernel"], *us, fmt(r["numba_tiny_us"]), fmt(r["cupy_tiny_us"]), bars))
+    return out
+
+
+def throughput_lines(tp):
+    out = [f"Copy bandwidth: {fmt(tp['copy_GBps'], 0)} GB/s (fastmath run {fmt(tp['copy_GBps_fast_run'], 0)}, "
+           f"compare.py's {fmt(tp['copy_GBps_compare'], 0)}). Numba and CuPy: {reference(tp)}.", ""]
+    out += table("kernel", "strict", "% copy", "fastmath", "% copy", "Numba", "CuPy", "ufjit / CuPy",
+                 "host 2^24 ms (Numba)", "bars")
+    for r in tp["rows"]:
+        bars = f"fast95 {verdict(r['met_fast_95'])}, >=CuPy {verdict(r['met_ahead_of_cupy'])}"
+        if "met_strict_90" in r:
+            bars += f", strict90 {verdict(r['met_strict_90'])}"
+        out.append(row(r["kernel"], fmt(r["strict_GBps"], 0), fmt(r["strict_pct_copy"]), fmt(r["fast_GBps"], 0),
+                       fmt(r["fast_pct_copy"]), fmt(r["numba_GBps"], 0), fmt(r["cupy_GBps"], 0),
+                       fmt(r["ufjit_over_cupy"], 3), f"{fmt(r['ufjit_host_ms'], 2)} ({fmt(r['numba_host_ms'], 1)})",
+                       bars))
+    return out
+
+
+def first_call_lines(fc):
+    out = table("kernel", "cold", "frontend", "compile+load+run", "disk-warm", "Numba cold", "CuPy cold",
+                "CuPy disk", "bars (cold/disk)")
+    for r in fc["rows"]:
+        ms = [fmt(r[k], 2) for k in ("cold_ms", "cold_frontend_ms", "cold_call_ms", "disk_warm_ms")]
+        ref = [fmt(r[k]) for k in ("numba_cold_ms", "cupy_cold_ms", "cupy_disk_ms")]
+        out.append(row(r["kernel"], *ms, *ref, f"{verdict(r['met_cold'])} / {verdict(r['met_disk_warm'])}"))
+    return out
+
+
+def cpu_lines(c):
+    ts = c["threads"]
+    out = table("seed", *(f"ufjit {t}t / Numba {t}t" for t in ts), "1t vs NumPy", "bars (Numba/NumPy)")
+    for r in c["rows"]:
+        cells = [f"{fmt(r['ufjit_ms'].get(t), 2)} / {fmt(r['numba_ms'].get(t), 2)} "
+                 f"({fmt(r['speedup_vs_numba'].get(t), 2)}x)" for t in ts]
+        out.append(row(r["seed"], *cells, f"{fmt(r['speedup_vs_numpy_1t'], 2)}x",
+                       f"{verdict(r['met_4x_numba_at_max_threads'])} / {verdict(r['met_2x_numpy_1t'])}"))
+    if c.get("numba_error"):
+        out += ["", f"Numba failed: {c['numba_error']}"]
+    return out
+
+
+def scaling_lines(sc):
+    out = table("kernel", "frontend", "lower", "optimize", "codegen", "total", "ratio", "bar")
+    for rows in sc.values():
+        for r in rows:
+            ms = [fmt(r[k]) for k in ("frontend_ms", "lower_ms", "optimize_ms", "codegen_ms", "total_ms", "ratio")]
+            out.append(row(r["kernel"], *ms, verdict(r["met_12x"])))
+    return out
+
+
+def steps_lines(steps_):
+    return table("step", "status", "seconds", "limit") + [
+        row(name, s["status"], s["seconds"], s["limit"]) for name, s in steps_.items()]
+
+
+SECTIONS = [
+    ("per_call", "## 1. Per call at the floor (us; bar: sync <= floor + 1.0, out <= floor + 0.5, async host <= "
+     "cuLaunchKernel + 0.5)", per_call_lines),
+    ("throughput", "## 2-4. Throughput at 2^26 on device arrays (GB/s read + write; bars: fastmath >= 95% of copy, "
+     "strict sincos >= 90%, strict ahead of CuPy)", throughput_lines),
+    ("first_call", "## 6. First call (ms; bars: cold <= 10 seeds, <= 15 general; disk-warm <= 0.5)", first_call_lines),
+    ("cpu", "## 5. CPU target on this host (ms, wall; bars: >= 4x Numba parallel at the most threads, >= 2x NumPy "
+     "on one thread by CPU time)", cpu_lines),
+    ("scaling", "## 7. Compile time against source size (process CPU ms; bar: <= 12x per 10x)", scaling_lines),
+    ("steps", "## Steps", steps_lines),
+]
+
+
 def markdown(res):
-    out = ["# Issue 13's bar, one run", ""]
-    env = res.get("env") or ""
-    out += ["```", env.strip()[:1500] or "(no env.txt)", "```", ""]
-    pc = res.get("per_call")
-    out += ["## 1. Per call at the floor (us; bar: sync <= floor + 1.0, out <= floor + 0.5, async host <= "
-            "cuLaunchKernel + 0.5)", ""]
-    if pc:
-        out.append(f"Floors in the same process: empty launch + sync {fmt(pc['floor_launch_sync_us'], 2)} us "
-                   f"(1024 threads: {fmt(pc['floor_block1024_us'], 2)}), bare cuLaunchKernel "
-                   f"{fmt(pc['launch_host_us'], 2)} us (on a blocking stream, as f.async). Numba and CuPy: "
-                   f"{reference(pc)}.")
-        out += ["", "| kernel | sync | into out | async host | sync - floor | out - floor | async - launch | "
-                "Numba sync | CuPy sync | bar (sync/out/async) |", "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in pc["rows"]:
-            out.append(f"| {r['kernel']} | {fmt(r['sync_new_us'], 2)} | {fmt(r['sync_out_us'], 2)} | "
-                       f"{fmt(r['async_host_us'], 2)} | {fmt(r['sync_over_floor_us'], 2)} | "
-                       f"{fmt(r['out_over_floor_us'], 2)} | {fmt(r['async_over_launch_us'], 2)} | "
-                       f"{fmt(r['numba_tiny_us'])} | {fmt(r['cupy_tiny_us'])} | {verdict(r['met_sync'])} / "
-                       f"{verdict(r['met_out'])} / {verdict(r['met_async'])} |")
-    else:
-        out.append("no result")
-    tp = res.get("throughput")
-    out += ["", "## 2-4. Throughput at 2^26 on device arrays (GB/s read + write; bars: fastmath >= 95% of copy, "
-            "strict sincos >= 90%, strict ahead of CuPy)", ""]
-    if tp:
-        out.append(f"Copy bandwidth: {fmt(tp['copy_GBps'], 0)} GB/s (fastmath run {fmt(tp['copy_GBps_fast_run'], 0)}, "
-                   f"compare.py's {fmt(tp['copy_GBps_compare'], 0)}). Numba and CuPy: {reference(tp)}.")
-        out += ["", "| kernel | strict | % copy | fastmath | % copy | Numba | CuPy | ufjit / CuPy | host 2^24 ms "
-                "(Numba) | bars |", "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in tp["rows"]:
-            bars = f"fast95 {verdict(r['met_fast_95'])}, >=CuPy {verdict(r['met_ahead_of_cupy'])}"
-            if "met_strict_90" in r:
-                bars += f", strict90 {verdict(r['met_strict_90'])}"
-            out.append(f"| {r['kernel']} | {fmt(r['strict_GBps'], 0)} | {fmt(r['strict_pct_copy'])} | "
-                       f"{fmt(r['fast_GBps'], 0)} | {fmt(r['fast_pct_copy'])} | {fmt(r['numba_GBps'], 0)} | "
-                       f"{fmt(r['cupy_GBps'], 0)} | {fmt(r['ufjit_over_cupy'], 3)} | {fmt(r['ufjit_host_ms'], 2)} "
-                       f"({fmt(r['numba_host_ms'], 1)}) | {bars} |")
-    else:
-        out.append("no result")
-    fc = res.get("first_call")
-    out += ["", "## 6. First call (ms; bars: cold <= 10 seeds, <= 15 general; disk-warm <= 0.5)", ""]
-    if fc:
-        out += ["| kernel | cold | frontend | compile+load+run | disk-warm | Numba cold | CuPy cold | CuPy disk | "
-                "bars (cold/disk) |", "|---|---|---|---|---|---|---|---|---|"]
-        for r in fc["rows"]:
-            out.append(f"| {r['kernel']} | {fmt(r['cold_ms'], 2)} | {fmt(r['cold_frontend_ms'], 2)} | "
-                       f"{fmt(r['cold_call_ms'], 2)} | {fmt(r['disk_warm_ms'], 2)} | {fmt(r['numba_cold_ms'])} | "
-                       f"{fmt(r['cupy_cold_ms'])} | {fmt(r['cupy_disk_ms'])} | {verdict(r['met_cold'])} / "
-                       f"{verdict(r['met_disk_warm'])} |")
-    else:
-        out.append("no result")
-    c = res.get("cpu")
-    out += ["", "## 5. CPU target on this host (ms, wall; bars: >= 4x Numba parallel at the most threads, "
-            ">= 2x NumPy on one thread by CPU time)", ""]
-    if c:
-        ts = c["threads"]
-        head = "| seed | " + " | ".join(f"ufjit {t}t / Numba {t}t" for t in ts) + \
-            " | 1t vs NumPy | bars (Numba/NumPy) |"
-        out += [head, "|" + "---|" * (len(ts) + 3)]
-        for r in c["rows"]:
-            cells = [f"{fmt(r['ufjit_ms'].get(t), 2)} / {fmt(r['numba_ms'].get(t), 2)} "
-                     f"({fmt(r['speedup_vs_numba'].get(t), 2)}x)" for t in ts]
-            out.append(f"| {r['seed']} | " + " | ".join(cells) + f" | {fmt(r['speedup_vs_numpy_1t'], 2)}x | "
-                       f"{verdict(r['met_4x_numba_at_max_threads'])} / {verdict(r['met_2x_numpy_1t'])} |")
-        if c.get("numba_error"):
-            out.append(f"\nNumba failed: {c['numba_error']}")
-    else:
-        out.append("no result")
-    sc = res.get("scaling")
-    out += ["", "## 7. Compile time against source size (process CPU ms; bar: <= 12x per 10x)", ""]
-    if sc:
-        out += ["| kernel | frontend | lower | optimize | codegen | total | ratio | bar |",
-                "|---|---|---|---|---|---|---|---|"]
-        for rows in sc.values():
-            for r in rows:
-                out.append(f"| {r['kernel']} | {fmt(r['frontend_ms'])} | {fmt(r['lower_ms'])} | "
-                           f"{fmt(r['optimize_ms'])} | {fmt(r['codegen_ms'])} | {fmt(r['total_ms'])} | "
-                           f"{fmt(r['ratio'])} | {verdict(r['met_12x'])} |")
-    else:
-        out.append("no result")
-    out += ["", "## Steps", "", "| step | status | seconds | limit |", "|---|---|---|---|"]
-    for name, s in res.get("steps", {}).items():
-        out.append(f"| {name} | {s['status']} | {s['seconds']} | {s['limit']} |")
-    spaced = []
-    for line in out:  # markdown needs a blank line before a table
-        if line.startswith("|") and spaced and spaced[-1] and not spaced[-1].startswith("|"):
-            spaced.append("")
-        spaced.append(line)
-    return "\n".join(spaced) + "\n"
+    env = (res.get("env") or "").strip()[:1500] or "(no env.txt)"
+    out = ["# Issue 13's bar, one run", "", "```", env, "```"]
+    for key, title, lines in SECTIONS:
+        out += ["", title, ""] + (lines(res[key]) if res.get(key) else ["no result"])
+    return "\n".join(out) + "\n"
 
 
 def clean(x):
