@@ -73,6 +73,24 @@ void validate_operands(const SplitOperands &split, const std::string &ufunc_name
 /// Step 2: the signature the inputs dispatch to.
 const CompiledSignature &resolve(const SplitOperands &split, const std::string &ufunc_name,
                                  const std::vector<CompiledSignature> &signatures) {
+  // Arrays only (the usual call): dispatch's first phase is the first
+  // signature whose parameters equal the dtypes, and nothing later applies
+  // (the integer-fit check is for weak scalars); found here without
+  // building dispatch inputs. Anything else takes the full rules.
+  bool arrays_only = !signatures.empty() && signatures.front().params.size() == split.inputs.size();
+  for (const Operand *op : split.inputs) {
+    arrays_only = arrays_only && op->kind == Operand::Kind::Array;
+  }
+  for (std::size_t s = 0; arrays_only && s < signatures.size(); ++s) {
+    const std::vector<DType> &params = signatures[s].params;
+    bool exact = params.size() == split.inputs.size();  // else resolve_signature words the error
+    for (std::size_t i = 0; exact && i < params.size(); ++i) {
+      exact = split.inputs[i]->array.dtype == params[i];
+    }
+    if (exact) {
+      return signatures[s];
+    }
+  }
   SmallVector<DispatchInput, 8> dispatch;
   for (const Operand *op : split.inputs) {
     dispatch.push_back(dispatch_input(*op));
