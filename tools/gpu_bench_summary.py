@@ -100,6 +100,8 @@ def per_call(work):
             "sync_out_us": num(k, "sync_out_us"),
             "async_host_us": num(k, "async_host_us"),
             "async_new_host_us": num(k, "async_new_host_us"),
+            "out_prebuilt_us": num(k, "out_prebuilt_us"),
+            "async_prebuilt_host_us": num(k, "async_prebuilt_host_us"),
             "numba_tiny_us": num(ref.get(name, {}), "numba_tiny_us"),
             "cupy_tiny_us": num(ref.get(name, {}), "cupy_tiny_us"),
         }
@@ -255,10 +257,11 @@ def per_call_lines(pc):
            f"(1024 threads: {fmt(pc['floor_block1024_us'], 2)}), bare cuLaunchKernel "
            f"{fmt(pc['launch_host_us'], 2)} us (on a blocking stream, as f.async). Numba and CuPy: {reference(pc)}.", ""]
     out += table("kernel", "sync", "into out", "async host", "sync - floor", "out - floor", "async - launch",
-                 "Numba sync", "CuPy sync", "bar (sync/out/async)")
+                 "out, operands prebuilt", "async host, prebuilt", "Numba sync", "CuPy sync", "bar (sync/out/async)")
     for r in pc["rows"]:
         us = [fmt(r[k], 2) for k in ("sync_new_us", "sync_out_us", "async_host_us", "sync_over_floor_us",
-                                      "out_over_floor_us", "async_over_launch_us")]
+                                      "out_over_floor_us", "async_over_launch_us", "out_prebuilt_us",
+                                      "async_prebuilt_host_us")]
         bars = " / ".join(verdict(r[k]) for k in ("met_sync", "met_out", "met_async"))
         out.append(row(r["kernel"], *us, fmt(r["numba_tiny_us"]), fmt(r["cupy_tiny_us"]), bars))
     return out

@@ -13,7 +13,7 @@
 //               cost of f.async(stream, a, b, out(o)), all in this process
 // Usage: bench_gpu [--json OUT] [--quick] [--fastmath] [--skip-cold]
 //        bench_gpu --per-call [--json OUT] [--reps N] [--kernel NAME]
-//        bench_gpu --count-calls sync|out|async|async_new KERNEL N   (for callgrind)
+//        bench_gpu --count-calls MODE KERNEL N   (for callgrind; bench_per_call.h's modes)
 //        bench_gpu --cold KERNEL                                     (a cold child)
 // (--fastmath: the seed kernels with fastmath=True, named "<kernel>_fast";
 // --skip-cold: no fresh-process first calls, bench_first_call measures them.)
@@ -354,7 +354,9 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
          << ", \"ufjit_tiny_dev_out_us\": " << tiny_out_us << ", \"per_call\": {\"sync_new_us\": "
          << per_call.sync_new_us << ", \"sync_out_us\": " << per_call.sync_out_us
          << ", \"async_host_us\": " << per_call.async_host_us
-         << ", \"async_new_host_us\": " << per_call.async_new_host_us << "}, \"ufjit_dev_ms\": " << dev_ms
+         << ", \"async_new_host_us\": " << per_call.async_new_host_us
+         << ", \"out_prebuilt_us\": " << per_call.out_prebuilt_us
+         << ", \"async_prebuilt_host_us\": " << per_call.async_prebuilt_host_us << "}, \"ufjit_dev_ms\": " << dev_ms
          << ", \"ufjit_dev_GBps\": " << gbps << ", \"ufjit_host_ms_2^24\": " << host_ms
          << ", \"host_bytes_2^24\": " << host_bytes << "}";
     first = false;

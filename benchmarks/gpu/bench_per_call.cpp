@@ -90,7 +90,20 @@ std::function<void()> call_of(const std::string &mode, const Ufunc &f, const std
   if (mode == "async_new") {
     return [&f, &in, &stream] { with_inputs(in, [&](const auto &...a) { f.async(stream, a...); }); };
   }
-  std::cerr << "unknown call mode " << mode << " (sync, out, async, async_new)\n";
+  // The operands built once, outside the timing (bench_gpu's older `tiny`
+  // columns): what ufjit costs beyond the caller's operand vector.
+  auto prebuilt = std::make_shared<std::vector<Operand>>();
+  for (const Array &a : in) {
+    prebuilt->emplace_back(a);
+  }
+  prebuilt->emplace_back(out(result));
+  if (mode == "out_prebuilt") {
+    return [&f, prebuilt] { (void)f.call(*prebuilt); };
+  }
+  if (mode == "async_prebuilt") {
+    return [&f, &stream, prebuilt] { f.call_async(stream, *prebuilt); };
+  }
+  std::cerr << "unknown call mode " << mode << " (sync, out, async, async_new, out_prebuilt, async_prebuilt)\n";
   std::exit(2);
 }
 
@@ -195,6 +208,8 @@ PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps) {
   row.sync_out_us = median_us(call_of("out", f, in, result, stream), reps);
   row.async_host_us = median_us(call_of("async", f, in, result, stream), reps, 200, 50, settle);
   row.async_new_host_us = median_us(call_of("async_new", f, in, result, stream), reps, 200, 50, settle);
+  row.out_prebuilt_us = median_us(call_of("out_prebuilt", f, in, result, stream), reps);
+  row.async_prebuilt_host_us = median_us(call_of("async_prebuilt", f, in, result, stream), reps, 200, 50, settle);
   return row;
 }
 
@@ -215,8 +230,8 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
               "%.2f us; cuLaunchKernel host cost %.2f us (after: %.2f), on a blocking stream %.2f us (after: %.2f)\n",
               reps, floors.launch_sync_us, floors.launch_sync_block1024_us, after.launch_sync_us,
               floors.launch_host_us, after.launch_host_us, floors.launch_host_stream_us, after.launch_host_stream_us);
-  std::printf("%-11s %11s %11s %13s %15s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host_us",
-              "async_new_host", "sync-floor", "out-floor", "async-launch");
+  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host",
+              "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor", "async-launch");
   const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
   // f.async launches on a blocking stream: compared with a bare launch there.
   const double launch_us = std::min(floors.launch_host_stream_us, after.launch_host_stream_us);
@@ -229,12 +244,14 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
        << ", \"launch_host_stream_after\": " << after.launch_host_stream_us << "},\n \"kernels\": {";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PerCallRow &r = rows[i];
-    std::printf("%-11s %11.2f %11.2f %13.2f %15.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(), r.sync_new_us,
-                r.sync_out_us, r.async_host_us, r.async_new_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
+    std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(),
+                r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us, r.out_prebuilt_us,
+                r.async_prebuilt_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
                 r.async_host_us - launch_us);
     json << (i ? "," : "") << "\n  \"" << r.kernel << "\": {\"sync_new_us\": " << r.sync_new_us
          << ", \"sync_out_us\": " << r.sync_out_us << ", \"async_host_us\": " << r.async_host_us
-         << ", \"async_new_host_us\": " << r.async_new_host_us << "}";
+         << ", \"async_new_host_us\": " << r.async_new_host_us << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
+         << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us << "}";
   }
   json << "\n }\n}\n";
   std::fflush(stdout);

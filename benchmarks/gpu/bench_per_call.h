@@ -27,6 +27,8 @@ struct PerCallRow {
   double sync_out_us = 0;    // f(a, b, out(o)): synchronous, into `out`
   double async_host_us = 0;  // f.async(stream, a, b, out(o)): the host-side cost of the call
   double async_new_host_us = 0;  // f.async(stream, a, b) without out: a new result each call
+  double out_prebuilt_us = 0;         // f.call(ops) into out, the operand vector built once beforehand
+  double async_prebuilt_host_us = 0;  // f.call_async(stream, ops), the same
 };
 
 /// Measures the floors (`reps` timed calls each). The Runtime's context must
@@ -41,7 +43,7 @@ PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps);
 int run_per_call(const std::string &json_path, int reps, const std::string &only_kernel);
 
 /// `bench_gpu --count-calls MODE KERNEL N`: N calls of one kind (sync, out,
-/// async, async_new) after a warm-up, inside measured_calls() so that
+/// async, async_new, out_prebuilt, async_prebuilt) after a warm-up, inside measured_calls() so that
 /// `valgrind --tool=callgrind --toggle-collect='*measured_calls*'` counts
 /// exactly those (tools/callgrind_call_path.sh).
 int run_count_calls(const std::string &mode, const std::string &kernel, int calls);

@@ -38,7 +38,8 @@ class FullRun(unittest.TestCase):
                           "launch_host_stream_after": 3.0},
             "kernels": {
                 # sync 8.9 - 8.0 = 0.9 <= 1.0 met; out 8.6 - 8.0 = 0.6 > 0.5 not; async 3.4 - 3.0 = 0.4 met
-                "add_i64": {"sync_new_us": 8.9, "sync_out_us": 8.6, "async_host_us": 3.4, "async_new_host_us": 4.0},
+                "add_i64": {"sync_new_us": 8.9, "sync_out_us": 8.6, "async_host_us": 3.4, "async_new_host_us": 4.0,
+                            "out_prebuilt_us": 8.45, "async_prebuilt_host_us": 3.25},
                 # 9.5 - 8.0 = 1.5 not; 8.3 - 8.0 = 0.3 met; 3.7 - 3.0 = 0.7 not
                 "sincos_f32": {"sync_new_us": 9.5, "sync_out_us": 8.3, "async_host_us": 3.7, "async_new_host_us": 4.0},
             }}))
@@ -132,7 +133,7 @@ class FullRun(unittest.TestCase):
     def test_markdown_names_live_reference_and_step_status(self):
         self.assertIn("measured live in this run", self.text)
         self.assertIn("| scaling_elif_assign | 124 | 45 | 45 |", self.text)
-        self.assertIn("| add_i64 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 |", self.text)
+        self.assertIn("| add_i64 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 | 8.45 | 3.25 |", self.text)
 
 
 class PartialRun(unittest.TestCase):
