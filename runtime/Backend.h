@@ -45,6 +45,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@
 #include "codegen/KernelABI.h"
 #include "ir/IR.h"
 #include "runtime/GufuncLayout.h"
+#include "runtime/SmallVector.h"
 #include "ufjit/array.h"
 #include "ufjit/device.h"
 #include "ufjit/runtime.h"
@@ -130,8 +132,6 @@ struct PreparedCall {
   /// elements: Call.cpp does not call execute() when size == 0.
   std::vector<int64_t> shape;
   int64_t size = 1;
-  /// The caller's broadcast shape before collapsing (for messages/logs).
-  std::vector<int64_t> broadcast_shape;
 };
 
 /// Everything a backend needs to run one gufunc call. All checks are done.
@@ -158,15 +158,21 @@ codegen::KernelVariant choose_variant(const PreparedCall &call);
 
 /// The parameters of one kernel entry, in the order of codegen/KernelABI.h,
 /// with stable storage: `pointers()[k]` points at parameter k (what
-/// cuLaunchKernel's kernelParams and a CPU entry's `params` want).
+/// cuLaunchKernel's kernelParams and a CPU entry's `params` want). Held
+/// inline for the usual counts: packing allocates nothing.
 class KernelParams {
  public:
-  /// `input_data[i]` / `output_data`: the address the kernel must use for
-  /// array operand i / the output (device address for staged host operands;
-  /// ignored for scalar inputs). Strides are taken from the PreparedCall.
-  /// `error_flag`: the zeroed uint32 the kernel's error-flag parameter points
-  /// at (device memory on CUDA); required when the signature's module can
-  /// raise (ir::Module::can_raise), ignored otherwise.
+  /// `table`: codegen::kernel_params of the entry (HotKernel::params holds
+  /// it, computed once per kernel). `input_data[i]` / `output_data`: the
+  /// address the kernel must use for array operand i / the output (device
+  /// address for staged host operands; ignored for scalar inputs). Strides
+  /// are taken from the PreparedCall. `error_flag`: the zeroed uint32 the
+  /// kernel's error-flag parameter points at (device memory on CUDA);
+  /// required when the signature's module can raise (ir::Module::can_raise),
+  /// ignored otherwise.
+  KernelParams(const PreparedCall &call, std::span<const codegen::KernelParam> table,
+               std::span<const void *const> input_data, void *output_data, void *error_flag = nullptr);
+  /// The same, computing the table from the call's signature and `variant`.
   KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
                const std::vector<const void *> &input_data, void *output_data, void *error_flag = nullptr);
   /// A gufunc call; `data[k]` the address the kernel uses for operand k.
@@ -181,6 +187,7 @@ class KernelParams {
   struct alignas(8) Slot {
     uint8_t bytes[sizeof(codegen::Dims)];
   };
+  static constexpr std::size_t kInlineParams = 16;
   void push(const void *data, std::size_t size);
   /// Pushes a Count, NDim or Shape parameter of an iteration of `n`
   /// elements over `shape`; false for other roles.
@@ -188,9 +195,14 @@ class KernelParams {
   /// Pushes the ErrorFlag parameter; false for other roles.
   bool push_error_flag(const codegen::KernelParam &param, void *error_flag);
   void finish();
-  std::vector<Slot> slots_;
-  std::vector<void *> pointers_;
+
+  SmallVector<Slot, kInlineParams> slots_;
+  SmallVector<void *, kInlineParams> pointers_;
 };
+
+/// The parameter table of a signature's entry for `variant`
+/// (codegen::kernel_params of its spec): what KernelParams packs.
+std::vector<codegen::KernelParam> entry_params(const CompiledSignature &sig, const codegen::KernelVariant &variant);
 
 /// A compiled kernel as a backend stores it in the KernelCache (a CPU entry
 /// address, a CUfunction with its module, ...).

@@ -151,10 +151,19 @@ ArrayView unpermute(const ArrayView &array, const std::vector<int> &order) {
   return v;
 }
 
-std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, const std::vector<ArrayView *> &views,
+std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, std::span<ArrayView *const> views,
                                    int max_dims) {
   if (shape.size() == 1 && shape[0] != 1) {
     return shape;  // nothing to drop or merge
+  }
+  if (shape.size() == 1 || shape.empty()) {
+    // One element, or 0-d: every dim dropped, as the general path below
+    // would (no vectors built: the per-call path of tiny calls).
+    for (ArrayView *v : views) {
+      v->shape.clear();
+      v->strides.clear();
+    }
+    return {};
   }
   // 1. Drop size-1 dims; keep the order given by the first view's strides.
   std::vector<int> dims = views.empty() ? std::vector<int>() : memory_order_of(shape, views.front()->strides);

@@ -7,6 +7,7 @@
 // kernel) and anything else fits the strided kernel's kMaxDims.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,13 @@ ArrayView unpermute(const ArrayView &array, const std::vector<int> &order);
 /// shape (no size-1 dims; empty when every dim is 1). Dims are ordered by
 /// the FIRST view's |strides| (put the output first). Throws ShapeError when
 /// more than `max_dims` remain.
-std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, const std::vector<ArrayView *> &views,
+std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, std::span<ArrayView *const> views,
                                    int max_dims);
+/// The same for a braced list of views.
+inline std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, const std::vector<ArrayView *> &views,
+                                          int max_dims) {
+  return collapse_dims(shape, std::span<ArrayView *const>(views), max_dims);
+}
 
 /// Product of `shape`; throws ShapeError on overflow or a negative dim.
 int64_t checked_size(const std::vector<int64_t> &shape);

@@ -18,6 +18,7 @@
 
 #include "runtime/Broadcast.h"
 #include "runtime/Dispatch.h"
+#include "runtime/SmallVector.h"
 #include "runtime/ViewChecks.h"
 
 namespace ufjit::runtime {
@@ -26,15 +27,17 @@ namespace {
 
 std::string operand_label(std::size_t index) { return "input " + std::to_string(index + 1); }
 
+/// Operand pointers of one call: inline for the usual few (no allocation).
+using OperandList = SmallVector<const Operand *, 8>;
+
 struct SplitOperands {
-  std::vector<const Operand *> inputs;
-  const Operand *out = nullptr;        // elementwise calls: the one out(...)
-  std::vector<const Operand *> outs;   // every out(...), in order
+  OperandList inputs;
+  const Operand *out = nullptr;  // elementwise calls: the one out(...)
+  OperandList outs;              // every out(...), in order
 };
 
 /// Step 1a: inputs and out(...) operands. `max_outs`: 1 for ufuncs.
-SplitOperands split_operands(const std::vector<Operand> &operands, std::size_t max_outs = 1) {
-  SplitOperands split;
+void split_operands(const std::vector<Operand> &operands, std::size_t max_outs, SplitOperands &split) {
   for (const Operand &op : operands) {
     if (op.kind != Operand::Kind::Out) {
       split.inputs.push_back(&op);
@@ -48,7 +51,11 @@ SplitOperands split_operands(const std::vector<Operand> &operands, std::size_t m
     split.outs.push_back(&op);
   }
   split.out = split.outs.empty() ? nullptr : split.outs.front();
-  return split;
+}
+
+/// The words for out(...) operand `k` in errors.
+std::string out_label(const SplitOperands &split, std::size_t k) {
+  return split.outs.size() == 1 ? std::string("out") : "out " + std::to_string(k + 1);
 }
 
 /// Step 1b: every view is checked before anything else.
@@ -59,21 +66,37 @@ void validate_operands(const SplitOperands &split, const std::string &ufunc_name
     }
   }
   for (std::size_t k = 0; k < split.outs.size(); ++k) {
-    validate_view(split.outs[k]->array, [&] {
-      return (split.outs.size() == 1 ? std::string("out") : "out " + std::to_string(k + 1)) + " of '" + ufunc_name + "'";
-    });
+    validate_view(split.outs[k]->array, [&] { return out_label(split, k) + " of '" + ufunc_name + "'"; });
   }
 }
 
 /// Step 2: the signature the inputs dispatch to.
 const CompiledSignature &resolve(const SplitOperands &split, const std::string &ufunc_name,
                                  const std::vector<CompiledSignature> &signatures) {
-  std::vector<DispatchInput> dispatch;
-  dispatch.reserve(split.inputs.size());
+  // Arrays only (the usual call): dispatch's first phase is the first
+  // signature whose parameters equal the dtypes, and nothing later applies
+  // (the integer-fit check is for weak scalars); found here without
+  // building dispatch inputs. Anything else takes the full rules.
+  bool arrays_only = !signatures.empty() && signatures.front().params.size() == split.inputs.size();
+  for (const Operand *op : split.inputs) {
+    arrays_only = arrays_only && op->kind == Operand::Kind::Array;
+  }
+  for (std::size_t s = 0; arrays_only && s < signatures.size(); ++s) {
+    const std::vector<DType> &params = signatures[s].params;
+    bool exact = params.size() == split.inputs.size();  // else resolve_signature words the error
+    for (std::size_t i = 0; exact && i < params.size(); ++i) {
+      exact = split.inputs[i]->array.dtype == params[i];
+    }
+    if (exact) {
+      return signatures[s];
+    }
+  }
+  SmallVector<DispatchInput, 8> dispatch;
   for (const Operand *op : split.inputs) {
     dispatch.push_back(dispatch_input(*op));
   }
-  return signatures.at(resolve_signature(ufunc_name, signatures, dispatch));
+  return signatures.at(
+      resolve_signature(ufunc_name, signatures, std::span<const DispatchInput>(dispatch.data(), dispatch.size())));
 }
 
 /// Where a new result lives: the device if any array input is there.
@@ -95,15 +118,13 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
     if (op->kind == Operand::Kind::Scalar) {
       continue;
     }
-    const std::string label = !is_out ? operand_label(i)
-                              : split.outs.size() == 1 ? std::string("out")
-                                                       : "out " + std::to_string(i - split.inputs.size() + 1);
+    auto label = [&] { return !is_out ? operand_label(i) : out_label(split, i - split.inputs.size()); };
     if (backend.kind() == TargetKind::Cpu && op->array.residence == Residence::Device) {
-      throw InputError("the CPU target cannot use device memory: " + label + " (" + op->array.describe() +
+      throw InputError("the CPU target cannot use device memory: " + label() + " (" + op->array.describe() +
                         ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
     }
     if (stream != nullptr && op->array.residence == Residence::Host) {
-      throw InputError("an async call takes device arrays only: " + label + " (" + op->array.describe() +
+      throw InputError("an async call takes device arrays only: " + label() + " (" + op->array.describe() +
                        ") is on the host; copy it with Runtime::to_device first");
     }
   }
@@ -113,8 +134,9 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
 }
 
 /// The shape the array inputs broadcast to (NumPy's rules). Inputs of one
-/// shape, the usual call, need no broadcasting and no copies of their shapes.
-std::vector<int64_t> broadcast_inputs(const SplitOperands &split) {
+/// shape, the usual call, need no broadcasting: the result is then a
+/// reference to the first one's shape (no copy); else `storage` holds it.
+const std::vector<int64_t> &broadcast_inputs(const SplitOperands &split, std::vector<int64_t> &storage) {
   const std::vector<int64_t> *first = nullptr;
   bool same = true;
   for (const Operand *op : split.inputs) {
@@ -128,7 +150,8 @@ std::vector<int64_t> broadcast_inputs(const SplitOperands &split) {
     }
   }
   if (first == nullptr) {
-    return {};
+    storage.clear();
+    return storage;
   }
   if (same) {
     return *first;  // validate_view has checked its size
@@ -139,14 +162,17 @@ std::vector<int64_t> broadcast_inputs(const SplitOperands &split) {
       shapes.push_back(op->array.shape);
     }
   }
-  return broadcast_shapes(shapes);
+  storage = broadcast_shapes(shapes);
+  return storage;
 }
 
 /// The shape of the call: the inputs' broadcast shape, or `out`'s shape when
 /// one is given, to which the inputs then broadcast (NumPy: `f(row, 1.0,
-/// out=matrix)` works; `out` itself is never broadcast).
-std::vector<int64_t> call_shape(const SplitOperands &split, const std::string &ufunc_name) {
-  std::vector<int64_t> shape = broadcast_inputs(split);
+/// out=matrix)` works; `out` itself is never broadcast). A reference to an
+/// operand's shape or to `storage`.
+const std::vector<int64_t> &call_shape(const SplitOperands &split, const std::string &ufunc_name,
+                                       std::vector<int64_t> &storage) {
+  const std::vector<int64_t> &shape = broadcast_inputs(split, storage);
   if (split.out == nullptr) {
     return shape;
   }
@@ -213,8 +239,9 @@ void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &spli
   call.inputs.resize(split.inputs.size());
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     const Operand &op = *split.inputs[i];
-    PreparedOperand &p = call.inputs[i];
+    PreparedOperand &p = call.inputs[i];  // may hold a pooled call's old values: set every field
     p.dtype = sig.params[i];
+    p.is_scalar = false;
     const bool single_host_element =
         op.kind == Operand::Kind::Array && op.array.residence == Residence::Host && op.array.size() == 1;
     if (op.kind == Operand::Kind::Scalar || single_host_element) {
@@ -223,20 +250,22 @@ void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &spli
       p.scalar_bytes = convert_scalar(value, p.dtype);
       continue;
     }
-    ArrayView view = op.array;
-    if (view.dtype != p.dtype && size > 0) {
+    const ArrayView *source = &op.array;
+    if (source->dtype != p.dtype && size > 0) {
       // A converted copy: also the end of any overlap with `out`.
-      temporaries.push_back(convert(core, backend, view, p.dtype, nullptr));
-      view = temporaries.back().view();
-    } else if (size > 0 && split.out != nullptr && must_stage(view, split.out->array, shape)) {
-      temporaries.push_back(convert(core, backend, view, view.dtype, stream));
-      view = temporaries.back().view();
+      temporaries.push_back(convert(core, backend, *source, p.dtype, nullptr));
+      source = &temporaries.back().view();
+    } else if (size > 0 && split.out != nullptr && must_stage(*source, split.out->array, shape)) {
+      temporaries.push_back(convert(core, backend, *source, source->dtype, stream));
+      source = &temporaries.back().view();
     }
-    view.dtype = p.dtype;
-    if (split.out == nullptr && shape.size() > 1 && view.shape == shape) {
-      full_shape_inputs.push_back(view);
+    p.array = *source;  // into the pooled view's vectors: no allocation
+    p.array.dtype = p.dtype;
+    if (p.array.shape != shape) {
+      p.array = broadcast_to(p.array, shape);
+    } else if (split.out == nullptr && shape.size() > 1) {
+      full_shape_inputs.push_back(p.array);
     }
-    p.array = view.shape == shape ? std::move(view) : broadcast_to(view, shape);
   }
 }
 
@@ -244,6 +273,9 @@ void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &spli
 /// (NumPy's K); the Array's view has `shape`'s dimension order.
 Array allocate_output(Backend &backend, DType dtype, const std::vector<int64_t> &shape,
                       const std::vector<ArrayView> &full_shape_inputs, Residence residence, StreamImpl *stream) {
+  if (shape.size() <= 1) {
+    return backend.make_output(dtype, shape, residence, stream);  // one memory order only
+  }
   const std::vector<int> order = output_memory_order(shape, full_shape_inputs);
   std::vector<int64_t> memory_shape;
   for (int d : order) {
@@ -260,7 +292,8 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
                const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
                StreamImpl *stream) {
   // ---- 1. operands and their views
-  const SplitOperands split = split_operands(operands);
+  SplitOperands split;
+  split_operands(operands, 1, split);
   validate_operands(split, ufunc_name);
 
   // ---- 2. resolve the signature
@@ -271,7 +304,8 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   const Residence residence = result_residence(split);
 
   // ---- 4. broadcasting and `out` checks
-  const std::vector<int64_t> shape = call_shape(split, ufunc_name);
+  std::vector<int64_t> shape_storage;  // used only when the shape is no operand's
+  const std::vector<int64_t> &shape = call_shape(split, ufunc_name, shape_storage);
   if (split.out != nullptr) {
     const ArrayView &o = split.out->array;
     if (o.dtype != sig.ret) {
@@ -289,35 +323,36 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
 
   // ---- 5. place arguments: scalars as parameters, casts, broadcast views
   std::vector<Array> temporaries;  // converted operands; live until the call returns
-  PreparedCall call;
+  PooledCall pooled(core.call_pool());
+  PreparedCall &call = *pooled;
   call.signature = &sig;
   std::vector<ArrayView> full_shape_inputs;  // vote for a new output's memory order
   place_inputs(core, backend, split, shape, size, stream, call, temporaries, full_shape_inputs);
 
   // ---- 6. allocate the output, in the inputs' memory order (NumPy's K)
   Array result;
-  ArrayView out_view;
-  if (split.out != nullptr) {
-    out_view = split.out->array;
-  } else {
+  if (split.out == nullptr) {
     result = allocate_output(backend, sig.ret, shape, full_shape_inputs, residence, stream);
-    out_view = result.view();
   }
   if (size == 0) {
     return result;
   }
+  call.output = split.out != nullptr ? split.out->array : result.view();
 
   // ---- 7. collapse dims, then size and launch (the backend)
-  call.output = out_view;
-  std::vector<ArrayView *> views = {&call.output};
+  SmallVector<ArrayView *, 9> views;
+  views.push_back(&call.output);
   for (PreparedOperand &p : call.inputs) {
     if (!p.is_scalar) {
       views.push_back(&p.array);
     }
   }
-  call.shape = collapse_dims(shape, views, codegen::kMaxDims);
+  if (shape.size() == 1 && shape[0] != 1) {
+    call.shape = shape;  // 1-D: nothing to collapse; copied into the pooled vector
+  } else {
+    call.shape = collapse_dims(shape, std::span<ArrayView *const>(views.data(), views.size()), codegen::kMaxDims);
+  }
   call.size = size;
-  call.broadcast_shape = shape;
   backend.execute(call, stream);
   return result;
 }
@@ -450,7 +485,8 @@ std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const
                                       const std::vector<CompiledSignature> &signatures,
                                       const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes &axes) {
   const GufuncLayout &layout = *signatures.front().layout;
-  const SplitOperands split = split_operands(operands, layout.outputs.size());
+  SplitOperands split;
+  split_operands(operands, layout.outputs.size(), split);
   validate_operands(split, ufunc_name);
   // Operand dims; a new output has the loop dims (the most outer dims of any
   // operand) and its core dims.
@@ -501,7 +537,8 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   }
 
   // ---- 1. operands and their views
-  const SplitOperands split = split_operands(operands, n_out);
+  SplitOperands split;
+  split_operands(operands, n_out, split);
   validate_operands(split, ufunc_name);
   if (!split.outs.empty() && split.outs.size() != n_out) {
     throw DispatchError("'" + ufunc_name + "' has " + std::to_string(n_out) +

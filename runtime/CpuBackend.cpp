@@ -49,9 +49,11 @@ class CpuBackend final : public Backend {
 
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
     const codegen::KernelVariant variant = choose_variant(call);
-    const codegen::CpuEntry entry = kernel_for(*call.signature, variant).entry;
+    const HotKernel<CpuKernel> &kernel = kernel_for(*call.signature, variant);
+    const codegen::CpuEntry entry = kernel.kernel->entry;
 
-    std::vector<const void *> inputs(call.inputs.size(), nullptr);
+    SmallVector<const void *, 8> inputs;
+    inputs.resize(call.inputs.size());
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
       if (!call.inputs[i].is_scalar) {
         // Call.cpp's check_residence has rejected device operands with a user-facing error.
@@ -60,7 +62,8 @@ class CpuBackend final : public Backend {
       }
     }
     std::atomic<uint32_t> raised{0};
-    const KernelParams params(call, variant, inputs, call.output.data, &raised);
+    const KernelParams params(call, kernel.params, std::span<const void *const>(inputs.data(), inputs.size()),
+                              call.output.data, &raised);
     run_range(entry, params.pointers(), call.size, 1);
     check_raised(*call.signature, raised.load());
   }
@@ -68,7 +71,7 @@ class CpuBackend final : public Backend {
   /// One iteration per outer element; the work of one is about its core
   /// elements, which decide whether threads pay off.
   void execute_gufunc(const PreparedGufunc &call, StreamImpl * /*stream*/) override {
-    const codegen::CpuEntry entry = kernel_for(*call.signature, codegen::gufunc_variant()).entry;
+    const codegen::CpuEntry entry = kernel_for(*call.signature, codegen::gufunc_variant()).kernel->entry;
     std::vector<const void *> data;
     int64_t core_elements = 1;
     for (const ArrayView &v : call.operands) {
@@ -112,7 +115,7 @@ class CpuBackend final : public Backend {
     });
   }
 
-  const CpuKernel &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+  const HotKernel<CpuKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     auto key = [&] {
       KernelKey key;
       key.ir_hash = sig.ir_hash;

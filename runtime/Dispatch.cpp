@@ -38,7 +38,7 @@ bool accepts(const DispatchInput &in, DType param, bool safe_phase, bool weak_as
   return safe_phase ? can_cast_safe(t, param) : t == param;
 }
 
-bool signature_matches(const CompiledSignature &sig, const std::vector<DispatchInput> &inputs, bool safe_phase,
+bool signature_matches(const CompiledSignature &sig, std::span<const DispatchInput> inputs, bool safe_phase,
                        bool weak_as_default) {
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!accepts(inputs[i], sig.params[i], safe_phase, weak_as_default)) {
@@ -109,31 +109,32 @@ std::string describe_input(const DispatchInput &in) {
 }
 
 std::size_t resolve_signature(const std::string &ufunc_name, const std::vector<CompiledSignature> &signatures,
-                              const std::vector<DispatchInput> &inputs) {
+                              std::span<const DispatchInput> inputs) {
   bool all_weak = !inputs.empty();
   for (const DispatchInput &in : inputs) {
     all_weak = all_weak && in.weak;
   }
-  std::string input_list;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    input_list += (i ? ", " : "") + describe_input(inputs[i]);
-  }
+  // Words for errors only: a good call builds no strings.
+  auto input_list = [&inputs] {
+    std::string list;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      list += (i ? ", " : "") + describe_input(inputs[i]);
+    }
+    return list;
+  };
   // Arity first: no signature of another arity can match.
   if (!signatures.empty() && signatures.front().params.size() != inputs.size()) {
     throw DispatchError("'" + ufunc_name + "' takes " + std::to_string(signatures.front().params.size()) +
-                        " inputs, but the call passed " + std::to_string(inputs.size()) + " (" + input_list + ")");
+                        " inputs, but the call passed " + std::to_string(inputs.size()) + " (" + input_list() + ")");
   }
   // The phases in order: (safe_phase, weak_as_default).
   struct Phase {
     bool safe;
     bool weak_as_default;
   };
-  std::vector<Phase> phases;
-  if (all_weak) {
-    phases = {{false, true}, {true, true}, {false, false}, {true, false}};
-  } else {
-    phases = {{false, false}, {true, false}};
-  }
+  static constexpr Phase kAllWeak[] = {{false, true}, {true, true}, {false, false}, {true, false}};
+  static constexpr Phase kTyped[] = {{false, false}, {true, false}};
+  const std::span<const Phase> phases = all_weak ? std::span<const Phase>(kAllWeak) : std::span<const Phase>(kTyped);
   std::size_t chosen = signatures.size();
   for (const Phase &phase : phases) {
     for (std::size_t s = 0; s < signatures.size() && chosen == signatures.size(); ++s) {
@@ -150,7 +151,7 @@ std::size_t resolve_signature(const std::string &ufunc_name, const std::vector<C
     for (std::size_t s = 0; s < signatures.size(); ++s) {
       tried += (s ? ", " : "") + signatures[s].signature;
     }
-    throw DispatchError("no signature of '" + ufunc_name + "' matches inputs (" + input_list + "); tried: " + tried);
+    throw DispatchError("no signature of '" + ufunc_name + "' matches inputs (" + input_list() + "); tried: " + tried);
   }
   // NumPy 2: a Python int that does not fit the chosen integer type is an error.
   const CompiledSignature &sig = signatures[chosen];

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,12 @@ std::string describe_input(const DispatchInput &in);
 /// listing the input dtypes and every signature tried, or naming the
 /// operand and the value that does not fit.
 std::size_t resolve_signature(const std::string &ufunc_name, const std::vector<CompiledSignature> &signatures,
-                              const std::vector<DispatchInput> &inputs);
+                              std::span<const DispatchInput> inputs);
+/// The same for a braced list of inputs.
+inline std::size_t resolve_signature(const std::string &ufunc_name, const std::vector<CompiledSignature> &signatures,
+                                     const std::vector<DispatchInput> &inputs) {
+  return resolve_signature(ufunc_name, signatures, std::span<const DispatchInput>(inputs));
+}
 
 /// A scalar's value converted to `to` in its storage form (PreparedOperand::
 /// scalar_bytes). Assumes dispatch accepted the pair.

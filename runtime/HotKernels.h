@@ -7,12 +7,14 @@
 // through to the KernelCache, which still compiles each key once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/KernelABI.h"
 #include "runtime/Backend.h"
@@ -20,28 +22,48 @@
 
 namespace ufjit::runtime {
 
+/// A kernel and the parameter table of its entry (KernelParams packs it),
+/// both made once per kernel rather than per call.
+template <typename Kernel>
+struct HotKernel {
+  std::shared_ptr<const Kernel> kernel;
+  std::vector<codegen::KernelParam> params;
+};
+
 template <typename Kernel>
 class HotKernels {
  public:
-  using Build = std::function<std::shared_ptr<const CompiledKernel>()>;
-
   /// The kernel of `sig` and `variant`: a hit in the map, else
   /// `cache.get_or_compile(key(), build)`, remembered for the next call.
-  template <typename MakeKey>
-  const Kernel &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
-                    const MakeKey &key, const Build &build) {
+  /// `build` returns std::shared_ptr<const CompiledKernel>; it and `key` are
+  /// templates so that a hit builds no std::function.
+  template <typename MakeKey, typename Build>
+  const HotKernel<Kernel> &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
+                               const MakeKey &key, const Build &build) {
     const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    // The kernel of the previous call, without a lock: a loop of calls of
+    // one kernel (the usual case) skips the map. Entries are never removed
+    // and unordered_map never moves its elements, so the pointer stays valid.
+    if (const Entry *last = last_.load(std::memory_order_acquire); last != nullptr && last->first == hot) {
+      cache.record_hit();
+      return last->second;
+    }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = map_.find(hot);
       if (it != map_.end()) {
         cache.record_hit();
-        return *it->second;
+        last_.store(&*it, std::memory_order_release);
+        return it->second;
       }
     }
-    auto kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
+    HotKernel<Kernel> entry;
+    entry.kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
+    entry.params = entry_params(sig, variant);
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    return *map_.emplace(hot, std::move(kernel)).first->second;
+    const Entry &made = *map_.emplace(hot, std::move(entry)).first;
+    last_.store(&made, std::memory_order_release);
+    return made.second;
   }
 
  private:
@@ -68,8 +90,12 @@ class HotKernels {
     return (uint64_t{v.scalar_mask} << 2) | strided | index32;
   }
 
+  using Map = std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash>;
+  using Entry = typename Map::value_type;
+
   std::shared_mutex mutex_;
-  std::unordered_map<HotKey, std::shared_ptr<const Kernel>, HotKeyHash> map_;
+  Map map_;
+  std::atomic<const Entry *> last_{nullptr};  // the entry of the last lookup
 };
 
 }  // namespace ufjit::runtime

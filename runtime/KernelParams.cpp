@@ -71,17 +71,18 @@ codegen::Dims dims_of(const std::vector<int64_t> &values, std::size_t first, std
 
 }  // namespace
 
+std::vector<codegen::KernelParam> entry_params(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+  return codegen::kernel_params(codegen::make_kernel_spec(sig.entry_signature(), variant));
+}
+
 KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
-                           const std::vector<const void *> &input_data, void *output_data, void *error_flag) {
-  codegen::EntrySignature sig;
-  sig.args = call.signature->params;
-  sig.ret = call.signature->ret;
-  sig.can_raise = call.signature->module != nullptr && call.signature->module->can_raise();
-  const codegen::KernelSpec spec = codegen::make_kernel_spec(sig, variant);
-  const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
+                           const std::vector<const void *> &input_data, void *output_data, void *error_flag)
+    : KernelParams(call, entry_params(*call.signature, variant), input_data, output_data, error_flag) {}
+
+KernelParams::KernelParams(const PreparedCall &call, std::span<const codegen::KernelParam> table,
+                           std::span<const void *const> input_data, void *output_data, void *error_flag) {
   const std::size_t ndim = call.shape.size();
   const std::size_t inputs = call.inputs.size();
-  slots_.reserve(table.size());  // pointers into slots_ must stay valid
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
     const bool is_output = param.operand >= 0 && k == inputs;
@@ -90,7 +91,8 @@ KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVarian
     }
     switch (param.role) {
       case codegen::ParamRole::Data: {
-        const void *ptr = is_output ? output_data : input_data.at(k);
+        internal_assert(is_output || k < input_data.size()) << "parameter table and call disagree on operands";
+        const void *ptr = is_output ? output_data : input_data[k];
         push(&ptr, sizeof ptr);
         break;
       }
@@ -107,7 +109,7 @@ KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVarian
         push(call.inputs[k].scalar_bytes.data() + param.size(), param.size());
         break;
       default:
-        internal_assert(false) << "parameter " << param.name(spec) << " in an elementwise call";
+        internal_assert(false) << "parameter role " << param.kind_name() << " in an elementwise call";
     }
   }
   finish();
@@ -117,7 +119,6 @@ KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const v
   const codegen::KernelSpec spec = codegen::make_kernel_spec(call.signature->entry_signature(), codegen::gufunc_variant());
   const std::vector<codegen::KernelParam> table = codegen::kernel_params(spec);
   const std::size_t loop_ndim = call.loop_shape.size();
-  slots_.reserve(table.size());
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
     if (push_iteration(param, call.loop_size, call.loop_shape) || push_error_flag(param, error_flag)) {
@@ -182,7 +183,6 @@ bool KernelParams::push_error_flag(const codegen::KernelParam &param, void *erro
 }
 
 void KernelParams::finish() {
-  pointers_.reserve(slots_.size());
   for (Slot &s : slots_) {
     pointers_.push_back(s.bytes);
   }

@@ -58,6 +58,10 @@ bool RuntimeCore::cuda_usable() {
 }
 
 Backend &RuntimeCore::backend(TargetKind target) {
+  // Every call asks: once made, a backend is read without the lock.
+  if (Backend *made = (target == TargetKind::Cpu ? cpu_ready_ : cuda_ready_).load(std::memory_order_acquire)) {
+    return *made;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   BackendConfig config;
   config.device = options_.device;
@@ -67,6 +71,7 @@ Backend &RuntimeCore::backend(TargetKind target) {
   if (target == TargetKind::Cpu) {
     if (!cpu_) {
       cpu_ = make_cpu_backend(config);
+      cpu_ready_.store(cpu_.get(), std::memory_order_release);
     }
     return *cpu_;
   }
@@ -84,6 +89,7 @@ Backend &RuntimeCore::backend(TargetKind target) {
     cuda_error_ = e.what();
     throw;
   }
+  cuda_ready_.store(cuda_.get(), std::memory_order_release);
   return *cuda_;
 #else
   cuda_error_ = "this build of ufjit has no CUDA backend";

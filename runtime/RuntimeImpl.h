@@ -6,6 +6,7 @@
 // NoDeviceError), under a mutex.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 
 #include "runtime/Backend.h"
 #include "runtime/KernelCache.h"
+#include "runtime/PreparedCallPool.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {
@@ -49,6 +51,8 @@ class RuntimeCore {
   const CompiledSignature &cast_signature(DType from, DType to);
 
   KernelCache &cache() { return cache_; }
+  /// Spare PreparedCalls for run_call (runtime/PreparedCallPool.h).
+  PreparedCallPool &call_pool() { return call_pool_; }
 
  private:
   RuntimeOptions options_;
@@ -56,9 +60,13 @@ class RuntimeCore {
   TargetKind default_target_ = TargetKind::Cpu;
   // Declared before the backends: destroyed after them.
   KernelCache cache_;
+  PreparedCallPool call_pool_;
   std::mutex mutex_;
   std::unique_ptr<Backend> cpu_;
   std::unique_ptr<Backend> cuda_;
+  // cpu_ / cuda_ once made (they are never replaced): the lock-free path of backend().
+  std::atomic<Backend *> cpu_ready_{nullptr};
+  std::atomic<Backend *> cuda_ready_{nullptr};
   std::string cuda_error_;  // why CUDA is unusable, once tried
   bool cuda_tried_ = false;
   std::map<std::pair<DType, DType>, std::unique_ptr<CompiledSignature>> casts_;

@@ -60,7 +60,7 @@ std::size_t element_alignment(DType dtype) {
   return dtype == DType::Complex64 || dtype == DType::Complex128 ? size / 2 : size;
 }
 
-void validate_view(const ArrayView &v, const std::function<std::string()> &label) {
+void validate_view(const ArrayView &v, LabelRef label) {
   if (v.strides.size() != v.shape.size()) {
     throw ShapeError(label() + " has " + std::to_string(v.shape.size()) + " dimensions but " +
                      std::to_string(v.strides.size()) + " strides");

@@ -10,8 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ufjit/array.h"
@@ -37,11 +37,31 @@ int64_t checked_bytes(DType dtype, const std::vector<int64_t> &shape);
 /// size of one component for complex dtypes.
 std::size_t element_alignment(DType dtype);
 
+/// A callable that words an error's subject ("input 1 of 'f'"), called only
+/// when there is an error. A reference, not a std::function: a capturing
+/// lambda in a std::function is a heap allocation on every call.
+class LabelRef {
+ public:
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, LabelRef> &&
+                                                    !std::is_function_v<F>>>
+  LabelRef(const F &f)  // NOLINT: implicit, as std::function's
+      : object_(&f), call_([](const void *o) -> std::string { return (*static_cast<const F *>(o))(); }) {}
+  /// A plain function.
+  LabelRef(std::string (*fn)())  // NOLINT: implicit, as std::function's
+      : function_(fn) {}
+  std::string operator()() const { return function_ != nullptr ? function_() : call_(object_); }
+
+ private:
+  const void *object_ = nullptr;
+  std::string (*call_)(const void *) = nullptr;
+  std::string (*function_)() = nullptr;
+};
+
 /// Rejects a malformed view (see the top of this file): ShapeError for
 /// shapes, strides and extents, InputError for a null or misaligned data
 /// pointer or misaligned strides. `label` words the error ("input 1 of
 /// 'f'") and is called only when there is one.
-void validate_view(const ArrayView &v, const std::function<std::string()> &label);
+void validate_view(const ArrayView &v, LabelRef label);
 
 /// Whether two validated views in the same memory space may share a byte
 /// (their byte ranges intersect). Conservative: interleaved views with

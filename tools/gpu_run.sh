@@ -16,20 +16,9 @@ log=$OUT/run.log
 : >"$log"
 say() { echo "$*" | tee -a "$log"; }
 
-bundle=${UFJIT_BUNDLE:-$root/.bundle/ufjit-bundle.tar.xz}
-dest=/tmp/ufjit-bundle
-rm -rf "$dest" && mkdir -p "$dest"
-if ! tar -C "$dest" -xJf "$bundle"; then
-  say "gpu_run: cannot unpack $bundle"
-  exit 1
-fi
-B=$dest/ufjit
-export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# An older host libstdc++ than the build machine's: use the bundled one.
-if ! "$B/bin/ufjit" --help >/dev/null 2>&1 && LD_LIBRARY_PATH=$B/lib/compat:$LD_LIBRARY_PATH "$B/bin/ufjit" --help >/dev/null 2>&1; then
-  export LD_LIBRARY_PATH=$B/lib/compat:$LD_LIBRARY_PATH
-  say "gpu_run: using the bundled libstdc++"
-fi
+# shellcheck source=tools/gpu_bundle.sh
+source "$root/tools/gpu_bundle.sh"
+unpack_bundle || { say "gpu_run: no bundle"; exit 1; }
 export UFJIT_CACHE_DIR=/tmp/ufjit-gpu-cache
 export PYTHONUNBUFFERED=1
 declare -A rc

@@ -7,7 +7,9 @@
 #              holds this machine's libstdc++/libgcc_s for older hosts
 #   bin/       the ufjit tool
 #   tests/     every test executable, plus tests/ data (lit, diagnostics, api)
-#   bench/     bench_gpu, bench_methods and benchmarks/compare/*
+#   bench/     bench_gpu, bench_methods and benchmarks/compare/*; with -DUFJIT_BUILD_BENCHMARKS=ON
+#              also bench_first_call, bench_cpu, bench_compile, compare_cpu.py
+#              (tools/gpu_bench_all.sh). The fake CUDA driver is never bundled.
 #   examples/  example programs and sources
 # Usage: tools/make_bundle.sh [extra cmake configure arguments]
 # Env: UFJIT_BUNDLE_BUILD (build dir, default build-bundle), UFJIT_JOBS.
@@ -52,7 +54,7 @@ if [[ -x "$build/benchmarks/gpu/bench_gpu" ]]; then
   cp "$build/benchmarks/gpu/bench_gpu" "$stage/bench/"
 else
   g++ -std=c++20 -O2 -I. -Iinclude -isystem "${CUDAToolkit_ROOT:-/usr/local/cuda}/include" \
-    benchmarks/gpu/bench_gpu.cpp -L"$stage/lib" -lufjit -ldl -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_gpu"
+    benchmarks/gpu/bench_gpu.cpp benchmarks/gpu/bench_per_call.cpp -L"$stage/lib" -lufjit -ldl -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_gpu"
 fi
 # bench_methods (ufunc methods; compare_methods.py is its CuPy side): public API only.
 if [[ -x "$build/benchmarks/gpu/bench_methods" ]]; then
@@ -62,6 +64,11 @@ else
     -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_methods"
 fi
 cp benchmarks/compare/*.py benchmarks/compare/*.json "$stage/bench/"
+# The other benchmarks of tools/gpu_bench_all.sh, when built (-DUFJIT_BUILD_BENCHMARKS=ON).
+for b in gpu/bench_first_call cpu/bench_cpu bench_compile; do
+  if [[ -x "$build/benchmarks/$b" ]]; then cp "$build/benchmarks/$b" "$stage/bench/"; fi
+done
+cp benchmarks/cpu/compare_cpu.py "$stage/bench/"
 
 # Strip, then bring along the shared libraries a GPU host may lack.
 find "$stage" -type f \( -name '*.so*' -o -perm -u+x \) -exec sh -c 'file -b "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \;
@@ -85,7 +92,7 @@ for compat in libstdc++.so.6 libgcc_s.so.1; do
   path=$(ldconfig -p | awk -v n="$compat" '$1 == n && /x86-64/ {print $NF; exit}')
   [[ -n "$path" ]] && cp -L "$path" "$stage/lib/compat/"
 done
-cp tools/gpu_run.sh "$stage/"
+cp tools/gpu_run.sh tools/gpu_bench_all.sh tools/gpu_bundle.sh tools/gpu_bench_summary.py "$stage/"
 git rev-parse HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 
 tarball=$out/ufjit-bundle.tar.xz

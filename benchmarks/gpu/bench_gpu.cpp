@@ -7,8 +7,16 @@
 //   throughput  2^26-element device arrays, GB/s counting bytes read+written,
 //               beside the device copy bandwidth (cuMemcpyDtoD, read+write)
 //   host        host arrays of 2^24 elements end to end
-// Usage: bench_gpu [--json OUT] [--quick] [--fastmath] | bench_gpu --cold KERNEL
-// (--fastmath: the seed kernels with fastmath=True, named "<kernel>_fast").
+//   per_call    issue 13 item 1 (bench_per_call.h): the driver's floors (empty
+//               launch + sync, a bare cuLaunchKernel's host cost) and, on
+//               1-element device arrays, f(a, b), f(a, b, out(o)) and the host
+//               cost of f.async(stream, a, b, out(o)), all in this process
+// Usage: bench_gpu [--json OUT] [--quick] [--fastmath] [--skip-cold]
+//        bench_gpu --per-call [--json OUT] [--reps N] [--kernel NAME]
+//        bench_gpu --count-calls MODE KERNEL N   (for callgrind; bench_per_call.h's modes)
+//        bench_gpu --cold KERNEL                                     (a cold child)
+// (--fastmath: the seed kernels with fastmath=True, named "<kernel>_fast";
+// --skip-cold: no fresh-process first calls, bench_first_call measures them.)
 #include <cuda.h>
 #include <dlfcn.h>
 #include <sys/wait.h>
@@ -22,12 +30,12 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "benchmarks/gpu/bench_kernels.h"
+#include "benchmarks/gpu/bench_per_call.h"
 #include "ufjit/cache.h"
 #include "ufjit/ufjit.h"
 
@@ -56,50 +64,12 @@ double timed_ms(const std::function<void()> &fn, int reps) {
   return median(times);
 }
 
-/// Host inputs as the anchors draw them: ints in [-1000, 1000), floats in [0.5, 1.5).
-std::vector<Array> host_inputs(const BenchKernel &k, int64_t n) {
-  std::mt19937_64 gen(0);
-  std::vector<Array> arrays;
-  for (int i = 0; i < k.inputs; ++i) {
-    Array a = Array::host(k.dtype, {n});
-    if (k.dtype == DType::Int64) {
-      std::uniform_int_distribution<int64_t> d(-1000, 999);
-      std::generate_n(a.host_data<int64_t>(), n, [&] { return d(gen); });
-    } else if (k.dtype == DType::Float32) {
-      std::uniform_real_distribution<float> d(0.5f, 1.5f);
-      std::generate_n(a.host_data<float>(), n, [&] { return d(gen); });
-    } else {
-      std::uniform_real_distribution<double> d(0.5, 1.5);
-      std::generate_n(a.host_data<double>(), n, [&] { return d(gen); });
-    }
-    arrays.push_back(std::move(a));
-  }
-  return arrays;
-}
-
 std::vector<Operand> operands_of(const std::vector<Array> &arrays) {
   std::vector<Operand> ops;
   for (const Array &a : arrays) {
     ops.emplace_back(a.view());
   }
   return ops;
-}
-
-const BenchKernel &find_kernel(const std::string &name) {
-  static const std::vector<BenchKernel> kernels = [] {
-    std::vector<BenchKernel> all = bench_kernels();
-    for (BenchKernel &k : bench_kernels_fastmath()) {
-      all.push_back(std::move(k));
-    }
-    return all;
-  }();
-  for (const BenchKernel &k : kernels) {
-    if (k.name == name) {
-      return k;
-    }
-  }
-  std::cerr << "unknown kernel " << name << "\n";
-  std::exit(2);
 }
 
 /// The child of a cold measurement: Runtime + context, then compile, call
@@ -170,6 +140,9 @@ double json_field(const std::string &j, const char *key) {
 
 /// The children's results as one JSON object of medians.
 std::string median_child(const std::vector<std::string> &runs) {
+  if (runs.empty()) {
+    return "{\"runs\": 0}";  // --skip-cold: no figure rather than zeros
+  }
   std::vector<double> ctx;
   std::vector<double> first;
   std::vector<double> second;
@@ -290,7 +263,7 @@ LaunchFloor launch_floor(Runtime &rt) {
   return floor;
 }
 
-int run_all(const std::string &self, const std::string &json_path, bool quick, bool fastmath) {
+int run_all(const std::string &self, const std::string &json_path, bool quick, bool fastmath, bool skip_cold) {
   RuntimeOptions options;
   options.target = TargetKind::Cuda;
   Runtime rt(options);
@@ -300,6 +273,12 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
   json << " \"device\": \"" << (info.devices.empty() ? std::string("?") : info.devices[0].name) << "\",\n";
   const double d2d = d2d_bandwidth_gbps(rt);
   const LaunchFloor floor = launch_floor(rt);
+  const int per_call_reps = quick ? 1000 : 3000;
+  const DriverFloors floors = measure_driver_floors(rt, per_call_reps);
+  json << " \"per_call_floors_us\": {\"launch_sync\": " << floors.launch_sync_us
+       << ", \"launch_sync_block1024\": " << floors.launch_sync_block1024_us
+       << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_host_stream\": " << floors.launch_host_stream_us
+       << "},\n";
   json << " \"launch_sync_floor_us\": {\"legacy_stream\": " << floor.legacy_us << ", \"nonblocking_stream\": "
        << floor.stream_us << ", \"nonblocking_after_legacy_event\": " << floor.stream_event_us
        << ", \"legacy_stream_polled\": " << floor.legacy_poll_us << ", \"launch_only\": " << floor.launch_only_us
@@ -313,12 +292,12 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
     std::string cache_dir;
     std::vector<std::string> colds;
     std::vector<std::string> warms;
-    for (int r = 0; r < kColdRuns; ++r) {
+    for (int r = 0; r < kColdRuns && !skip_cold; ++r) {
       char dir_template[] = "/tmp/ufjit-bench-cache-XXXXXX";
       cache_dir = mkdtemp(dir_template) != nullptr ? dir_template : "/tmp/ufjit-bench-cache";
       colds.push_back(run_cold(self, k.name, cache_dir));
     }
-    for (int r = 0; r < kColdRuns; ++r) {
+    for (int r = 0; r < kColdRuns && !skip_cold; ++r) {
       warms.push_back(run_cold(self, k.name, cache_dir));
     }
     const std::string cold = median_child(colds);
@@ -340,6 +319,7 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
     const int tiny_reps = quick ? 500 : 3000;
     const double tiny_us = 1e3 * timed_ms([&] { f.call(tiny_ops); }, tiny_reps);
     const double tiny_out_us = 1e3 * timed_ms([&] { f.call(tiny_ops_out); }, tiny_reps);
+    const PerCallRow per_call = measure_per_call(rt, k, per_call_reps);
     // Large device arrays: throughput.
     const int64_t big = int64_t{1} << 26;
     std::vector<Array> dev;
@@ -371,7 +351,12 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
     std::fflush(stdout);
     json << (first ? "" : ",\n") << "  \"" << k.name << "\": {\"ufjit_cold\": " << cold
          << ", \"ufjit_warmdisk\": " << warm << ", \"ufjit_tiny_dev_us\": " << tiny_us
-         << ", \"ufjit_tiny_dev_out_us\": " << tiny_out_us << ", \"ufjit_dev_ms\": " << dev_ms
+         << ", \"ufjit_tiny_dev_out_us\": " << tiny_out_us << ", \"per_call\": {\"sync_new_us\": "
+         << per_call.sync_new_us << ", \"sync_out_us\": " << per_call.sync_out_us
+         << ", \"async_host_us\": " << per_call.async_host_us
+         << ", \"async_new_host_us\": " << per_call.async_new_host_us
+         << ", \"out_prebuilt_us\": " << per_call.out_prebuilt_us
+         << ", \"async_prebuilt_host_us\": " << per_call.async_prebuilt_host_us << "}, \"ufjit_dev_ms\": " << dev_ms
          << ", \"ufjit_dev_GBps\": " << gbps << ", \"ufjit_host_ms_2^24\": " << host_ms
          << ", \"host_bytes_2^24\": " << host_bytes << "}";
     first = false;
@@ -382,6 +367,9 @@ int run_all(const std::string &self, const std::string &json_path, bool quick, b
               "non-blocking after a legacy-stream event %.1f us, legacy stream polled with cuStreamQuery %.1f us; "
               "cuLaunchKernel alone %.1f us\n",
               floor.legacy_us, floor.stream_us, floor.stream_event_us, floor.legacy_poll_us, floor.launch_only_us);
+  std::printf("per-call floors (each call timed): empty launch + sync %.2f us (block 1024: %.2f), cuLaunchKernel "
+              "host cost %.2f us\n",
+              floors.launch_sync_us, floors.launch_sync_block1024_us, floors.launch_host_us);
   if (!json_path.empty()) {
     std::ofstream(json_path) << json.str();
   }
@@ -396,12 +384,27 @@ int main(int argc, char **argv) {
     std::string json_path;
     bool quick = false;
     bool fastmath = false;
+    bool skip_cold = false;
+    bool per_call = false;
+    int reps = 3000;
+    std::string kernel;
     for (int i = 1; i < argc; ++i) {
       std::string arg = argv[i];
       if (arg == "--cold" && i + 1 < argc) {
         return ufjit::bench::cold_child(argv[i + 1]);
       }
-      if (arg == "--json" && i + 1 < argc) {
+      if (arg == "--count-calls" && i + 3 < argc) {
+        return ufjit::bench::run_count_calls(argv[i + 1], argv[i + 2], std::atoi(argv[i + 3]));
+      }
+      if (arg == "--per-call") {
+        per_call = true;
+      } else if (arg == "--reps" && i + 1 < argc) {
+        reps = std::max(1, std::atoi(argv[++i]));
+      } else if (arg == "--kernel" && i + 1 < argc) {
+        kernel = argv[++i];
+      } else if (arg == "--skip-cold") {
+        skip_cold = true;
+      } else if (arg == "--json" && i + 1 < argc) {
         json_path = argv[++i];
       } else if (arg == "--quick") {
         quick = true;
@@ -409,10 +412,13 @@ int main(int argc, char **argv) {
         fastmath = true;
       }
     }
+    if (per_call) {
+      return ufjit::bench::run_per_call(json_path, reps, kernel);
+    }
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
     self[len > 0 ? len : 0] = '\0';
-    return ufjit::bench::run_all(self, json_path, quick, fastmath);
+    return ufjit::bench::run_all(self, json_path, quick, fastmath, skip_cold);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_gpu: %s\n", e.what());
     return 1;

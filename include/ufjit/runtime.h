@@ -49,6 +49,7 @@ struct UFJIT_API Operand {
   Operand(const ArrayView &v) : kind(Kind::Array), array(v) {}  // NOLINT
   Operand(const Array &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
   Operand(const Out &o) : kind(Kind::Out), array(o.view) {}  // NOLINT
+  Operand(Out &&o) : kind(Kind::Out), array(std::move(o.view)) {}  // NOLINT: `f(x, out(y))` moves, no copy
   template <typename T>
   Operand(const TypedArray<T> &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
   template <typename T>
@@ -165,7 +166,7 @@ class UFJIT_API Ufunc {
   /// through a temporary copy. Every view is checked first (errors.h).
   template <typename... Args>
   Array operator()(Args &&...args) const {
-    return call(std::vector<Operand>{Operand(std::forward<Args>(args))...});
+    return call(make_operands(std::forward<Args>(args)...));
   }
   Array call(const std::vector<Operand> &operands) const;
   /// Runs on `target` instead of the ufunc's default.
@@ -177,7 +178,7 @@ class UFJIT_API Ufunc {
   /// the one result, and throws InputError for several.
   template <typename... Args>
   std::vector<Array> outputs(Args &&...args) const {
-    return call_all(std::vector<Operand>{Operand(std::forward<Args>(args))...});
+    return call_all(make_operands(std::forward<Args>(args)...));
   }
   std::vector<Array> call_all(const std::vector<Operand> &operands) const;
   std::vector<Array> call_all_on(TargetKind target, const std::vector<Operand> &operands) const;
@@ -195,7 +196,7 @@ class UFJIT_API Ufunc {
   /// after it: program order is the only order to think about.
   template <typename... Args>
   void async(Stream &stream, Args &&...args) const {
-    call_async(stream, std::vector<Operand>{Operand(std::forward<Args>(args))...});
+    call_async(stream, make_operands(std::forward<Args>(args)...));
   }
   void call_async(Stream &stream, const std::vector<Operand> &operands) const;
 
@@ -236,6 +237,17 @@ class UFJIT_API Ufunc {
   explicit Ufunc(std::shared_ptr<UfuncState> state) : state_(std::move(state)) {}
 
  private:
+  /// The operands of a variadic call, each built in place: a braced
+  /// std::vector<Operand>{...} would copy every operand (and its view's
+  /// shape and strides) once more from the initializer list.
+  template <typename... Args>
+  static std::vector<Operand> make_operands(Args &&...args) {
+    std::vector<Operand> operands;
+    operands.reserve(sizeof...(Args));
+    (operands.emplace_back(std::forward<Args>(args)), ...);
+    return operands;
+  }
+
   std::shared_ptr<UfuncState> state_;
 };
 

@@ -66,9 +66,12 @@ class CudaBackend final : public Backend {
   std::string key() const override { return key_; }
 
   Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
-                    StreamImpl * /*stream*/) override {
+                    StreamImpl *stream) override {
     if (residence == Residence::Host) {
       return pinned_.allocate(dtype, shape);  // the copy engines write it directly
+    }
+    if (stream == nullptr) {
+      return cuda::allocate_sync_result(context_, dtype, shape);  // idle blocks, no driver call
     }
     // On the legacy stream, which every blocking stream waits for: the result
     // of an async call is usable on any stream afterwards.
@@ -108,7 +111,7 @@ class CudaBackend final : public Backend {
   void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) override {
     context_->make_current();
     const CompiledSignature &sig = *call.signature;
-    const cuda::CudaKernel &kernel = kernel_for(sig, codegen::gufunc_variant());
+    const cuda::CudaKernel &kernel = *kernel_for(sig, codegen::gufunc_variant()).kernel;
     warn_if_underused(sig, kernel, call.loop_size);
     bool any_host = false;
     for (const ArrayView &v : call.operands) {
@@ -227,22 +230,24 @@ class CudaBackend final : public Backend {
   /// `raise_flag`: cuda::RaiseFlag::device() (null when the kernel cannot raise).
   void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream,
                      void *raise_flag) {
-    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
-    std::vector<const void *> inputs(call.inputs.size(), nullptr);
+    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(*call.signature, variant);
+    SmallVector<const void *, 8> inputs;
+    inputs.resize(call.inputs.size());
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
       if (!call.inputs[i].is_scalar) {
         inputs[i] = call.inputs[i].array.data;
       }
     }
-    const KernelParams params(call, variant, inputs, call.output.data, raise_flag);
-    cuda::launch(kernel, call.size, params.pointers(), stream);
+    const KernelParams params(call, kernel.params, std::span<const void *const>(inputs.data(), inputs.size()),
+                              call.output.data, raise_flag);
+    cuda::launch(*kernel.kernel, call.size, params.pointers(), stream);
   }
 
   /// Contiguous call with host operands: chunks through pinned staging.
   void run_staged(const PreparedCall &call, codegen::KernelVariant variant, void *raise_flag) {
     // Offsets within one chunk always fit in 32 bits (chunks are a few MiB).
     variant.index32 = true;
-    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
+    const cuda::CudaKernel &kernel = *kernel_for(*call.signature, variant).kernel;
     PreparedCall chunk_call = call;
     staging_.run_contiguous(call, [&](const std::vector<const void *> &inputs, void *output, int64_t,
                                       int64_t count, CUstream stream) {
@@ -269,7 +274,7 @@ class CudaBackend final : public Backend {
     }
     const bool host_out = call.output.residence == Residence::Host;
     void *output = host_out ? stage(call.output) : call.output.data;
-    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant);
+    const cuda::CudaKernel &kernel = *kernel_for(*call.signature, variant).kernel;
     const KernelParams params(call, variant, inputs, output, raise_flag);
     cuda::launch(kernel, call.size, params.pointers(), nullptr);
     if (host_out) {
@@ -319,7 +324,7 @@ class CudaBackend final : public Backend {
 
   /// The loaded kernel for a signature and variant: a HotKernels hit on the
   /// hot path, else the KernelCache (one compile per key).
-  const cuda::CudaKernel &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+  const HotKernel<cuda::CudaKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     auto key = [&] {
       KernelKey key;
       key.ir_hash = sig.ir_hash;

@@ -91,6 +91,7 @@ CudaContext::CudaContext(int ordinal) : drv_(driver()) {
 
 CudaContext::~CudaContext() {
   if (context_ != nullptr) {
+    free_idle_blocks();
     drv_.cuDevicePrimaryCtxRelease_v2(device_);
   }
 }
@@ -126,6 +127,7 @@ CUdeviceptr CudaContext::allocate(std::size_t bytes, CUstream stream) const {
 }
 
 void CudaContext::trim_pool() const {
+  free_idle_blocks();
   UFJIT_CU_CHECK(drv_, cuCtxSynchronize);  // frees still queued on streams return to the pool
   CUmemoryPool pool = nullptr;
   UFJIT_CU_CHECK(drv_, cuDeviceGetDefaultMemPool, &pool, device_);
@@ -140,12 +142,59 @@ void CudaContext::free(CUdeviceptr ptr) const noexcept {
   drv_.cuMemFreeAsync(ptr, nullptr);
 }
 
-DeviceAllocation::~DeviceAllocation() {
-  context_->free(ptr_);
+CUdeviceptr CudaContext::allocate_block(std::size_t bytes) const {
+  const std::size_t block = DeviceBlockCache::block_bytes(bytes);
+  if (const CUdeviceptr idle = blocks_.take(block)) {
+    return idle;
+  }
+  return allocate(block, nullptr);
 }
 
-Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                            const std::vector<int64_t> &shape, bool fortran_order, CUstream stream) {
+void CudaContext::recycle_block(CUdeviceptr ptr, std::size_t block) const noexcept {
+  bool kept = false;
+  try {
+    kept = blocks_.keep(ptr, block);
+  } catch (...) {  // no memory for the idle list: free the block instead
+  }
+  if (!kept) {
+    free(ptr);
+  }
+}
+
+void CudaContext::free_idle_blocks() const noexcept {
+  std::vector<uint64_t> idle;
+  try {
+    idle = blocks_.drain();
+  } catch (...) {
+    return;
+  }
+  for (const uint64_t ptr : idle) {
+    free(ptr);
+  }
+}
+
+namespace {
+
+void give_back(const CudaContext &context, CUdeviceptr ptr, std::size_t bytes, DeviceMemory memory) noexcept {
+  if (memory == DeviceMemory::CachedBlock) {
+    context.recycle_block(ptr, bytes);
+  } else {
+    context.free(ptr);
+  }
+}
+
+}  // namespace
+
+DeviceAllocation::~DeviceAllocation() {
+  give_back(*context_, ptr_, bytes_, memory_);
+}
+
+namespace {
+
+/// Allocates a device array through `allocate(bytes) -> {ptr, memory, block bytes}`.
+template <typename Allocate>
+Array make_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
+                        const std::vector<int64_t> &shape, bool fortran_order, const Allocate &allocate) {
   std::size_t itemsize = dtype_size(dtype);
   std::size_t bytes = array_bytes(dtype, shape);
   ArrayView view;
@@ -158,17 +207,42 @@ Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, D
     return Array(std::move(view), std::make_shared<Array::Holder>());
   }
   context->make_current();
-  CUdeviceptr ptr = context->allocate(bytes, stream);
-  // From here the allocation is owned; make_shared failing frees it.
+  const auto [ptr, memory, held_bytes] = allocate(bytes);
+  // From here the allocation is owned; make_shared failing gives it back.
   std::shared_ptr<DeviceAllocation> holder;
   try {
-    holder = std::make_shared<DeviceAllocation>(context, ptr, bytes);
+    holder = std::make_shared<DeviceAllocation>(context, ptr, held_bytes, memory);
   } catch (...) {
-    context->free(ptr);
+    give_back(*context, ptr, held_bytes, memory);
     throw;
   }
   view.data = reinterpret_cast<void *>(static_cast<uintptr_t>(ptr));
   return Array(std::move(view), std::move(holder));
+}
+
+struct Allocated {
+  CUdeviceptr ptr;
+  DeviceMemory memory;
+  std::size_t bytes;
+};
+
+}  // namespace
+
+Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
+                            const std::vector<int64_t> &shape, bool fortran_order, CUstream stream) {
+  return make_device_array(context, dtype, shape, fortran_order, [&](std::size_t bytes) {
+    return Allocated{context->allocate(bytes, stream), DeviceMemory::StreamOrdered, bytes};
+  });
+}
+
+Array allocate_sync_result(const std::shared_ptr<const CudaContext> &context, DType dtype,
+                           const std::vector<int64_t> &shape) {
+  return make_device_array(context, dtype, shape, false, [&](std::size_t bytes) {
+    if (!DeviceBlockCache::cacheable(bytes)) {
+      return Allocated{context->allocate(bytes, nullptr), DeviceMemory::StreamOrdered, bytes};
+    }
+    return Allocated{context->allocate_block(bytes), DeviceMemory::CachedBlock, DeviceBlockCache::block_bytes(bytes)};
+  });
 }
 
 Stream make_stream(const std::shared_ptr<const CudaContext> &context) {

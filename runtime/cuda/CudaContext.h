@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/cuda/CudaDriver.h"
+#include "runtime/cuda/DeviceBlockCache.h"
 #include "ufjit/array.h"
 #include "ufjit/device.h"
 
@@ -74,18 +75,37 @@ class CudaContext {
   /// is never handed out early. Never throws.
   void free(CUdeviceptr ptr) const noexcept;
 
+  /// A block of DeviceBlockCache::block_bytes(bytes) for the result of a
+  /// synchronous call: an idle one of that size when there is one, else
+  /// allocate() on the legacy stream. `bytes` must be cacheable().
+  CUdeviceptr allocate_block(std::size_t bytes) const;
+  /// Gives back a block from allocate_block (of `block` bytes): kept idle
+  /// for reuse, or freed when the cache is full. Never throws.
+  void recycle_block(CUdeviceptr ptr, std::size_t block) const noexcept;
+
  private:
+  /// Frees every idle block (for trim_pool and the destructor).
+  void free_idle_blocks() const noexcept;
+
   const CudaDriver &drv_;
   DeviceProperties props_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
+  mutable DeviceBlockCache blocks_;
 };
 
-/// The Array::Holder of a device allocation: frees through the pool.
+/// Where a device allocation's memory comes from and goes back to.
+enum class DeviceMemory {
+  StreamOrdered,  // cuMemAllocAsync / cuMemFreeAsync through the driver's pool
+  CachedBlock,    // CudaContext::allocate_block / recycle_block (sync-call results)
+};
+
+/// The Array::Holder of a device allocation: frees it the way it came.
 class DeviceAllocation : public Array::Holder {
  public:
-  DeviceAllocation(std::shared_ptr<const CudaContext> context, CUdeviceptr ptr, std::size_t bytes)
-      : context_(std::move(context)), ptr_(ptr), bytes_(bytes) {}
+  DeviceAllocation(std::shared_ptr<const CudaContext> context, CUdeviceptr ptr, std::size_t bytes,
+                   DeviceMemory memory = DeviceMemory::StreamOrdered)
+      : context_(std::move(context)), ptr_(ptr), bytes_(bytes), memory_(memory) {}
   ~DeviceAllocation() override;
   DeviceAllocation(const DeviceAllocation &) = delete;
   DeviceAllocation &operator=(const DeviceAllocation &) = delete;
@@ -95,13 +115,20 @@ class DeviceAllocation : public Array::Holder {
  private:
   std::shared_ptr<const CudaContext> context_;
   CUdeviceptr ptr_ = 0;
-  std::size_t bytes_ = 0;
+  std::size_t bytes_ = 0;  // a CachedBlock's whole block
+  DeviceMemory memory_;
 };
 
 /// A C-contiguous (or Fortran-ordered) device array of `shape`, allocated on
 /// `stream`. Zero elements allocate nothing (data is null).
 Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
                             const std::vector<int64_t> &shape, bool fortran_order, CUstream stream);
+
+/// A C-contiguous device array for the result of a synchronous call: small
+/// ones from the context's idle blocks (DeviceBlockCache.h), others as
+/// allocate_device_array on the legacy stream.
+Array allocate_sync_result(const std::shared_ptr<const CudaContext> &context, DType dtype,
+                           const std::vector<int64_t> &shape);
 
 /// A new blocking stream of `context`, wrapped in the public RAII type.
 Stream make_stream(const std::shared_ptr<const CudaContext> &context);

@@ -31,10 +31,16 @@ struct KernelGeometry {
   uint32_t elements_per_thread = 0;  // the entry's launch hint
 };
 
+/// Threads per warp: a one-block launch is trimmed to whole warps.
+inline constexpr int64_t kWarp = 32;
+
 /// The launch of an entry over `n` elements (any n >= 0): hint 0 gives
 /// min(ceil(n / block), max_grid) blocks; hint e > 0 gives ceil(n / (block *
 /// e)) blocks, each thread one group. Never more than the driver's 2^31 - 1
 /// blocks (the entries' grid-stride loops cover the rest), never fewer than 1.
+/// A launch of one block has only the threads its elements need, rounded up
+/// to whole warps (at least one warp): tiny calls start 32 threads, not the
+/// occupancy block (every entry reads its block size from %ntid).
 LaunchConfig launch_config(const KernelGeometry &kernel, int64_t n);
 
 }  // namespace ufjit::cuda

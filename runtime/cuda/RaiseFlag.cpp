@@ -21,7 +21,7 @@ uint32_t read_flag(const CudaContext &context, const Array &flag, CUstream strea
 
 RaiseFlag::RaiseFlag(const std::shared_ptr<const CudaContext> &context, const runtime::CompiledSignature &sig,
                      CUstream stream)
-    : context_(context), sig_(&sig) {
+    : context_(&context), sig_(&sig) {
   if (!runtime::can_raise(sig)) {
     return;
   }
@@ -33,7 +33,7 @@ void RaiseFlag::check_now(CUstream stream) const {
   if (flag_.data() == nullptr) {
     return;
   }
-  runtime::check_raised(*sig_, read_flag(*context_, flag_, stream));
+  runtime::check_raised(*sig_, read_flag(**context_, flag_, stream));
 }
 
 void RaiseFlag::defer(StreamImpl *stream) {
@@ -44,7 +44,7 @@ void RaiseFlag::defer(StreamImpl *stream) {
   // kernels that can raise pay for it).
   auto sig = std::make_shared<runtime::CompiledSignature>(*sig_);
   auto flag = std::make_shared<Array>(std::move(flag_));
-  stream->pending_raises.push_back([context = context_, sig, flag, cu = stream->stream]() {
+  stream->pending_raises.push_back([context = *context_, sig, flag, cu = stream->stream]() {
     runtime::check_raised(*sig, read_flag(*context, *flag, cu));
   });
 }

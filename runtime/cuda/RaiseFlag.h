@@ -21,7 +21,9 @@ namespace ufjit::cuda {
 
 class RaiseFlag {
  public:
-  /// An empty flag (device() null) when `sig` cannot raise.
+  /// An empty flag (device() null) when `sig` cannot raise. `context` must
+  /// outlive the flag (the backend's); it is referred to, not copied, so
+  /// that calls of kernels that cannot raise touch no reference count.
   RaiseFlag(const std::shared_ptr<const CudaContext> &context, const runtime::CompiledSignature &sig,
             CUstream stream);
   /// What the kernel's ErrorFlag parameter takes (null: none).
@@ -33,7 +35,7 @@ class RaiseFlag {
   void defer(StreamImpl *stream);
 
  private:
-  std::shared_ptr<const CudaContext> context_;
+  const std::shared_ptr<const CudaContext> *context_;
   const runtime::CompiledSignature *sig_;
   Array flag_;
 };

@@ -86,6 +86,49 @@ TEST_F(GpuCallPath, StagedWriteIntoAnArrayAnAsyncCallStillReadsWaitsForIt) {
   }
 }
 
+TEST_F(GpuCallPath, AResultBlockReusedWhileAnAsyncCallStillReadsItIsNotOverwrittenEarly) {
+  // Small sync results come from idle blocks with no stream operation
+  // (runtime/cuda/DeviceBlockCache.h); the legacy stream's wait for every
+  // blocking stream is what keeps this right.
+  const int64_t n = int64_t{1} << 21;
+  Ufunc slow = rt().vectorize(kSlowSource);
+  Ufunc add = rt().vectorize(kAddSource);
+  Stream stream = rt().stream();
+  Array dbig = rt().to_device(std::vector<double>(static_cast<std::size_t>(n), 0.0));
+  Array dzeros = rt().to_device(std::vector<double>(1000, 0.0));
+  for (int round = 0; round < 3; ++round) {
+    Array block = add(dzeros, dzeros);  // a block from the cache, zeros
+    Array sink = rt().device_empty(DType::Float64, {1000});
+    slow.async(stream, dbig, out(dbig));       // keeps the stream busy...
+    add.async(stream, block, 0.0, out(sink));  // ...so this reads `block` late
+    block = Array();                           // back to the cache at once
+    Array reused = add(dzeros, 5.0);           // may get the same block
+    EXPECT_EQ(download<double>(rt(), reused), std::vector<double>(1000, 5.0));
+    stream.synchronize();
+    EXPECT_EQ(download<double>(rt(), sink), std::vector<double>(1000, 0.0))
+        << "the async call read a block that a later call had reused, round " << round;
+  }
+}
+
+TEST_F(GpuCallPath, TinySyncResultsFromReusedBlocksHoldEachCallsValue) {
+  // 1-element results, dropped and taken again call after call: each holds
+  // its own call's value (x + i), never a neighbour's.
+  Ufunc add = rt().vectorize(kAddSource);
+  Array dx = rt().to_device(std::vector<double>{0.25});
+  std::vector<Array> kept;
+  for (int i = 0; i < 200; ++i) {
+    Array r = add(dx, static_cast<double>(i));
+    if (i % 3 == 0) {
+      kept.push_back(std::move(r));  // some stay alive, the others go back at once
+      continue;
+    }
+    ASSERT_EQ(download<double>(rt(), r), std::vector<double>{0.25 + i}) << "call " << i;
+  }
+  for (std::size_t k = 0; k < kept.size(); ++k) {
+    EXPECT_EQ(download<double>(rt(), kept[k]), std::vector<double>{0.25 + 3.0 * static_cast<double>(k)}) << "kept " << k;
+  }
+}
+
 TEST_F(GpuCallPath, ShiftedOverlapOfADeviceOutReadsEveryInputBeforeWriting) {
   Ufunc combine = rt().vectorize(kCombineSource);
   for (const std::size_t n : {std::size_t{10}, std::size_t{(1 << 20) + 7}}) {

@@ -47,6 +47,20 @@ TEST(LaunchConfig, EmptyAndHugeLaunchesStayInTheDriversRange) {
   EXPECT_EQ(launch_config(geometry(256, 4224, 1), int64_t{1} << 42).grid, 0x7fffffffu);
 }
 
+TEST(LaunchConfig, OneBlockLaunchHasOnlyTheWarpsItsElementsNeed) {
+  // 1 element: one warp, not the occupancy block (tiny calls, issue 13 item 1).
+  EXPECT_EQ(launch_config(geometry(1024, 4224, 0), 1).block, 32u);
+  EXPECT_EQ(launch_config(geometry(1024, 4224, 0), 0).block, 32u);
+  // 33 elements at 1 per thread: 2 warps; at 4 per thread: 9 threads, 1 warp.
+  EXPECT_EQ(launch_config(geometry(1024, 4224, 0), 33).block, 64u);
+  EXPECT_EQ(launch_config(geometry(1024, 4224, 4), 33).block, 32u);
+  // 4 per thread, 4096 elements: 1024 threads, the whole block.
+  EXPECT_EQ(launch_config(geometry(1024, 4224, 4), 4096).block, 1024u);
+  // Never more than the occupancy block, which a second block keeps.
+  EXPECT_EQ(launch_config(geometry(96, 4224, 0), 90).block, 96u);
+  EXPECT_EQ(launch_config(geometry(256, 4224, 0), 1000).block, 256u);
+}
+
 TEST(LaunchConfig, CapIsSixteenWavesAndAtLeastOneBlockPerMultiprocessor) {
   EXPECT_EQ(ufjit::cuda::capped_grid(264, 132), 264 * 16);
   EXPECT_EQ(ufjit::cuda::capped_grid(1, 132), 132);

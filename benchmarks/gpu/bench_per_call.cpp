@@ -1,0 +1,291 @@
+// Per-call rows of bench_gpu: see bench_per_call.h.
+#include "benchmarks/gpu/bench_per_call.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+namespace ufjit::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+/// Median of `reps` timings of `fn` (each call timed alone), after `warm`
+/// untimed calls. `settle` runs untimed after every `batch` calls (a
+/// synchronise, so that queued async work never fills the launch queue).
+double median_us(const std::function<void()> &fn, int reps, int warm = 200, int batch = 0,
+                 const std::function<void()> &settle = {}) {
+  for (int i = 0; i < warm; ++i) {
+    fn();
+  }
+  if (settle) {
+    settle();
+  }
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(reps));
+  for (int i = 0; i < reps; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    fn();
+    times.push_back(us_between(t0, Clock::now()));
+    if (batch > 0 && (i + 1) % batch == 0 && settle) {
+      settle();
+    }
+  }
+  if (settle) {
+    settle();
+  }
+  return median(std::move(times));
+}
+
+std::vector<Array> device_inputs(Runtime &rt, const BenchKernel &k) {
+  std::vector<Array> dev;
+  for (const Array &a : host_inputs(k, 1)) {
+    dev.push_back(rt.to_device(a.view()));
+  }
+  return dev;
+}
+
+/// Calls `f` on the device arrays with `args...` appended, for 1 to 4 inputs:
+/// the variadic form a user writes, `f(a, b, out(o))`.
+template <typename Fn>
+void with_inputs(const std::vector<Array> &in, const Fn &fn) {
+  switch (in.size()) {
+    case 1: fn(in[0]); break;
+    case 2: fn(in[0], in[1]); break;
+    case 3: fn(in[0], in[1], in[2]); break;
+    default: fn(in[0], in[1], in[2], in[3]); break;
+  }
+}
+
+/// One call of `mode` (sync, out, async, async_new) as a user writes it.
+std::function<void()> call_of(const std::string &mode, const Ufunc &f, const std::vector<Array> &in,
+                              const Array &result, Stream &stream) {
+  if (mode == "sync") {
+    return [&f, &in] { with_inputs(in, [&](const auto &...a) { (void)f(a...); }); };
+  }
+  if (mode == "out") {
+    return [&f, &in, &result] { with_inputs(in, [&](const auto &...a) { (void)f(a..., out(result)); }); };
+  }
+  if (mode == "async") {
+    return [&f, &in, &result, &stream] { with_inputs(in, [&](const auto &...a) { f.async(stream, a..., out(result)); }); };
+  }
+  if (mode == "async_new") {
+    return [&f, &in, &stream] { with_inputs(in, [&](const auto &...a) { f.async(stream, a...); }); };
+  }
+  // The operands built once, outside the timing (bench_gpu's older `tiny`
+  // columns): what ufjit costs beyond the caller's operand vector.
+  auto prebuilt = std::make_shared<std::vector<Operand>>();
+  for (const Array &a : in) {
+    prebuilt->emplace_back(a);
+  }
+  prebuilt->emplace_back(out(result));
+  if (mode == "out_prebuilt") {
+    return [&f, prebuilt] { (void)f.call(*prebuilt); };
+  }
+  if (mode == "async_prebuilt") {
+    return [&f, &stream, prebuilt] { f.call_async(stream, *prebuilt); };
+  }
+  std::cerr << "unknown call mode " << mode << " (sync, out, async, async_new, out_prebuilt, async_prebuilt)\n";
+  std::exit(2);
+}
+
+}  // namespace
+
+std::vector<Array> host_inputs(const BenchKernel &k, int64_t n) {
+  std::mt19937_64 gen(0);
+  std::vector<Array> arrays;
+  for (int i = 0; i < k.inputs; ++i) {
+    Array a = Array::host(k.dtype, {n});
+    if (k.dtype == DType::Int64) {
+      std::uniform_int_distribution<int64_t> d(-1000, 999);
+      std::generate_n(a.host_data<int64_t>(), n, [&] { return d(gen); });
+    } else if (k.dtype == DType::Float32) {
+      std::uniform_real_distribution<float> d(0.5f, 1.5f);
+      std::generate_n(a.host_data<float>(), n, [&] { return d(gen); });
+    } else {
+      std::uniform_real_distribution<double> d(0.5, 1.5);
+      std::generate_n(a.host_data<double>(), n, [&] { return d(gen); });
+    }
+    arrays.push_back(std::move(a));
+  }
+  return arrays;
+}
+
+const BenchKernel &find_kernel(const std::string &name) {
+  static const std::vector<BenchKernel> kernels = [] {
+    std::vector<BenchKernel> all = bench_kernels();
+    for (BenchKernel &k : bench_kernels_fastmath()) {
+      all.push_back(std::move(k));
+    }
+    return all;
+  }();
+  for (const BenchKernel &k : kernels) {
+    if (k.name == name) {
+      return k;
+    }
+  }
+  std::cerr << "unknown kernel " << name << "\n";
+  std::exit(2);
+}
+
+DriverFloors measure_driver_floors(Runtime &rt, int reps) {
+  DriverFloors floors;
+  Array ctx_warm = rt.device_empty(DType::Float32, {1});  // the context is current on this thread
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) {
+    return floors;
+  }
+  auto load = reinterpret_cast<decltype(&cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
+  auto get_function = reinterpret_cast<decltype(&cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
+  auto launch = reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
+  auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
+  auto create = reinterpret_cast<decltype(&cuStreamCreate)>(dlsym(h, "cuStreamCreate"));
+  auto destroy = reinterpret_cast<decltype(&cuStreamDestroy_v2)>(dlsym(h, "cuStreamDestroy_v2"));
+  if (load == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr || create == nullptr ||
+      destroy == nullptr) {
+    return floors;
+  }
+  static const char kEmptyPtx[] =
+      ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty(.param .u64 p)\n{\n ret;\n}\n";
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  if (load(&module, kEmptyPtx) != CUDA_SUCCESS || get_function(&fn, module, "empty") != CUDA_SUCCESS) {
+    return floors;
+  }
+  uint64_t arg = 0;
+  void *params[] = {&arg};
+  floors.launch_sync_us = median_us(
+      [&] {
+        launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr);
+        sync(nullptr);
+      },
+      reps);
+  floors.launch_sync_block1024_us = median_us(
+      [&] {
+        launch(fn, 1, 1, 1, 1024, 1, 1, 0, nullptr, params, nullptr);
+        sync(nullptr);
+      },
+      reps);
+  floors.launch_host_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr); }, reps, 200,
+                                    50, [&] { sync(nullptr); });
+  CUstream stream = nullptr;
+  if (create(&stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS) {
+    floors.launch_host_stream_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr); }, reps,
+                                             200, 50, [&] { sync(stream); });
+    destroy(stream);
+  }
+  floors.ok = true;
+  return floors;
+}
+
+PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps) {
+  PerCallRow row;
+  row.kernel = kernel.name;
+  Ufunc f = rt.vectorize(kernel.source);
+  const std::vector<Array> in = device_inputs(rt, kernel);
+  const Array result = rt.device_empty(kernel.dtype, {1});
+  Stream stream = rt.stream();
+  auto settle = [&] { stream.synchronize(); };
+  row.sync_new_us = median_us(call_of("sync", f, in, result, stream), reps);
+  row.sync_out_us = median_us(call_of("out", f, in, result, stream), reps);
+  row.async_host_us = median_us(call_of("async", f, in, result, stream), reps, 200, 50, settle);
+  row.async_new_host_us = median_us(call_of("async_new", f, in, result, stream), reps, 200, 50, settle);
+  row.out_prebuilt_us = median_us(call_of("out_prebuilt", f, in, result, stream), reps);
+  row.async_prebuilt_host_us = median_us(call_of("async_prebuilt", f, in, result, stream), reps, 200, 50, settle);
+  return row;
+}
+
+int run_per_call(const std::string &json_path, int reps, const std::string &only_kernel) {
+  RuntimeOptions options;
+  options.target = TargetKind::Cuda;
+  Runtime rt(options);
+  const DriverFloors floors = measure_driver_floors(rt, reps);
+  std::vector<PerCallRow> rows;
+  for (const BenchKernel &k : bench_kernels()) {
+    if (only_kernel.empty() || only_kernel == k.name) {
+      rows.push_back(measure_per_call(rt, k, reps));
+    }
+  }
+  // The floors once more after the kernels: the host's clocks drift in a lease.
+  const DriverFloors after = measure_driver_floors(rt, reps);
+  std::printf("driver floors (median of %d): empty launch + sync %.2f us (block 1024: %.2f), after the kernels "
+              "%.2f us; cuLaunchKernel host cost %.2f us (after: %.2f), on a blocking stream %.2f us (after: %.2f)\n",
+              reps, floors.launch_sync_us, floors.launch_sync_block1024_us, after.launch_sync_us,
+              floors.launch_host_us, after.launch_host_us, floors.launch_host_stream_us, after.launch_host_stream_us);
+  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host",
+              "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor", "async-launch");
+  const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
+  // f.async launches on a blocking stream: compared with a bare launch there.
+  const double launch_us = std::min(floors.launch_host_stream_us, after.launch_host_stream_us);
+  std::ostringstream json;
+  json << "{\n \"tool\": \"ufjit\",\n \"version\": \"" << version() << "\",\n \"reps\": " << reps
+       << ",\n \"floors_us\": {\"launch_sync\": " << floors.launch_sync_us
+       << ", \"launch_sync_block1024\": " << floors.launch_sync_block1024_us
+       << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_host_stream\": " << floors.launch_host_stream_us
+       << ", \"launch_sync_after\": " << after.launch_sync_us << ", \"launch_host_after\": " << after.launch_host_us
+       << ", \"launch_host_stream_after\": " << after.launch_host_stream_us << "},\n \"kernels\": {";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const PerCallRow &r = rows[i];
+    std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(),
+                r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us, r.out_prebuilt_us,
+                r.async_prebuilt_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
+                r.async_host_us - launch_us);
+    json << (i ? "," : "") << "\n  \"" << r.kernel << "\": {\"sync_new_us\": " << r.sync_new_us
+         << ", \"sync_out_us\": " << r.sync_out_us << ", \"async_host_us\": " << r.async_host_us
+         << ", \"async_new_host_us\": " << r.async_new_host_us << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
+         << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us << "}";
+  }
+  json << "\n }\n}\n";
+  std::fflush(stdout);
+  if (!json_path.empty()) {
+    std::ofstream(json_path) << json.str();
+  }
+  return floors.ok ? 0 : 1;
+}
+
+/// Kept out of line and named, for callgrind's --toggle-collect.
+[[gnu::noinline]] void measured_calls(const std::function<void()> &call, int calls) {
+  for (int i = 0; i < calls; ++i) {
+    call();
+  }
+}
+
+int run_count_calls(const std::string &mode, const std::string &kernel_name, int calls) {
+  const BenchKernel &kernel = find_kernel(kernel_name);
+  RuntimeOptions options;
+  options.target = TargetKind::Cuda;
+  Runtime rt(options);
+  Ufunc f = rt.vectorize(kernel.source);
+  const std::vector<Array> in = device_inputs(rt, kernel);
+  const Array result = rt.device_empty(kernel.dtype, {1});
+  Stream stream = rt.stream();
+  const std::function<void()> call = call_of(mode, f, in, result, stream);
+  for (int i = 0; i < 100; ++i) {
+    call();
+  }
+  stream.synchronize();
+  measured_calls(call, calls);
+  stream.synchronize();
+  std::printf("%d %s calls of %s\n", calls, mode.c_str(), kernel_name.c_str());
+  return 0;
+}
+
+}  // namespace ufjit::bench
