@@ -12,7 +12,6 @@
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
 #include "frontend/InternalAssert.h"
-#include "ir/IRPrinter.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ViewChecks.h"
@@ -338,7 +337,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     const std::string entry = codegen::entry_name(sig.base_name, variant);
     const cache::DiskCacheKey disk_key = cuda::disk_key(
-        sig, sig.external ? sig.external->key_text(sig, variant) : ir::print(*sig.module), entry, *context_, gpu_);
+        sig, sig.external ? sig.external->key_text(sig, variant) : cuda::ir_code_key(sig), entry, *context_, gpu_);
     const cache::KeyHash hash = cache::hash_key(disk_key);
     // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
     const bool log = driver::debug_level() >= 1;
