@@ -78,7 +78,7 @@ std::string emit_llvm_ir_here(const std::vector<EntryRequest> &entries, const st
   return text;
 }
 
-std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
+std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOptions &gpu, PtxTier tier) {
   initialize_llvm_targets();
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
@@ -94,6 +94,7 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
   options.fastmath = info.all_fastmath;
   options.ftz = info.all_fastmath;
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
+  options.tier = tier;
   return compile_module_to_ptx(*module, options);
 }
 
@@ -106,8 +107,8 @@ std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::st
   return run_with_large_stack([&] { return emit_llvm_ir_here(entries, target, gpu); });
 }
 
-std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
-  return run_with_large_stack([&] { return emit_ptx_here(entries, gpu); });
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu, PtxTier tier) {
+  return run_with_large_stack([&] { return emit_ptx_here(entries, gpu, tier); });
 }
 
 }  // namespace ufjit::codegen

@@ -67,12 +67,15 @@ struct NvptxCompileOptions {
   bool ftz = false;            // libdevice's __CUDA_FTZ reflection
   std::set<std::string> entries;  // kept external; everything else is internalized
   LibdeviceLoad libdevice = LibdeviceLoad::Lazy;
+  PtxTier tier = PtxTier::Optimized;
   PtxCompileTimings *timings = nullptr;  // filled in when set
 };
 
 /// The whole NVPTX path on a module of entries and lowered functions:
-/// target triple and data layout, libdevice, internalize, NVVMReflect + O3,
-/// PTX text. Deterministic: the same module gives the same text.
+/// target triple and data layout, libdevice, internalize, NVVMReflect + O3
+/// (PtxTier::Quick: NVVMReflect, inlining and dead-function removal only,
+/// and the code generator at CodeGenOptLevel::None), PTX text.
+/// Deterministic: the same module gives the same text.
 std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options);
 
 /// Sets the triple and data layout of the NVPTX target on `module`.

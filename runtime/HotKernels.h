@@ -5,6 +5,11 @@
 // the signature's code (ir_hash, base_name) and the variant, so a hit here
 // is three integers hashed and compared under a shared lock; a miss falls
 // through to the KernelCache, which still compiles each key once.
+//
+// replace() swaps in a better kernel for a key (the CUDA backend's tiering:
+// a quickly compiled first kernel, then the optimised one). A caller may
+// still hold a reference from get(), so replaced kernels stay alive until the
+// HotKernels is destroyed.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +18,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/KernelABI.h"
 #include "runtime/Backend.h"
@@ -41,7 +47,21 @@ class HotKernels {
     }
     auto kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
     std::unique_lock<std::shared_mutex> lock(mutex_);
+    // A replace() that came first (a tier-up faster than this insert) wins.
     return *map_.emplace(hot, std::move(kernel)).first->second;
+  }
+
+  /// From now on get() of `sig` and `variant` returns `better`. The kernel it
+  /// returned before stays alive (references to it remain valid).
+  void replace(const CompiledSignature &sig, const codegen::KernelVariant &variant,
+               std::shared_ptr<const Kernel> better) {
+    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    std::shared_ptr<const Kernel> &slot = map_[hot];
+    if (slot) {
+      retired_.push_back(std::move(slot));
+    }
+    slot = std::move(better);
   }
 
  private:
@@ -70,6 +90,7 @@ class HotKernels {
 
   std::shared_mutex mutex_;
   std::unordered_map<HotKey, std::shared_ptr<const Kernel>, HotKeyHash> map_;
+  std::vector<std::shared_ptr<const Kernel>> retired_;  // replaced, perhaps still in use
 };
 
 }  // namespace ufjit::runtime

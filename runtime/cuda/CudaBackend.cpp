@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -23,6 +24,7 @@
 #include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
+#include "runtime/cuda/TierUp.h"
 #include "ufjit/errors.h"
 
 
@@ -40,6 +42,11 @@ using Clock = std::chrono::steady_clock;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+bool tiering_from_environment() {
+  const char *env = std::getenv("UFJIT_TIERING");
+  return env == nullptr || std::string(env) != "0";
 }
 
 class CudaBackend final : public Backend {
@@ -195,6 +202,7 @@ class CudaBackend final : public Backend {
   Stream borrow_stream(void *cu_stream) override { return cuda::borrow_stream(context_, cu_stream); }
 
   void synchronize() override {
+    tier_up_.wait_idle();  // "all work": the optimised kernels being compiled too
     context_->make_current();
     UFJIT_CU_CHECK(context_->drv(), cuCtxSynchronize);
   }
@@ -361,33 +369,74 @@ class CudaBackend final : public Backend {
       disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);
       return kernel;
     }
+    // CUDA C++ helpers (link=[...]): one nvJitLink link of the PTX and the
+    // helpers for the device; else the driver's linker (no toolkit needed).
+    const bool linked = codegen::needs_link_files({sig.module.get()});
+    // Tiering: a quick kernel now, the optimised one from tier_up_ later;
+    // not for fastmath, whose quick kernel would round differently (no FMA
+    // contraction without the code generator's optimizations).
+    const bool quick = tiering_ && !linked && !sig.module->options.fastmath;
+    const Clock::time_point t1 = Clock::now();
+    const std::string ptx = codegen::emit_ptx({entry_request(sig, variant)}, gpu_,
+                                              quick ? codegen::PtxTier::Quick : codegen::PtxTier::Optimized);
+    const Clock::time_point t2 = Clock::now();
+    const std::string cubin =
+        linked ? codegen::link_module_image(
+                     codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
+                     {sig.module.get()}, context_->properties().arch())
+               : cuda::link_ptx(*context_, ptx, entry + ".ptx");
+    const Clock::time_point t3 = Clock::now();
+    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
+    const Clock::time_point t4 = Clock::now();
+    if (quick) {
+      tier_up(sig, variant, hash, entry + " " + disk_key.arch);  // only optimised kernels go to disk
+    } else {
+      disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
+    }
+    if (log) {
+      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX"
+                << (quick ? " (quick tier) " : " ") << ms_between(t1, t2) << " ms (" << ptx.size()
+                << " bytes), PTX to cubin " << ms_between(t2, t3) << " ms (" << cubin.size() << " bytes), load "
+                << ms_between(t3, t4) << " ms, " << (quick ? "optimised compile" : "store") << " queued in "
+                << ms_between(t4, Clock::now()) << " ms\n";
+    }
+    return kernel;
+  }
+
+  static codegen::EntryRequest entry_request(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     codegen::EntryRequest request;
     request.module = sig.module.get();
     request.base_name = sig.base_name;
     request.variants = {variant};
     request.gufunc_outputs = sig.out_dtypes.size();
-    const Clock::time_point t1 = Clock::now();
-    const std::string ptx = codegen::emit_ptx({request}, gpu_);
-    const Clock::time_point t2 = Clock::now();
-    // CUDA C++ helpers (link=[...]): one nvJitLink link of the PTX and the
-    // helpers for the device; else the driver's linker (no toolkit needed).
-    const std::string cubin =
-        codegen::needs_link_files({sig.module.get()})
-            ? codegen::link_module_image(
-                  codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
-                  {sig.module.get()}, context_->properties().arch())
-            : cuda::link_ptx(*context_, ptx, entry + ".ptx");
-    const Clock::time_point t3 = Clock::now();
-    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry);
-    const Clock::time_point t4 = Clock::now();
-    disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
-    if (log) {
-      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX "
-                << ms_between(t1, t2) << " ms (" << ptx.size() << " bytes), PTX to cubin " << ms_between(t2, t3)
-                << " ms (" << cubin.size() << " bytes), load " << ms_between(t3, t4) << " ms, store queued in "
-                << ms_between(t4, Clock::now()) << " ms\n";
-    }
-    return kernel;
+    return request;
+  }
+
+  /// Queues the optimised compile of a kernel that build() compiled at the
+  /// quick tier: swapped in for later calls (HotKernels::replace) and stored
+  /// on disk under `hash` when ready. If it fails, the quick kernel stays.
+  void tier_up(const CompiledSignature &sig, const codegen::KernelVariant &variant, const cache::KeyHash &hash,
+               std::string label) {
+    auto owned = std::make_shared<const CompiledSignature>(sig);  // the ufunc may go first
+    tier_up_.submit([this, owned, variant, hash, label = std::move(label)] {
+      const std::string entry = codegen::entry_name(owned->base_name, variant);
+      const Clock::time_point t0 = Clock::now();
+      try {
+        std::string cubin = cuda::link_ptx(*context_, codegen::emit_ptx({entry_request(*owned, variant)}, gpu_),
+                                           entry + ".ptx");
+        kernels_.replace(*owned, variant, cuda::load_kernel(context_, cubin, entry));
+        disk_.store_in_background(hash, label, std::move(cubin));
+        if (driver::debug_level() >= 1) {
+          std::cerr << "ufjit: " << entry << ": optimised kernel swapped in after " << ms_between(t0, Clock::now())
+                    << " ms in the background\n";
+        }
+      } catch (const std::exception &e) {
+        if (driver::debug_level() >= 1) {
+          std::cerr << "ufjit: " << entry << ": the optimised compile failed, the quick kernel stays: " << e.what()
+                    << "\n";
+        }
+      }
+    });
   }
 
   // Declared first: destroyed last, after everything that uses the context.
@@ -402,6 +451,11 @@ class CudaBackend final : public Backend {
   codegen::GpuOptions gpu_;
   std::string key_;
   HotKernels<cuda::CudaKernel> kernels_;
+  /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
+  bool tiering_ = tiering_from_environment();
+  // Declared last: destroyed first, finishing its jobs while everything they
+  // use (context, kernels, disk cache) is still there.
+  cuda::TierUp tier_up_;
 };
 
 }  // namespace
