@@ -87,8 +87,10 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
     std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
     prepare_nvptx_module(*module, *tm);
   }
-  EntryModuleInfo info =
-      build_entry_module(entries, *module, TargetKind::Cuda, [](llvm::Module &m) { link_libdevice(m); });
+  EntryModuleInfo info = build_entry_module(entries, *module, TargetKind::Cuda, [](llvm::Module &m) {
+    declare_sin_cos_partners(m);
+    link_libdevice(m);
+  });
   NvptxCompileOptions options;
   options.gpu = gpu;
   options.fastmath = info.all_fastmath;
