@@ -69,6 +69,18 @@ enum class PtxTier : uint8_t { Optimized, Quick };
 std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu,
                      PtxTier tier = PtxTier::Optimized);
 
+/// Whether this process still wants warm_up_ptx_compiler: true for the first
+/// caller only, so that one Runtime of a process warms up, not each.
+bool claim_ptx_warm_up();
+
+/// Compiles a small built-in ufunc (a branch, exp, sin, cos) to PTX at the
+/// quick tier and discards it: LLVM's targets initialised, libdevice read,
+/// and the code of the frontend, lowering, libdevice linking and NVPTX code
+/// generation paged in, which a fresh process's first compile otherwise pays
+/// (2-3 ms of CPU). For the CUDA backend to run while the context is being
+/// made. Never throws; returns whether the PTX was made.
+bool warm_up_ptx_compiler() noexcept;
+
 /// PTX -> cubin for `arch` through nvJitLink (opened with dlopen). Throws
 /// ufjit::Error with nvJitLink's log if it rejects the PTX, or if nvJitLink
 /// is not available.

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
@@ -44,15 +46,53 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-bool tiering_from_environment() {
-  const char *env = std::getenv("UFJIT_TIERING");
+/// UFJIT_TIERING=0 or UFJIT_WARMUP=0: the feature off.
+bool enabled_in_environment(const char *name) {
+  const char *env = std::getenv(name);
   return env == nullptr || std::string(env) != "0";
 }
+
+/// The compiler's warm-up (codegen::warm_up_ptx_compiler) on a thread of
+/// its own while the CUDA context is being made (100 ms and more on a fresh
+/// process, mostly waiting on the driver): once per process, only where
+/// there is a device, not with UFJIT_WARMUP=0. Joined on destruction.
+class CompilerWarmUp {
+ public:
+  CompilerWarmUp() {
+    if (!enabled_in_environment("UFJIT_WARMUP")) {
+      return;
+    }
+    try {
+      (void)cuda::driver();  // no driver or no device: the backend throws next, nothing to overlap
+    } catch (const NoDeviceError &) {
+      return;
+    }
+    if (!codegen::claim_ptx_warm_up()) {
+      return;
+    }
+    try {
+      thread_ = std::thread([] { codegen::warm_up_ptx_compiler(); });
+    } catch (const std::system_error &) {
+      // No thread: the first compile pays for its own warm-up.
+    }
+  }
+  ~CompilerWarmUp() {
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+  }
+  CompilerWarmUp(const CompilerWarmUp &) = delete;
+  CompilerWarmUp &operator=(const CompilerWarmUp &) = delete;
+
+ private:
+  std::thread thread_;
+};
 
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendConfig &config)
-      : context_(std::make_shared<cuda::CudaContext>(config.device)),
+      : warm_up_(),
+        context_(std::make_shared<cuda::CudaContext>(config.device)),
         cache_(config.cache),
         warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
@@ -439,7 +479,9 @@ class CudaBackend final : public Backend {
     });
   }
 
-  // Declared first: destroyed last, after everything that uses the context.
+  // Made before the context, so that it runs while the context is made.
+  CompilerWarmUp warm_up_;
+  // Destroyed after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
   KernelCache *cache_;
   bool warn_low_occupancy_;
@@ -452,7 +494,7 @@ class CudaBackend final : public Backend {
   std::string key_;
   HotKernels<cuda::CudaKernel> kernels_;
   /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
-  bool tiering_ = tiering_from_environment();
+  bool tiering_ = enabled_in_environment("UFJIT_TIERING");
   // Declared last: destroyed first, finishing its jobs while everything they
   // use (context, kernels, disk cache) is still there.
   cuda::TierUp tier_up_;

@@ -115,5 +115,12 @@ TEST(PtxTier, QuickPtxIsReproducibleAndDiffersFromTheOptimisedOne) {
   EXPECT_NE(quick, emit_ptx({request}, GpuOptions{}, PtxTier::Optimized));
 }
 
+TEST(PtxWarmUp, TheBuiltInSourceCompilesAndOnlyTheFirstClaimWins) {
+  EXPECT_TRUE(warm_up_ptx_compiler()) << "the warm-up's source no longer compiles: it would warm nothing";
+  EXPECT_TRUE(claim_ptx_warm_up());
+  EXPECT_FALSE(claim_ptx_warm_up());
+  EXPECT_FALSE(claim_ptx_warm_up());
+}
+
 }  // namespace
 }  // namespace ufjit::codegen
