@@ -1,8 +1,13 @@
 #include "codegen/HugeFunctions.h"
 
+#include <map>
 #include <vector>
 
 #include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/Transforms/Utils/CodeExtractor.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -50,6 +55,98 @@ void split_huge_blocks(llvm::Module &module) {
       }
       for (auto cut = cuts.rbegin(); cut != cuts.rend(); ++cut) {
         block->splitBasicBlock(*cut);
+      }
+    }
+  }
+}
+
+namespace {
+
+/// Splits `block` before every `every`-th instruction, cutting from the end
+/// (each split moves only its own piece); returns the new blocks, last first.
+std::vector<llvm::BasicBlock *> cut_block(llvm::BasicBlock *block, std::size_t every) {
+  std::vector<llvm::Instruction *> cuts;
+  std::size_t count = 0;
+  for (llvm::Instruction &inst : llvm::make_range(block->getFirstNonPHIIt(), block->end())) {
+    if (++count % every == 0 && !inst.isTerminator()) cuts.push_back(&inst);
+  }
+  std::vector<llvm::BasicBlock *> pieces;
+  for (auto cut = cuts.rbegin(); cut != cuts.rend(); ++cut) {
+    pieces.push_back(block->splitBasicBlock(*cut));
+  }
+  return pieces;
+}
+
+/// Gives `piece` a copy (a freeze, the identity on any defined value) of each
+/// value from outside it that many instructions use, such as a parameter
+/// every statement reads: CodeExtractor walks all uses of each input of a
+/// region, which over a function of n pieces that all read it is n^2.
+void localize_shared_inputs(llvm::BasicBlock *piece) {
+  constexpr unsigned kManyUses = 16;
+  std::map<llvm::Value *, llvm::Value *> local;
+  llvm::IRBuilder<> b(&*piece->getFirstInsertionPt());
+  for (llvm::Instruction &inst : *piece) {
+    if (llvm::isa<llvm::FreezeInst>(inst) && local.count(inst.getOperand(0)) != 0) continue;
+    for (llvm::Use &use : inst.operands()) {
+      llvm::Value *v = use.get();
+      auto *defined = llvm::dyn_cast<llvm::Instruction>(v);
+      const bool outside = llvm::isa<llvm::Argument>(v) || (defined != nullptr && defined->getParent() != piece);
+      if (!outside || !v->hasNUsesOrMore(kManyUses)) continue;
+      auto [it, fresh] = local.try_emplace(v, nullptr);
+      if (fresh) it->second = b.CreateFreeze(v, v->getName() + ".local");
+      use.set(it->second);
+    }
+  }
+}
+
+}  // namespace
+
+void outline_huge_blocks(llvm::Module &module) {
+  std::vector<llvm::Function *> functions;
+  for (llvm::Function &f : module) {
+    if (!f.isDeclaration()) functions.push_back(&f);
+  }
+  for (llvm::Function *f : functions) {
+    std::vector<llvm::BasicBlock *> huge;
+    for (llvm::BasicBlock &block : *f) {
+      if (block.size() > kHugeBlockInstructions) huge.push_back(&block);
+    }
+    if (huge.empty()) continue;
+    {
+      // Values instead of stack slots: what crosses a cut is then a few SSA
+      // values, not variables behind pointers the optimizer cannot promote.
+      llvm::DominatorTree dt(*f);
+      std::vector<llvm::AllocaInst *> allocas;
+      for (llvm::Instruction &inst : f->getEntryBlock()) {
+        auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+        if (alloca != nullptr && llvm::isAllocaPromotable(alloca)) allocas.push_back(alloca);
+      }
+      if (!allocas.empty()) llvm::PromoteMemToReg(allocas, dt);
+    }
+    std::vector<llvm::BasicBlock *> pieces;
+    for (llvm::BasicBlock *block : huge) {
+      std::vector<llvm::BasicBlock *> cut = cut_block(block, kOutlineInstructions);
+      // The last piece keeps the block's own terminator (a return, a branch
+      // of the function's control flow): it stays.
+      pieces.insert(pieces.end(), cut.begin() + (cut.empty() ? 0 : 1), cut.end());
+    }
+    // Every piece its local copies first: a value's uses shrink to one per
+    // piece before any extraction walks them.
+    std::erase_if(pieces, [&](llvm::BasicBlock *piece) {
+      auto *branch = llvm::dyn_cast<llvm::BranchInst>(piece->getTerminator());
+      return branch == nullptr || branch->isConditional() || piece == &f->getEntryBlock();
+    });
+    for (llvm::BasicBlock *piece : pieces) {
+      localize_shared_inputs(piece);
+    }
+    llvm::DominatorTree dt(*f);
+    llvm::CodeExtractorAnalysisCache cache(*f);
+    for (llvm::BasicBlock *piece : pieces) {
+      llvm::CodeExtractor extractor({piece}, &dt, false, nullptr, nullptr, nullptr, false, false, nullptr,
+                                    f->getName().str() + ".piece");
+      if (!extractor.isEligible()) continue;
+      if (llvm::Function *outlined = extractor.extractCodeRegion(cache)) {
+        outlined->addFnAttr(llvm::Attribute::NoInline);
       }
     }
   }

@@ -49,6 +49,18 @@ bool has_huge_function(const llvm::Module &module);
 /// instructions.
 bool has_huge_block(const llvm::Module &module);
 
+/// The size of the pieces outline_huge_blocks moves into functions of their own.
+constexpr std::size_t kOutlineInstructions = 2000;
+
+/// Moves every block of more than kHugeBlockInstructions instructions, but for
+/// its first and last pieces, into functions of about kOutlineInstructions
+/// instructions each (noinline; the function's variables promoted to values
+/// first, so that a few values cross each cut). The optimizer then works on
+/// functions of bounded size: on one huge function every pass of O3 grew
+/// 20-30x per 10x statements (a working set beyond the caches), not one
+/// quadratic pass. The same operations in the same order.
+void outline_huge_blocks(llvm::Module &module);
+
 /// Splits every block of more than kHugeBlockInstructions instructions into
 /// blocks of about kSplitBlockInstructions joined by unconditional branches
 /// (the same code; SelectionDAG then sees bounded blocks).

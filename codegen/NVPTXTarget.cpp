@@ -199,6 +199,10 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   verify_or_throw(module, "before libdevice");
   lower_fast_math(module, options.gpu.arch);
   double t0 = now_ms();
+  // Before the optimizer: it then works on functions of bounded size.
+  if (has_huge_block(module)) {
+    outline_huge_blocks(module);
+  }
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
   // Entries stay external, and so do their launch hints (LaunchHint.h).

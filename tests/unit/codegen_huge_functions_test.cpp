@@ -1,6 +1,7 @@
 // Huge functions and blocks (codegen/HugeFunctions.h): split_huge_blocks cuts
-// a huge block into bounded blocks of the same code, and the PTX of a kernel
-// with a huge block is valid.
+// a huge block into bounded blocks of the same code, outline_huge_blocks moves
+// it into bounded functions called in order, and the PTX of a kernel with a
+// huge block is valid.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,6 +13,7 @@
 #include "ir/Frontend.h"
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Verifier.h>
 
 namespace ufjit::codegen {
@@ -48,6 +50,74 @@ TEST(HugeBlocks, SplitCutsAHugeBlockIntoBoundedBlocksInTheSameOrder) {
   }
   EXPECT_EQ(adds, static_cast<std::size_t>(kAdds));
   EXPECT_EQ(fn->size(), static_cast<std::size_t>(kAdds / kSplitBlockInstructions + 1));
+}
+
+TEST(HugeBlocks, OutlineMovesAHugeBlockIntoBoundedNoinlineFunctionsKeepingTheChain) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
+                                    "f", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+  // As lowering emits a variable: a stack slot, loaded and stored per statement.
+  llvm::Value *slot = b.CreateAlloca(f64, nullptr, "y");
+  b.CreateStore(fn->getArg(0), slot);
+  constexpr int kStatements = 20001;
+  for (int i = 0; i < kStatements; ++i) {
+    llvm::Value *y = b.CreateLoad(f64, slot);
+    b.CreateStore(b.CreateFAdd(b.CreateFMul(y, fn->getArg(0)), llvm::ConstantFP::get(f64, i % 7 + 0.5)), slot);
+  }
+  b.CreateRet(b.CreateLoad(f64, slot));
+  ASSERT_TRUE(has_huge_block(module));
+
+  outline_huge_blocks(module);
+
+  EXPECT_FALSE(llvm::verifyModule(module, &llvm::errs()));
+  EXPECT_FALSE(has_huge_block(module));
+  std::size_t pieces = 0;
+  std::size_t muls = 0;
+  std::size_t adds = 0;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) continue;
+    if (&f != fn) {
+      ++pieces;
+      EXPECT_TRUE(f.hasFnAttribute(llvm::Attribute::NoInline)) << f.getName().str();
+      EXPECT_TRUE(f.hasInternalLinkage()) << f.getName().str();
+    }
+    for (llvm::BasicBlock &block : f) {
+      EXPECT_LE(block.size(), kOutlineInstructions + 64) << f.getName().str();
+      for (llvm::Instruction &inst : block) {
+        muls += inst.getOpcode() == llvm::Instruction::FMul;
+        adds += inst.getOpcode() == llvm::Instruction::FAdd;
+        EXPECT_FALSE(llvm::isa<llvm::AllocaInst>(inst) && inst.getName() == "y") << "the variable was not promoted";
+      }
+    }
+  }
+  EXPECT_EQ(muls, static_cast<std::size_t>(kStatements));
+  EXPECT_EQ(adds, static_cast<std::size_t>(kStatements));
+  // 2 instructions a statement once promoted: 40,002 in pieces of 2,000, the first and last kept.
+  EXPECT_GE(pieces, static_cast<std::size_t>(2 * kStatements / kOutlineInstructions - 2));
+  // The pieces run in order: each call takes a value the previous call wrote
+  // (CodeExtractor passes a piece's result out through a pointer).
+  const llvm::CallInst *previous = nullptr;
+  std::size_t calls = 0;
+  for (llvm::Instruction &inst : llvm::instructions(*fn)) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    if (call == nullptr || call->getCalledFunction()->isIntrinsic()) continue;  // lifetime markers
+    if (previous != nullptr) {
+      bool takes_previous = false;
+      for (llvm::Value *arg : call->args()) {
+        auto *load = llvm::dyn_cast<llvm::LoadInst>(arg);
+        for (const llvm::Value *out : previous->args()) {
+          takes_previous = takes_previous || (load != nullptr && load->getPointerOperand() == out);
+        }
+      }
+      EXPECT_TRUE(takes_previous) << "piece call " << calls << " does not take the previous piece's result";
+    }
+    previous = call;
+    ++calls;
+  }
+  EXPECT_EQ(calls, pieces);
 }
 
 /// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
