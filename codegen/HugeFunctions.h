@@ -15,9 +15,11 @@
 // code generators superlinear: SelectionDAG works a block at a time and its
 // combines and Machine CSE grow faster than the block (NVPTX, 100,000
 // statements: 24x the time of 10,000), as the CPU's machine scheduler does.
-// On NVPTX such blocks are split into blocks of kSplitBlockInstructions and
-// compiled at CodeGenOptLevel::None (ptxas optimizes the PTX again); the CPU
-// JIT compiles them at None (codegen/HostJit.cpp).
+// On NVPTX such blocks are moved into functions of kOutlineInstructions
+// before the optimizer (outline_huge_blocks), which also keeps O3 linear; a
+// huge block left after that is split into blocks of kSplitBlockInstructions
+// and compiled at CodeGenOptLevel::None (ptxas optimizes the PTX again). The
+// CPU JIT compiles such blocks at None (codegen/HostJit.cpp).
 #pragma once
 
 #include <cstddef>
