@@ -19,13 +19,20 @@
 namespace ufjit::codegen {
 namespace {
 
+/// `double f(double)` in `module`, with an empty entry block.
+llvm::Function *make_f64_function(llvm::Module &module) {
+  llvm::Type *f64 = llvm::Type::getDoubleTy(module.getContext());
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
+                                    "f", module);
+  llvm::BasicBlock::Create(module.getContext(), "entry", fn);
+  return fn;
+}
+
 TEST(HugeBlocks, SplitCutsAHugeBlockIntoBoundedBlocksInTheSameOrder) {
   llvm::LLVMContext context;
   llvm::Module module("m", context);
-  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
-                                    "f", module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+  llvm::Function *fn = make_f64_function(module);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
   llvm::Value *x = fn->getArg(0);
   llvm::Value *y = x;
   constexpr int kAdds = 50001;
@@ -56,9 +63,8 @@ TEST(HugeBlocks, OutlineMovesAHugeBlockIntoBoundedNoinlineFunctionsKeepingTheCha
   llvm::LLVMContext context;
   llvm::Module module("m", context);
   llvm::Type *f64 = llvm::Type::getDoubleTy(context);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
-                                    "f", module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+  llvm::Function *fn = make_f64_function(module);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
   // As lowering emits a variable: a stack slot, loaded and stored per statement.
   llvm::Value *slot = b.CreateAlloca(f64, nullptr, "y");
   b.CreateStore(fn->getArg(0), slot);

@@ -16,6 +16,7 @@
 #include "frontend/Diagnostics.h"
 #include "frontend/LargeStack.h"
 #include "ir/Frontend.h"
+#include "tests/unit/stack_thread.h"
 
 namespace ufjit::codegen {
 namespace {
@@ -23,20 +24,7 @@ namespace {
 /// Stack for the test's own frames around the compile (gtest, the lambdas).
 constexpr std::size_t kTestFrames = std::size_t{64} << 10;
 
-/// Runs `body` on a new thread with `stack_bytes` of stack and waits.
-void on_stack_of(std::size_t stack_bytes, const std::function<void()> &body) {
-  pthread_attr_t attr;
-  ASSERT_EQ(pthread_attr_init(&attr), 0);
-  ASSERT_EQ(pthread_attr_setstacksize(&attr, stack_bytes), 0);
-  pthread_t thread;
-  auto run = [](void *arg) -> void * {
-    (*static_cast<const std::function<void()> *>(arg))();
-    return nullptr;
-  };
-  ASSERT_EQ(pthread_create(&thread, &attr, run, const_cast<std::function<void()> *>(&body)), 0);
-  pthread_attr_destroy(&attr);
-  pthread_join(thread, nullptr);
-}
+using testing_threads::run_on_stack_of;
 
 std::string kernel_returning(const std::string &expression) {
   return "@vectorize(['float64(float64)'])\ndef k(x):\n    return " + expression + "\n";
@@ -109,7 +97,7 @@ TEST(StackBudget, DeepestSourcesPerByteCompileInlineOnAStackOfTheirBudget) {
     bool inline_run = false;
     double got = 0.0;
     std::string error;
-    on_stack_of(stack, [&] {
+    run_on_stack_of(stack, [&] {
       try {
         got = compile_and_run(c.source, c.x, inline_run);
       } catch (const std::exception &e) {
@@ -124,7 +112,7 @@ TEST(StackBudget, DeepestSourcesPerByteCompileInlineOnAStackOfTheirBudget) {
 }
 
 TEST(StackBudget, SmallSourceRunsNestedStepsOnTheCallersThreadWhenItsStackIsAmple) {
-  on_stack_of(std::size_t{64} << 20, [] {
+  run_on_stack_of(std::size_t{64} << 20, [] {
     const pthread_t caller = pthread_self();
     bool outer_here = false;
     bool nested_here = false;
@@ -142,7 +130,7 @@ TEST(StackBudget, SmallSourceRunsNestedStepsOnTheCallersThreadWhenItsStackIsAmpl
 }
 
 TEST(StackBudget, SourceTooBigForTheCallersStackRunsOnACompileThread) {
-  on_stack_of(std::size_t{256} << 10, [] {
+  run_on_stack_of(std::size_t{256} << 10, [] {
     const pthread_t caller = pthread_self();
     bool here = true;
     const int got = run_with_stack_for(100, [&] {
@@ -155,7 +143,7 @@ TEST(StackBudget, SourceTooBigForTheCallersStackRunsOnACompileThread) {
 }
 
 TEST(StackBudget, AnExceptionFromAnInlineStepReachesTheCallerAndEndsTheInlineScope) {
-  on_stack_of(std::size_t{64} << 20, [] {
+  run_on_stack_of(std::size_t{64} << 20, [] {
     const pthread_t caller = pthread_self();
     EXPECT_THROW(run_with_stack_for(100, [] { throw std::runtime_error("bad source"); }), std::runtime_error);
     bool later_here = true;
