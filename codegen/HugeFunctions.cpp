@@ -3,7 +3,10 @@
 #include <map>
 #include <vector>
 
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Transforms/Utils/CodeExtractor.h>
@@ -148,6 +151,61 @@ void outline_huge_blocks(llvm::Module &module) {
       if (llvm::Function *outlined = extractor.extractCodeRegion(cache)) {
         outlined->addFnAttr(llvm::Attribute::NoInline);
       }
+    }
+  }
+}
+
+void fold_empty_blocks_of_huge_functions(llvm::Module &module) {
+  for (llvm::Function &f : module) {
+    if (f.size() <= kHugeFunctionBlocks) continue;
+    // Blocks holding only `br dest`, with one predecessor that is a branch.
+    llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> pred_of;
+    for (llvm::BasicBlock &block : llvm::drop_begin(f)) {
+      auto *branch = llvm::dyn_cast<llvm::BranchInst>(block.getTerminator());
+      if (branch == nullptr || branch->isConditional() || &block.front() != branch) continue;
+      llvm::BasicBlock *pred = block.getSinglePredecessor();
+      llvm::BasicBlock *dest = branch->getSuccessor(0);
+      if (pred == nullptr || pred == &block || dest == &block || !llvm::isa<llvm::BranchInst>(pred->getTerminator())) {
+        continue;
+      }
+      pred_of[&block] = pred;
+    }
+    // Keep a fold only where the predecessor reaches the destination by no
+    // other edge (a phi takes one value per predecessor) and neither end is
+    // folded itself.
+    llvm::DenseMap<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, int> edges;
+    for (auto &[block, pred] : pred_of) ++edges[{pred, block->getSingleSuccessor()}];
+    std::vector<llvm::BasicBlock *> folds;
+    for (auto &[block, pred] : pred_of) {
+      llvm::BasicBlock *dest = block->getSingleSuccessor();
+      if (edges[{pred, dest}] != 1 || pred_of.count(pred) != 0 || pred_of.count(dest) != 0 ||
+          llvm::is_contained(llvm::successors(pred), dest)) {
+        continue;
+      }
+      folds.push_back(block);
+    }
+    if (folds.empty()) continue;
+    llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> folded;
+    llvm::SmallPtrSet<llvm::BasicBlock *, 16> dests;
+    for (llvm::BasicBlock *block : folds) {
+      llvm::BasicBlock *dest = block->getSingleSuccessor();
+      pred_of[block]->getTerminator()->replaceSuccessorWith(block, dest);
+      folded[block] = pred_of[block];
+      dests.insert(dest);
+    }
+    // Each phi once over its entries: linear, where CodeGenPrepare folding
+    // the blocks one at a time scans the phi for each (n^2 for an elif chain
+    // of n assignments merging in one phi).
+    for (llvm::BasicBlock *dest : dests) {
+      for (llvm::PHINode &phi : dest->phis()) {
+        for (unsigned i = 0; i < phi.getNumIncomingValues(); ++i) {
+          auto it = folded.find(phi.getIncomingBlock(i));
+          if (it != folded.end()) phi.setIncomingBlock(i, it->second);
+        }
+      }
+    }
+    for (llvm::BasicBlock *block : folds) {
+      block->eraseFromParent();
     }
   }
 }

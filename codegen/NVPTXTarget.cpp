@@ -219,7 +219,10 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   verify_or_throw(module, "after optimization");
   const double optimize_ms = now_ms() - t0;
   // Below Aggressive, NVPTX's code generator runs EarlyCSE instead of GVN.
-  if (has_huge_function(module)) tm->setOptLevel(llvm::CodeGenOptLevel::Default);
+  if (has_huge_function(module)) {
+    tm->setOptLevel(llvm::CodeGenOptLevel::Default);
+    fold_empty_blocks_of_huge_functions(module);
+  }
   // A block too big for SelectionDAG (superlinear in the block's size, as
   // Machine CSE is): cut into blocks of bounded size and compiled without
   // the code generator's optimizations (ptxas optimizes the PTX again).

@@ -126,6 +126,62 @@ TEST(HugeBlocks, OutlineMovesAHugeBlockIntoBoundedNoinlineFunctionsKeepingTheCha
   EXPECT_EQ(calls, pieces);
 }
 
+TEST(HugeFunctions, FoldingEmptyBlocksOfAnElifChainKeepsEachValueOnItsBranch) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
+  llvm::Function *fn = make_f64_function(module);
+  // if x == 0: y = 1 / elif x == i: y = i + 1 / ... / else y = -1, merged in one phi.
+  constexpr int kBranches = 3000;  // 6,000 blocks: a huge function
+  llvm::BasicBlock *merge = llvm::BasicBlock::Create(context, "merge", fn);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
+  std::vector<std::pair<double, llvm::BasicBlock *>> incoming;
+  std::vector<llvm::BasicBlock *> tests;
+  for (int i = 0; i < kBranches; ++i) {
+    llvm::BasicBlock *assign = llvm::BasicBlock::Create(context, "assign" + std::to_string(i), fn);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "test" + std::to_string(i + 1), fn);
+    tests.push_back(b.GetInsertBlock());
+    b.CreateCondBr(b.CreateFCmpOEQ(fn->getArg(0), llvm::ConstantFP::get(f64, i)), assign, next);
+    llvm::BranchInst::Create(merge, assign);
+    incoming.push_back({i + 1.0, assign});
+    b.SetInsertPoint(next);
+  }
+  b.CreateBr(merge);
+  incoming.push_back({-1.0, b.GetInsertBlock()});
+  b.SetInsertPoint(merge);
+  llvm::PHINode *y = b.CreatePHI(f64, static_cast<unsigned>(incoming.size()), "y");
+  for (auto &[value, block] : incoming) y->addIncoming(llvm::ConstantFP::get(f64, value), block);
+  b.CreateRet(y);
+  ASSERT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  ASSERT_TRUE(has_huge_function(module));
+
+  fold_empty_blocks_of_huge_functions(module);
+
+  EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  // Left: every test, the merge, and the last branch's assignment (its test
+  // reaches the merge by two edges, the else one too: a phi takes one value
+  // per predecessor, so neither is folded).
+  EXPECT_EQ(fn->size(), static_cast<std::size_t>(kBranches + 3));
+  ASSERT_EQ(y->getNumIncomingValues(), static_cast<unsigned>(kBranches + 1));
+  for (unsigned k = 0; k < y->getNumIncomingValues(); ++k) {
+    const double value = llvm::cast<llvm::ConstantFP>(y->getIncomingValue(k))->getValueAPF().convertToDouble();
+    const std::string from = y->getIncomingBlock(k)->getName().str();
+    if (value < 0) {
+      EXPECT_EQ(from, "test" + std::to_string(kBranches)) << "the else value";
+      continue;
+    }
+    const int branch = static_cast<int>(value) - 1;
+    if (branch == kBranches - 1) {
+      EXPECT_EQ(from, "assign" + std::to_string(branch)) << "the last branch's assignment stays";
+      continue;
+    }
+    llvm::BasicBlock *test_block = tests[static_cast<std::size_t>(branch)];  // test0 is the entry
+    EXPECT_EQ(y->getIncomingBlock(k), test_block) << "y = " << value << " comes from " << from;
+    const auto *test = llvm::cast<llvm::BranchInst>(test_block->getTerminator());
+    EXPECT_EQ(test->getSuccessor(0), merge) << "the true edge of test " << branch << " goes to the merge";
+  }
+}
+
 /// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
 /// available (a skip otherwise).
 void expect_ptx_assembles(const std::string &source) {
@@ -148,6 +204,16 @@ void expect_ptx_assembles(const std::string &source) {
 TEST(HugeBlocks, PtxOfAKernelWithAHugeBlockIsAcceptedByNvJitLink) {
   std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = x\n";
   for (int i = 0; i < 12000; ++i) source += "    y = y * x + " + std::to_string(i % 7) + ".5\n";
+  expect_ptx_assembles(source + "    return y\n");
+}
+
+TEST(HugeFunctions, PtxOfAHugeElifChainIsAcceptedByNvJitLink) {
+  // 2,600 branches: more than kHugeFunctionBlocks blocks, so the empty
+  // assignment blocks are folded before code generation.
+  std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+  for (int i = 1; i < 2600; ++i) {
+    source += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
+  }
   expect_ptx_assembles(source + "    return y\n");
 }
 
