@@ -35,6 +35,9 @@
 // and libdevice), the LLVM pass pipeline, NVPTX code generation and PTX to
 // cubin (nvJitLink, sm_90; the driver's own JIT does the same work on the
 // GPU host).
+// --first_compile=NAME[:quick][:warm] times one fresh process's first compile
+// of NAME to PTX (":quick": PtxTier::Quick), after a warm-up compile on
+// another thread with ":warm".
 #include <benchmark/benchmark.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,6 +50,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "benchmarks/general_kernels.h"
@@ -505,7 +509,7 @@ double process_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
-Parts time_parts(const Seed &seed, bool cubin = true) {
+Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Optimized) {
   auto ms_since = [](double t0) { return process_cpu_ms() - t0; };
   Parts parts;
   double t0 = process_cpu_ms();
@@ -521,8 +525,10 @@ Parts time_parts(const Seed &seed, bool cubin = true) {
     prepare_nvptx_module(*module, *tm);
   }
   EntryRequest request{&module_ir, seed.name + "__bench", first_call_variant()};
-  EntryModuleInfo info =
-      build_entry_module({request}, *module, TargetKind::Cuda, [](llvm::Module &m) { link_libdevice(m); });
+  EntryModuleInfo info = build_entry_module({request}, *module, TargetKind::Cuda, [](llvm::Module &m) {
+    declare_sin_cos_partners(m);  // as emit_ptx
+    link_libdevice(m);
+  });
   parts.lower = ms_since(t0);
   PtxCompileTimings timings;
   NvptxCompileOptions options;
@@ -531,6 +537,7 @@ Parts time_parts(const Seed &seed, bool cubin = true) {
   options.ftz = info.all_fastmath;
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
   options.timings = &timings;
+  options.tier = tier;
   std::string ptx = compile_module_to_ptx(*module, options);
   parts.libdevice = timings.libdevice_ms;
   parts.optimize = timings.optimize_ms;
@@ -623,6 +630,46 @@ int report_parts(int reps) {
   return 0;
 }
 
+/// For --first_compile=NAME[:quick][:warm]: this process's first compile of
+/// NAME (a kernel of --parts) to PTX, wall and CPU time; ":quick" at
+/// PtxTier::Quick; ":warm" after a warm-up compile of another kernel (one
+/// libdevice call) on another thread, as a runtime could run while the CUDA
+/// context is being made. Run it in fresh processes (exec, not fork: a fork
+/// shares its parent's mapped pages).
+int report_first_compile(std::string name) {
+  auto take_suffix = [&](const std::string &suffix) {
+    const bool found =
+        name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (found) name.resize(name.size() - suffix.size());
+    return found;
+  };
+  const bool warm = take_suffix(":warm");
+  const PtxTier tier = take_suffix(":quick") ? PtxTier::Quick : PtxTier::Optimized;
+  const Seed *seed = find_kernel(name);
+  if (seed == nullptr) return 1;
+  if (warm) {
+    const Seed *other = find_kernel(name == "pow_f32" ? "gauss_f32" : "pow_f32");
+    if (other == nullptr) return 1;
+    std::thread warm_up([&] {
+      initialize_llvm_targets();
+      libdevice_bytes();
+      time_parts(*other, false);
+    });
+    warm_up.join();
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = process_cpu_ms();
+  initialize_llvm_targets();
+  libdevice_bytes();
+  Parts p = time_parts(*seed, false, tier);
+  const double cpu = process_cpu_ms() - cpu0;
+  const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%-15s %-5s %-9s wall %7.2f cpu %7.2f (frontend %.2f lower %.2f libdevice %.2f optimize %.2f codegen %.2f)\n",
+              name.c_str(), warm ? "warm" : "cold", tier == PtxTier::Quick ? "quick" : "optimized", wall, cpu, p.frontend, p.lower, p.libdevice, p.optimize,
+              p.codegen);
+  return 0;
+}
+
 /// For --scaling=SHAPE: the parts of compiling SHAPE:N to PTX for N = 1,000,
 /// 10,000 and 100,000 (process CPU time, one compile each), and each size's
 /// total over the previous one's: linear is 10x.
@@ -647,11 +694,12 @@ int report_scaling(const std::string &shape, int max_n) {
   return 0;
 }
 
-/// Removes --cold_repetitions=N, --print_cpu_ir=SEED, --time_passes=NAME and --parts[=REPS]
+/// Removes --cold_repetitions=N, --print_cpu_ir=SEED, --time_passes=NAME, --parts[=REPS],
+/// --scaling=SHAPE and --first_compile=NAME
 /// from argv (Google Benchmark rejects unknown flags); returns N and sets the
 /// seeds.
 int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, std::string &time_passes_seed,
-                          int &parts_reps, std::string &scaling_shape) {
+                          int &parts_reps, std::string &scaling_shape, std::string &first_compile) {
   int repetitions = 5;
   const char *flag = "--cold_repetitions=";
   const char *ir_flag = "--print_cpu_ir=";
@@ -668,6 +716,10 @@ int take_cold_repetitions(int &argc, char **argv, std::string &print_ir_seed, st
     }
     if (std::strncmp(argv[i], passes_flag, std::strlen(passes_flag)) == 0) {
       time_passes_seed = argv[i] + std::strlen(passes_flag);
+      continue;
+    }
+    if (std::strncmp(argv[i], "--first_compile=", 16) == 0) {
+      first_compile = argv[i] + 16;
       continue;
     }
     if (std::strncmp(argv[i], "--scaling=", 10) == 0) {
@@ -691,8 +743,12 @@ int main(int argc, char **argv) {
   std::string time_passes_seed;
   int parts_reps = 0;
   std::string scaling_shape;
+  std::string first_compile;
   int cold_repetitions =
-      take_cold_repetitions(argc, argv, print_ir_seed, time_passes_seed, parts_reps, scaling_shape);
+      take_cold_repetitions(argc, argv, print_ir_seed, time_passes_seed, parts_reps, scaling_shape, first_compile);
+  if (!first_compile.empty()) {
+    return report_first_compile(first_compile);
+  }
   if (!scaling_shape.empty()) {
     const char *max_n = std::getenv("UFJIT_SCALING_MAX");
     return report_scaling(scaling_shape, max_n != nullptr ? std::atoi(max_n) : 100000);

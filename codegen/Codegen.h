@@ -58,9 +58,32 @@ std::string entry_type_name(DType dtype, int ndim);
 std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
                          const GpuOptions &gpu);
 
+/// How much LLVM optimises a PTX compile. Quick (the runtime's first tier,
+/// replaced by the Optimized kernel once that is ready) runs no optimization
+/// pipeline beyond inlining and NVVMReflect and the code generator at
+/// CodeGenOptLevel::None: 2-3x less LLVM time, the same floating-point
+/// operations (every one keeps its rounding: no contraction either way), and
+/// ptxas optimizes the PTX in both cases. Not for fastmath modules: Quick
+/// contracts nothing where Optimized lets ptxas fuse, so results would
+/// differ between the tiers (the runtime compiles those Optimized at once).
+enum class PtxTier : uint8_t { Optimized, Quick };
+
 /// One PTX module holding every requested entry. Byte-for-byte reproducible.
 /// Throws CompileError/InternalError; thread-safe (one LLVMContext per call).
-std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu);
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu,
+                     PtxTier tier = PtxTier::Optimized);
+
+/// Whether this process still wants warm_up_ptx_compiler: true for the first
+/// caller only, so that one Runtime of a process warms up, not each.
+bool claim_ptx_warm_up();
+
+/// Compiles a small built-in ufunc (a branch, exp, sin, cos) to PTX at the
+/// quick tier and discards it: LLVM's targets initialised, libdevice read,
+/// and the code of the frontend, lowering, libdevice linking and NVPTX code
+/// generation paged in, which a fresh process's first compile otherwise pays
+/// (2-3 ms of CPU). For the CUDA backend to run while the context is being
+/// made. Never throws; returns whether the PTX was made.
+bool warm_up_ptx_compiler() noexcept;
 
 /// PTX -> cubin for `arch` through nvJitLink (opened with dlopen). Throws
 /// ufjit::Error with nvJitLink's log if it rejects the PTX, or if nvJitLink

@@ -2,12 +2,15 @@
 // `--emit llvm` and `emit_ptx`. Each call owns its LLVMContext, so calls on
 // different threads share nothing mutable.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "codegen/Codegen.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
+#include "frontend/Diagnostics.h"
 #include "frontend/LargeStack.h"
+#include "ir/Frontend.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Target/TargetMachine.h>
@@ -78,7 +81,7 @@ std::string emit_llvm_ir_here(const std::vector<EntryRequest> &entries, const st
   return text;
 }
 
-std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
+std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOptions &gpu, PtxTier tier) {
   initialize_llvm_targets();
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
@@ -87,13 +90,16 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
     std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
     prepare_nvptx_module(*module, *tm);
   }
-  EntryModuleInfo info =
-      build_entry_module(entries, *module, TargetKind::Cuda, [](llvm::Module &m) { link_libdevice(m); });
+  EntryModuleInfo info = build_entry_module(entries, *module, TargetKind::Cuda, [](llvm::Module &m) {
+    declare_sin_cos_partners(m);
+    link_libdevice(m);
+  });
   NvptxCompileOptions options;
   options.gpu = gpu;
   options.fastmath = info.all_fastmath;
   options.ftz = info.all_fastmath;
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
+  options.tier = tier;
   return compile_module_to_ptx(*module, options);
 }
 
@@ -106,8 +112,36 @@ std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::st
   return run_with_large_stack([&] { return emit_llvm_ir_here(entries, target, gpu); });
 }
 
-std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu) {
-  return run_with_large_stack([&] { return emit_ptx_here(entries, gpu); });
+std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions &gpu, PtxTier tier) {
+  return run_with_large_stack([&] { return emit_ptx_here(entries, gpu, tier); });
+}
+
+bool claim_ptx_warm_up() {
+  // Process-wide by nature, as LLVM's target registry: paged-in code is the
+  // process's. Set once, never reset.
+  static std::atomic<bool> claimed{false};
+  return !claimed.exchange(true);
+}
+
+bool warm_up_ptx_compiler() noexcept {
+  static const char kSource[] =
+      "import math\n@vectorize(['float32(float32, float32)'])\ndef warm_up(x, y):\n    if x < y:\n"
+      "        return math.exp(x) * y\n    return math.sin(x) + math.cos(y) ** 2\n";
+  try {
+    auto file = std::make_shared<const SourceFile>("<warm-up>", kSource);
+    DiagnosticEngine diags;
+    return run_with_stack_for(file->text().size(), [&] {
+      std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+      if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.empty()) {
+        return false;
+      }
+      EntryRequest request{&program->ufuncs[0].modules[0], "warm_up__float32_float32",
+                           {KernelVariant{Layout::Contiguous, true, 0}}};
+      return emit_ptx({request}, GpuOptions{}, PtxTier::Quick).find(".entry warm_up__") != std::string::npos;
+    });
+  } catch (...) {
+    return false;  // a failed warm-up costs the first compile its speed-up, nothing else
+  }
 }
 
 }  // namespace ufjit::codegen

@@ -111,6 +111,20 @@ void merge_pairs(llvm::Module &module, const SinCosNames &names) {
 
 }  // namespace
 
+void declare_sin_cos_partners(llvm::Module &module) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  for (const SinCosNames &names : kSinCos) {
+    llvm::Function *sin = module.getFunction(names.sin);
+    if (sin == nullptr || module.getFunction(names.cos) == nullptr || module.getFunction(names.sincos) != nullptr) {
+      continue;
+    }
+    llvm::Type *type = sin->getReturnType();
+    module.getOrInsertFunction(names.sincos,
+                               llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {type, ptr, ptr}, false));
+  }
+}
+
 void merge_sin_cos_calls(llvm::Module &module) {
   if (module.getFunction("__nv_sinf") == nullptr && module.getFunction("__nv_sin") == nullptr) {
     return;

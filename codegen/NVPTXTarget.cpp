@@ -21,6 +21,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/IPO/Internalize.h>
 
 namespace ufjit::codegen {
@@ -134,7 +135,7 @@ void verify_or_throw(const llvm::Module &module, const char *stage) {
   }
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -162,7 +163,15 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager passes;
+  if (tier == PtxTier::Quick) {
+    // O0's pipeline still runs the target's start callbacks (NVVMReflect)
+    // and the always-inliner; GlobalDCE drops libdevice bodies left unused.
+    passes = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+    passes.addPass(llvm::GlobalDCEPass());
+  } else {
+    passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  }
   passes.run(module, mam);
 }
 
@@ -190,6 +199,10 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   verify_or_throw(module, "before libdevice");
   lower_fast_math(module, options.gpu.arch);
   double t0 = now_ms();
+  // Before the optimizer: it then works on functions of bounded size.
+  if (has_huge_block(module)) {
+    outline_huge_blocks(module);
+  }
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
   // Entries stay external, and so do their launch hints (LaunchHint.h).
@@ -202,16 +215,22 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
   const double libdevice_ms = now_ms() - t0;
   t0 = now_ms();
-  optimize(module, *tm);
+  optimize(module, *tm, options.tier);
   verify_or_throw(module, "after optimization");
   const double optimize_ms = now_ms() - t0;
   // Below Aggressive, NVPTX's code generator runs EarlyCSE instead of GVN.
-  if (has_huge_function(module)) tm->setOptLevel(llvm::CodeGenOptLevel::Default);
+  if (has_huge_function(module)) {
+    tm->setOptLevel(llvm::CodeGenOptLevel::Default);
+    fold_empty_blocks_of_huge_functions(module);
+  }
   // A block too big for SelectionDAG (superlinear in the block's size, as
   // Machine CSE is): cut into blocks of bounded size and compiled without
   // the code generator's optimizations (ptxas optimizes the PTX again).
   if (has_huge_block(module)) {
     split_huge_blocks(module);
+    tm->setOptLevel(llvm::CodeGenOptLevel::None);
+  }
+  if (options.tier == PtxTier::Quick) {
     tm->setOptLevel(llvm::CodeGenOptLevel::None);
   }
   t0 = now_ms();

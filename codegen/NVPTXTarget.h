@@ -48,6 +48,14 @@ void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::La
 /// of two. Runs before libdevice is linked.
 void merge_sin_cos_calls(llvm::Module &module);
 
+/// Declares the libdevice sincos that each pair of sin and cos functions the
+/// module uses may become (merge_sin_cos_calls), so that the libdevice link
+/// before the entries are built brings it too and the link after merging has
+/// nothing left to load (each lazy load parses libdevice's module records
+/// again, about 1 ms). An unused sincos is dropped with the other internal
+/// functions; the PTX is unchanged.
+void declare_sin_cos_partners(llvm::Module &module);
+
 /// fastmath=True's float32 division (div.approx/rcp.approx, ftz) and, for
 /// sm_75 and newer, tanh (tanh.approx.f32), on the instructions that carry
 /// fastmath's flags (codegen/NVPTXFastMath.cpp). Runs before libdevice is linked.
@@ -67,12 +75,15 @@ struct NvptxCompileOptions {
   bool ftz = false;            // libdevice's __CUDA_FTZ reflection
   std::set<std::string> entries;  // kept external; everything else is internalized
   LibdeviceLoad libdevice = LibdeviceLoad::Lazy;
+  PtxTier tier = PtxTier::Optimized;
   PtxCompileTimings *timings = nullptr;  // filled in when set
 };
 
 /// The whole NVPTX path on a module of entries and lowered functions:
-/// target triple and data layout, libdevice, internalize, NVVMReflect + O3,
-/// PTX text. Deterministic: the same module gives the same text.
+/// target triple and data layout, libdevice, internalize, NVVMReflect + O3
+/// (PtxTier::Quick: NVVMReflect, inlining and dead-function removal only,
+/// and the code generator at CodeGenOptLevel::None), PTX text.
+/// Deterministic: the same module gives the same text.
 std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options);
 
 /// Sets the triple and data layout of the NVPTX target on `module`.

@@ -1,6 +1,7 @@
 // The public API: Runtime, Ufunc, UfuncSet, version() (ufjit/runtime.h).
 #include "codegen/Codegen.h"
 #include "frontend/Diagnostics.h"
+#include "frontend/LargeStack.h"
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
@@ -37,9 +38,9 @@ void bind_call(UfuncState &state, TargetKind target, const std::vector<Operand> 
 }
 
 /// Types a source and wraps each ufunc's modules for the runtime.
-std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
-                                  const std::string &source_name, const std::vector<std::string> &signatures,
-                                  const VectorizeOptions &options = {}) {
+std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
+                                       const std::string &source_name, const std::vector<std::string> &signatures,
+                                       const VectorizeOptions &options) {
   auto file = std::make_shared<const SourceFile>(source_name, source);
   DiagnosticEngine diags;
   diags.retain(file);
@@ -86,6 +87,16 @@ std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &c
     ufuncs.emplace_back(std::move(state));
   }
   return ufuncs;
+}
+
+/// compile_source_here, with every step (parse, type, print the IR for its
+/// hash) on the caller's thread when its stack is ample for the source, else
+/// on one compile thread (frontend/LargeStack.h) instead of one per step.
+std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
+                                  const std::string &source_name, const std::vector<std::string> &signatures,
+                                  const VectorizeOptions &options = {}) {
+  return run_with_stack_for(source.size(),
+                            [&] { return compile_source_here(core, source, source_name, signatures, options); });
 }
 
 }  // namespace

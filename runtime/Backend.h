@@ -94,6 +94,9 @@ struct CompiledSignature {
   /// Hash of the module's canonical IR text (with FloatOptions); the part of
   /// every kernel cache key that says "which code".
   uint64_t ir_hash = 0;
+  /// With ir_hash, the XXH3-128 of that text: the disk cache key's code
+  /// field, so that a first call does not print the module again.
+  uint64_t ir_hash_high = 0;
 
   // Gufuncs (@guvectorize) only; `params` are then the INPUT dtypes.
   std::shared_ptr<const GufuncLayout> layout;  // null: an elementwise ufunc

@@ -50,7 +50,7 @@ class CpuBackend final : public Backend {
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
     const codegen::KernelVariant variant = choose_variant(call);
     const HotKernel<CpuKernel> &kernel = kernel_for(*call.signature, variant);
-    const codegen::CpuEntry entry = kernel.kernel->entry;
+    const codegen::CpuEntry entry = kernel.kernel().entry;
 
     SmallVector<const void *, 8> inputs;
     inputs.resize(call.inputs.size());
@@ -62,7 +62,7 @@ class CpuBackend final : public Backend {
       }
     }
     std::atomic<uint32_t> raised{0};
-    const KernelParams params(call, kernel.params, std::span<const void *const>(inputs.data(), inputs.size()),
+    const KernelParams params(call, kernel.params(), std::span<const void *const>(inputs.data(), inputs.size()),
                               call.output.data, &raised);
     run_range(entry, params.pointers(), call.size, 1);
     check_raised(*call.signature, raised.load());
@@ -71,7 +71,7 @@ class CpuBackend final : public Backend {
   /// One iteration per outer element; the work of one is about its core
   /// elements, which decide whether threads pay off.
   void execute_gufunc(const PreparedGufunc &call, StreamImpl * /*stream*/) override {
-    const codegen::CpuEntry entry = kernel_for(*call.signature, codegen::gufunc_variant()).kernel->entry;
+    const codegen::CpuEntry entry = kernel_for(*call.signature, codegen::gufunc_variant()).kernel().entry;
     std::vector<const void *> data;
     int64_t core_elements = 1;
     for (const ArrayView &v : call.operands) {

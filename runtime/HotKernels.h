@@ -5,6 +5,12 @@
 // the signature's code (ir_hash, base_name) and the variant, so a hit here
 // is three integers hashed and compared under a shared lock; a miss falls
 // through to the KernelCache, which still compiles each key once.
+//
+// replace() swaps in a better kernel for a key (the CUDA backend's tiering:
+// a quickly compiled first kernel, then the optimised one) while calls may
+// be reading the entry without a lock: the entry's kernel is an atomic
+// pointer, and every kernel ever installed stays alive (owned_) until the
+// HotKernels is destroyed, so a call that loaded the old one may finish it.
 #pragma once
 
 #include <atomic>
@@ -25,9 +31,17 @@ namespace ufjit::runtime {
 /// A kernel and the parameter table of its entry (KernelParams packs it),
 /// both made once per kernel rather than per call.
 template <typename Kernel>
-struct HotKernel {
-  std::shared_ptr<const Kernel> kernel;
-  std::vector<codegen::KernelParam> params;
+class HotKernel {
+ public:
+  /// The kernel to launch now (a tier-up may replace it between calls).
+  const Kernel &kernel() const { return *current_.load(std::memory_order_acquire); }
+  const std::vector<codegen::KernelParam> &params() const { return params_; }
+
+ private:
+  template <typename>
+  friend class HotKernels;
+  std::atomic<const Kernel *> current_{nullptr};
+  std::vector<codegen::KernelParam> params_;
 };
 
 template <typename Kernel>
@@ -57,13 +71,21 @@ class HotKernels {
         return it->second;
       }
     }
-    HotKernel<Kernel> entry;
-    entry.kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
-    entry.params = entry_params(sig, variant);
+    auto kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
     std::unique_lock<std::shared_mutex> lock(mutex_);
-    const Entry &made = *map_.emplace(hot, std::move(entry)).first;
+    // A replace() that came first (a tier-up faster than this insert) wins.
+    const Entry &made = install(hot, sig, variant, std::move(kernel), /*replace=*/false);
     last_.store(&made, std::memory_order_release);
     return made.second;
+  }
+
+  /// From now on get() of `sig` and `variant` returns `better`. The kernel it
+  /// returned before stays alive (references to it remain valid).
+  void replace(const CompiledSignature &sig, const codegen::KernelVariant &variant,
+               std::shared_ptr<const Kernel> better) {
+    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    std::unique_lock<std::shared_mutex> lock(mutex_);
+    install(hot, sig, variant, std::move(better), /*replace=*/true);
   }
 
  private:
@@ -84,18 +106,34 @@ class HotKernels {
     }
   };
 
+  using Map = std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash>;
+  using Entry = typename Map::value_type;
+
   static uint64_t variant_bits(const codegen::KernelVariant &v) {
     const uint64_t strided = v.layout == codegen::Layout::Strided ? 2 : 0;
     const uint64_t index32 = v.index32 ? 1 : 0;
     return (uint64_t{v.scalar_mask} << 2) | strided | index32;
   }
 
-  using Map = std::unordered_map<HotKey, HotKernel<Kernel>, HotKeyHash>;
-  using Entry = typename Map::value_type;
+  /// Under the unique lock: the entry of `hot`, made with its parameter table
+  /// if new; `kernel` becomes its kernel if the entry is new or `replace`.
+  const Entry &install(const HotKey &hot, const CompiledSignature &sig, const codegen::KernelVariant &variant,
+                       std::shared_ptr<const Kernel> kernel, bool replace) {
+    auto [it, made] = map_.try_emplace(hot);
+    if (made) {
+      it->second.params_ = entry_params(sig, variant);
+    }
+    if (made || replace) {
+      it->second.current_.store(kernel.get(), std::memory_order_release);
+      owned_.push_back(std::move(kernel));
+    }
+    return *it;
+  }
 
   std::shared_mutex mutex_;
   Map map_;
-  std::atomic<const Entry *> last_{nullptr};  // the entry of the last lookup
+  std::atomic<const Entry *> last_{nullptr};          // the entry of the last lookup
+  std::vector<std::shared_ptr<const Kernel>> owned_;  // every kernel installed, replaced ones too
 };
 
 }  // namespace ufjit::runtime

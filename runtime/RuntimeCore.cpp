@@ -158,7 +158,9 @@ void finish_signature(CompiledSignature &sig) {
   sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
   sig.base_name_hash = XXH3_64bits(sig.base_name.data(), sig.base_name.size());
   const std::string text = ir::print(*sig.module);
-  sig.ir_hash = XXH3_64bits(text.data(), text.size());
+  const XXH128_hash_t hash = XXH3_128bits(text.data(), text.size());
+  sig.ir_hash = hash.low64;
+  sig.ir_hash_high = hash.high64;
 }
 
 codegen::EntrySignature CompiledSignature::entry_signature() const {

@@ -73,7 +73,7 @@ class RuntimeCore {
 };
 
 /// Fills the derived fields of a CompiledSignature from its module:
-/// params, ret, base_name, ir_hash.
+/// params, ret, base_name, ir_hash and ir_hash_high.
 void finish_signature(CompiledSignature &sig);
 
 }  // namespace runtime

@@ -5,6 +5,8 @@
 // benchmarks/general_kernels.h (issue 13, item 6):
 //   cold       empty disk cache
 //   disk-warm  the disk cache filled by the cold runs
+//   optimised_in  after a cold first call, how long rt.synchronize() waits
+//              for the optimised kernel (tiering; ~0 with UFJIT_TIERING=0)
 // Each figure is the median of --runs=N fresh processes (default 7); one more
 // process per kernel and cache state runs with UFJIT_DEBUG=1 and its log
 // lines (where the compile's time went) are printed after the table.
@@ -88,8 +90,12 @@ int child(const std::string &name) {
     auto t1 = Clock::now();
     Array r = f.call(ops);
     const double call_ms = ms_since(t1);
-    std::printf("{\"frontend_ms\": %.3f, \"call_ms\": %.3f, \"first_call_ms\": %.3f}\n", frontend_ms, call_ms,
-                frontend_ms + call_ms);
+    // Tiering: how long after the first call the optimised kernel is in.
+    auto t2 = Clock::now();
+    rt.synchronize();
+    const double optimised_ms = ms_since(t2);
+    std::printf("{\"frontend_ms\": %.3f, \"call_ms\": %.3f, \"first_call_ms\": %.3f, \"optimised_after_ms\": %.3f}\n",
+                frontend_ms, call_ms, frontend_ms + call_ms, optimised_ms);
     return 0;
   }
   std::cerr << "unknown kernel " << name << "\n";
@@ -150,13 +156,13 @@ int parent(const std::string &self, int runs, const std::string &only) {
   if (base == nullptr) return 1;
   std::printf("first call in a fresh process, median of %d, ms (frontend = vectorize; call = compile, load, run)\n",
               runs);
-  std::printf("%-15s %10s %10s %10s %12s %12s\n", "kernel", "cold", "cold_fe", "cold_call", "disk_warm",
-              "disk_warm_fe");
+  std::printf("%-15s %10s %10s %10s %12s %12s %14s\n", "kernel", "cold", "cold_fe", "cold_call", "disk_warm",
+              "disk_warm_fe", "optimised_in");
   std::string logs;
   for (const Kernel &k : all_kernels()) {
     if (!only.empty() && k.name != only) continue;
     const std::string cache = std::string(base) + "/" + k.name;
-    std::vector<double> cold, cold_fe, cold_call, warm, warm_fe;
+    std::vector<double> cold, cold_fe, cold_call, warm, warm_fe, optimised;
     for (int r = 0; r < runs; ++r) {
       std::string ignored;
       std::system(("rm -rf '" + cache + "'").c_str());
@@ -164,6 +170,7 @@ int parent(const std::string &self, int runs, const std::string &only) {
       cold.push_back(field(j, "first_call_ms"));
       cold_fe.push_back(field(j, "frontend_ms"));
       cold_call.push_back(field(j, "call_ms"));
+      optimised.push_back(field(j, "optimised_after_ms"));
     }
     for (int r = 0; r < runs; ++r) {
       std::string ignored;
@@ -171,8 +178,8 @@ int parent(const std::string &self, int runs, const std::string &only) {
       warm.push_back(field(j, "first_call_ms"));
       warm_fe.push_back(field(j, "frontend_ms"));
     }
-    std::printf("%-15s %10.2f %10.2f %10.2f %12.2f %12.2f\n", k.name.c_str(), median(cold), median(cold_fe),
-                median(cold_call), median(warm), median(warm_fe));
+    std::printf("%-15s %10.2f %10.2f %10.2f %12.2f %12.2f %14.2f\n", k.name.c_str(), median(cold), median(cold_fe),
+                median(cold_call), median(warm), median(warm_fe), median(optimised));
     std::fflush(stdout);
     std::system(("rm -rf '" + cache + "'").c_str());
     logs += "-- " + k.name + " cold\n";

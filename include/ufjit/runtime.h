@@ -396,7 +396,9 @@ class UFJIT_API Runtime {
   /// stream (or record an Event) before a synchronous call reads its results.
   /// Needs a GPU.
   Stream borrow_stream(void *cu_stream);
-  /// Waits for all work this runtime enqueued.
+  /// Waits for all work this runtime enqueued: device work, and the optimised
+  /// GPU kernels being compiled in the background (tiering: README "Caches
+  /// and environment"), which later calls then use.
   void synchronize();
 
   RuntimeImpl &impl() { return *impl_; }

@@ -5,14 +5,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <system_error>
+#include <thread>
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
 #include "frontend/InternalAssert.h"
-#include "ir/IRPrinter.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ViewChecks.h"
@@ -24,6 +26,7 @@
 #include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
+#include "runtime/cuda/TierUp.h"
 #include "ufjit/errors.h"
 
 
@@ -43,10 +46,53 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
+/// UFJIT_TIERING=0 or UFJIT_WARMUP=0: the feature off.
+bool enabled_in_environment(const char *name) {
+  const char *env = std::getenv(name);
+  return env == nullptr || std::string(env) != "0";
+}
+
+/// The compiler's warm-up (codegen::warm_up_ptx_compiler) on a thread of
+/// its own while the CUDA context is being made (100 ms and more on a fresh
+/// process, mostly waiting on the driver): once per process, only where
+/// there is a device, not with UFJIT_WARMUP=0. Joined on destruction.
+class CompilerWarmUp {
+ public:
+  CompilerWarmUp() {
+    if (!enabled_in_environment("UFJIT_WARMUP")) {
+      return;
+    }
+    try {
+      (void)cuda::driver();  // no driver or no device: the backend throws next, nothing to overlap
+    } catch (const NoDeviceError &) {
+      return;
+    }
+    if (!codegen::claim_ptx_warm_up()) {
+      return;
+    }
+    try {
+      thread_ = std::thread([] { codegen::warm_up_ptx_compiler(); });
+    } catch (const std::system_error &) {
+      // No thread: the first compile pays for its own warm-up.
+    }
+  }
+  ~CompilerWarmUp() {
+    if (thread_.joinable()) {
+      thread_.join();
+    }
+  }
+  CompilerWarmUp(const CompilerWarmUp &) = delete;
+  CompilerWarmUp &operator=(const CompilerWarmUp &) = delete;
+
+ private:
+  std::thread thread_;
+};
+
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendConfig &config)
-      : context_(std::make_shared<cuda::CudaContext>(config.device)),
+      : warm_up_(),
+        context_(std::make_shared<cuda::CudaContext>(config.device)),
         cache_(config.cache),
         warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
@@ -111,7 +157,7 @@ class CudaBackend final : public Backend {
   void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) override {
     context_->make_current();
     const CompiledSignature &sig = *call.signature;
-    const cuda::CudaKernel &kernel = *kernel_for(sig, codegen::gufunc_variant()).kernel;
+    const cuda::CudaKernel &kernel = kernel_for(sig, codegen::gufunc_variant()).kernel();
     warn_if_underused(sig, kernel, call.loop_size);
     bool any_host = false;
     for (const ArrayView &v : call.operands) {
@@ -199,6 +245,7 @@ class CudaBackend final : public Backend {
   Stream borrow_stream(void *cu_stream) override { return cuda::borrow_stream(context_, cu_stream); }
 
   void synchronize() override {
+    tier_up_.wait_idle();  // "all work": the optimised kernels being compiled too
     context_->make_current();
     UFJIT_CU_CHECK(context_->drv(), cuCtxSynchronize);
   }
@@ -238,16 +285,16 @@ class CudaBackend final : public Backend {
         inputs[i] = call.inputs[i].array.data;
       }
     }
-    const KernelParams params(call, kernel.params, std::span<const void *const>(inputs.data(), inputs.size()),
+    const KernelParams params(call, kernel.params(), std::span<const void *const>(inputs.data(), inputs.size()),
                               call.output.data, raise_flag);
-    cuda::launch(*kernel.kernel, call.size, params.pointers(), stream);
+    cuda::launch(kernel.kernel(), call.size, params.pointers(), stream);
   }
 
   /// Contiguous call with host operands: chunks through pinned staging.
   void run_staged(const PreparedCall &call, codegen::KernelVariant variant, void *raise_flag) {
     // Offsets within one chunk always fit in 32 bits (chunks are a few MiB).
     variant.index32 = true;
-    const cuda::CudaKernel &kernel = *kernel_for(*call.signature, variant).kernel;
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant).kernel();
     PreparedCall chunk_call = call;
     staging_.run_contiguous(call, [&](const std::vector<const void *> &inputs, void *output, int64_t,
                                       int64_t count, CUstream stream) {
@@ -274,7 +321,7 @@ class CudaBackend final : public Backend {
     }
     const bool host_out = call.output.residence == Residence::Host;
     void *output = host_out ? stage(call.output) : call.output.data;
-    const cuda::CudaKernel &kernel = *kernel_for(*call.signature, variant).kernel;
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant).kernel();
     const KernelParams params(call, variant, inputs, output, raise_flag);
     cuda::launch(kernel, call.size, params.pointers(), nullptr);
     if (host_out) {
@@ -343,7 +390,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
     const std::string entry = codegen::entry_name(sig.base_name, variant);
     const cache::DiskCacheKey disk_key = cuda::disk_key(
-        sig, sig.external ? sig.external->key_text(sig, variant) : ir::print(*sig.module), entry, *context_, gpu_);
+        sig, sig.external ? sig.external->key_text(sig, variant) : cuda::ir_code_key(sig), entry, *context_, gpu_);
     const cache::KeyHash hash = cache::hash_key(disk_key);
     // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
     const bool log = driver::debug_level() >= 1;
@@ -368,36 +415,79 @@ class CudaBackend final : public Backend {
       disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);
       return kernel;
     }
-    codegen::EntryRequest request;
-    request.module = sig.module.get();
-    request.base_name = sig.base_name;
-    request.variants = {variant};
-    request.gufunc_outputs = sig.out_dtypes.size();
-    const Clock::time_point t1 = Clock::now();
-    const std::string ptx = codegen::emit_ptx({request}, gpu_);
-    const Clock::time_point t2 = Clock::now();
     // CUDA C++ helpers (link=[...]): one nvJitLink link of the PTX and the
     // helpers for the device; else the driver's linker (no toolkit needed).
+    const bool linked = codegen::needs_link_files({sig.module.get()});
+    // Tiering: a quick kernel now, the optimised one from tier_up_ later;
+    // not for fastmath, whose quick kernel would round differently (no FMA
+    // contraction without the code generator's optimizations).
+    const bool quick = tiering_ && !linked && !sig.module->options.fastmath;
+    const Clock::time_point t1 = Clock::now();
+    const std::string ptx = codegen::emit_ptx({entry_request(sig, variant)}, gpu_,
+                                              quick ? codegen::PtxTier::Quick : codegen::PtxTier::Optimized);
+    const Clock::time_point t2 = Clock::now();
     const std::string cubin =
-        codegen::needs_link_files({sig.module.get()})
-            ? codegen::link_module_image(
-                  codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
-                  {sig.module.get()}, context_->properties().arch())
-            : cuda::link_ptx(*context_, ptx, entry + ".ptx");
+        linked ? codegen::link_module_image(
+                     codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
+                     {sig.module.get()}, context_->properties().arch())
+               : cuda::link_ptx(*context_, ptx, entry + ".ptx");
     const Clock::time_point t3 = Clock::now();
     std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
     const Clock::time_point t4 = Clock::now();
-    disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
+    if (quick) {
+      tier_up(sig, variant, hash, entry + " " + disk_key.arch);  // only optimised kernels go to disk
+    } else {
+      disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
+    }
     if (log) {
-      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX "
-                << ms_between(t1, t2) << " ms (" << ptx.size() << " bytes), PTX to cubin " << ms_between(t2, t3)
-                << " ms (" << cubin.size() << " bytes), load " << ms_between(t3, t4) << " ms, store queued in "
+      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX"
+                << (quick ? " (quick tier) " : " ") << ms_between(t1, t2) << " ms (" << ptx.size()
+                << " bytes), PTX to cubin " << ms_between(t2, t3) << " ms (" << cubin.size() << " bytes), load "
+                << ms_between(t3, t4) << " ms, " << (quick ? "optimised compile" : "store") << " queued in "
                 << ms_between(t4, Clock::now()) << " ms\n";
     }
     return kernel;
   }
 
-  // Declared first: destroyed last, after everything that uses the context.
+  static codegen::EntryRequest entry_request(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+    codegen::EntryRequest request;
+    request.module = sig.module.get();
+    request.base_name = sig.base_name;
+    request.variants = {variant};
+    request.gufunc_outputs = sig.out_dtypes.size();
+    return request;
+  }
+
+  /// Queues the optimised compile of a kernel that build() compiled at the
+  /// quick tier: swapped in for later calls (HotKernels::replace) and stored
+  /// on disk under `hash` when ready. If it fails, the quick kernel stays.
+  void tier_up(const CompiledSignature &sig, const codegen::KernelVariant &variant, const cache::KeyHash &hash,
+               std::string label) {
+    auto owned = std::make_shared<const CompiledSignature>(sig);  // the ufunc may go first
+    tier_up_.submit([this, owned, variant, hash, label = std::move(label)] {
+      const std::string entry = codegen::entry_name(owned->base_name, variant);
+      const Clock::time_point t0 = Clock::now();
+      try {
+        std::string cubin = cuda::link_ptx(*context_, codegen::emit_ptx({entry_request(*owned, variant)}, gpu_),
+                                           entry + ".ptx");
+        kernels_.replace(*owned, variant, cuda::load_kernel(context_, cubin, entry, cuda::HintSource::InModule));
+        disk_.store_in_background(hash, label, std::move(cubin));
+        if (driver::debug_level() >= 1) {
+          std::cerr << "ufjit: " << entry << ": optimised kernel swapped in after " << ms_between(t0, Clock::now())
+                    << " ms in the background\n";
+        }
+      } catch (const std::exception &e) {
+        if (driver::debug_level() >= 1) {
+          std::cerr << "ufjit: " << entry << ": the optimised compile failed, the quick kernel stays: " << e.what()
+                    << "\n";
+        }
+      }
+    });
+  }
+
+  // Made before the context, so that it runs while the context is made.
+  CompilerWarmUp warm_up_;
+  // Destroyed after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
   KernelCache *cache_;
   bool warn_low_occupancy_;
@@ -409,6 +499,11 @@ class CudaBackend final : public Backend {
   codegen::GpuOptions gpu_;
   std::string key_;
   HotKernels<cuda::CudaKernel> kernels_;
+  /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
+  bool tiering_ = enabled_in_environment("UFJIT_TIERING");
+  // Declared last: destroyed first, finishing its jobs while everything they
+  // use (context, kernels, disk cache) is still there.
+  cuda::TierUp tier_up_;
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "ir/IRPrinter.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/RaiseFlag.h"
@@ -30,7 +29,7 @@ std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, M
                                         const std::shared_ptr<const CudaContext> &context, cache::DiskCache &disk,
                                         const codegen::GpuOptions &gpu) {
   const std::string entry = codegen::method_entry_name(sig.base_name, method);
-  const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir::print(*sig.module), entry, *context, gpu);
+  const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir_code_key(sig), entry, *context, gpu);
   const cache::KeyHash hash = cache::hash_key(disk_key);
   if (std::optional<std::string> cubin = disk.load(hash)) {
     try {

@@ -16,6 +16,12 @@ constexpr std::size_t kChunkBytes = std::size_t{4} << 20;
 /// Below this many bytes a copy runs on the calling thread alone.
 constexpr std::size_t kParallelCopyBytes = std::size_t{1} << 20;
 constexpr std::size_t kCopyPiece = std::size_t{512} << 10;
+/// A call whose host operands hold at most this many bytes in all is copied
+/// straight from and to the caller's memory (run_direct): the driver copies
+/// pageable memory this small about as fast as pinned, and the call then
+/// needs no pinned buffer (cuMemHostAlloc on a first call), no staging
+/// memcpy and no slot streams or events.
+constexpr std::size_t kDirectBytes = std::size_t{128} << 10;
 constexpr std::size_t kAlign = 256;
 
 std::size_t align_up(std::size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
@@ -58,6 +64,49 @@ struct StagedOperand {
   std::size_t itemsize = 0;
   std::size_t offset = 0;  // of its region within a slot (host operands)
 };
+
+/// A call of few host bytes (kDirectBytes): host operands copied straight
+/// from and to the caller's memory through device scratch, on the legacy
+/// stream, which orders after earlier work of every blocking stream (an
+/// async call's kernel included), as the staged path's slots are made to.
+void run_direct(const CudaContext &context, const std::vector<StagedOperand> &ops, const runtime::PreparedCall &call,
+                const ChunkLaunch &launch_chunk) {
+  const CudaDriver &drv = context.drv();
+  const auto n = static_cast<std::size_t>(call.size);
+  std::size_t scratch_bytes = 0;
+  std::vector<std::size_t> offsets(ops.size(), 0);
+  for (std::size_t j = 0; j < ops.size(); ++j) {
+    if (ops[j].host) {
+      offsets[j] = scratch_bytes;
+      scratch_bytes += align_up(n * ops[j].itemsize);
+    }
+  }
+  DeviceScratch scratch(context, scratch_bytes);
+  std::vector<const void *> inputs(call.inputs.size(), nullptr);
+  void *output = nullptr;
+  for (std::size_t j = 0; j < ops.size(); ++j) {
+    const StagedOperand &op = ops[j];
+    void *address = op.data;
+    if (op.host) {
+      const CUdeviceptr device = scratch.ptr + offsets[j];
+      address = reinterpret_cast<void *>(static_cast<uintptr_t>(device));
+      if (op.input >= 0) {
+        UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, device, op.data, n * op.itemsize, nullptr);
+      }
+    }
+    if (op.input >= 0) {
+      inputs[static_cast<std::size_t>(op.input)] = address;
+    } else {
+      output = address;
+    }
+  }
+  launch_chunk(inputs, output, 0, call.size, nullptr);
+  const StagedOperand &out = ops.back();
+  if (out.host) {
+    UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, out.data, scratch.ptr + offsets.back(), n * out.itemsize, nullptr);
+  }
+  UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
+}
 
 }  // namespace
 
@@ -194,6 +243,15 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   out.itemsize = dtype_size(call.output.dtype);
   ops.push_back(out);
   widest = std::max(widest, out.itemsize);
+
+  std::size_t host_bytes = 0;
+  for (const StagedOperand &op : ops) {
+    host_bytes += op.host ? static_cast<std::size_t>(n) * op.itemsize : 0;
+  }
+  if (host_bytes <= kDirectBytes) {
+    run_direct(*context_, ops, call, launch_chunk);
+    return;
+  }
 
   int64_t chunk = static_cast<int64_t>(kChunkBytes / widest);
   chunk = std::min(chunk, n);

@@ -17,6 +17,10 @@ std::string float_options(const runtime::CompiledSignature &sig) {
   return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
 }
 
+std::string ir_code_key(const runtime::CompiledSignature &sig) {
+  return "ir-xxh3-128:" + cache::KeyHash{sig.ir_hash, sig.ir_hash_high}.hex();
+}
+
 cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
                              const CudaContext &context, const codegen::GpuOptions &gpu) {
   cache::DiskCacheKey key;

@@ -19,7 +19,11 @@ namespace ufjit::cuda {
 /// disk-cached kernels of the earlier meaning from being reused.
 std::string float_options(const runtime::CompiledSignature &sig);
 
-/// The disk-cache key of `entry`, compiled from `code` (the printed IR, or
+/// The disk-cache key's code field of a signature from ufjit's IR: the
+/// 128-bit hash of its printed IR (CompiledSignature::ir_hash, ir_hash_high).
+std::string ir_code_key(const runtime::CompiledSignature &sig);
+
+/// The disk-cache key of `entry`, compiled from `code` (ir_code_key, or
 /// what a CUDA C++ kernel is made of) for this context's device and `gpu`.
 cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
                              const CudaContext &context, const codegen::GpuOptions &gpu);

@@ -1,6 +1,8 @@
-// A kernel with one huge basic block (25,000 statements in a row): its
-// blocks are split and compiled without the code generator's optimizations
-// (codegen/HugeFunctions.h), and the results must stay exact.
+// Huge kernels (codegen/HugeFunctions.h), whose results must stay exact: one
+// huge basic block (25,000 statements in a row), moved into functions of
+// bounded size before the optimizer; and a huge elif chain (more than
+// kHugeFunctionBlocks blocks), whose empty assignment blocks are folded into
+// the merge's phi before code generation.
 #include <string>
 #include <vector>
 
@@ -31,6 +33,27 @@ TEST_F(GpuHugeKernel, SplitHugeBlockComputesEveryStatementInOrder) {
       y = product + (static_cast<double>(i % 7) + 0.5);
     }
     ASSERT_EQ(got[e], y) << "element " << e << ", x = " << x[e];
+  }
+}
+
+TEST_F(GpuHugeKernel, EveryBranchOfA2600BranchElifChainGivesItsValue) {
+  constexpr int kBranches = 2600;
+  std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+  for (int i = 1; i < kBranches; ++i) {
+    source += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
+  }
+  source += "    return y\n";
+  Ufunc f = rt().vectorize(source);
+  std::vector<double> x;
+  for (int i = 0; i < kBranches + 50; ++i) x.push_back(static_cast<double>(i));
+  x.push_back(0.5);
+  x.push_back(-3.0);
+  const std::vector<double> got = download<double>(rt(), f(rt().to_device(x)).view());
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const bool on_a_branch = x[i] >= 0 && x[i] < kBranches && x[i] == static_cast<double>(static_cast<int>(x[i]));
+    const double expected = on_a_branch ? x[i] + 1.0 : -1.0;
+    ASSERT_EQ(got[i], expected) << "x = " << x[i];
   }
 }
 

@@ -13,24 +13,13 @@
 #include "codegen/KernelABI.h"
 #include "frontend/Diagnostics.h"
 #include "ir/Frontend.h"
+#include "tests/unit/stack_thread.h"
 
 namespace ufjit::codegen {
 namespace {
 
-/// Runs `body` on a thread with a 256 KiB stack (std::thread cannot choose).
-void on_small_stack(const std::function<void()> &body) {
-  pthread_attr_t attr;
-  ASSERT_EQ(pthread_attr_init(&attr), 0);
-  ASSERT_EQ(pthread_attr_setstacksize(&attr, 256 * 1024), 0);
-  pthread_t thread;
-  auto run = [](void *arg) -> void * {
-    (*static_cast<const std::function<void()> *>(arg))();
-    return nullptr;
-  };
-  ASSERT_EQ(pthread_create(&thread, &attr, run, const_cast<std::function<void()> *>(&body)), 0);
-  pthread_attr_destroy(&attr);
-  pthread_join(thread, nullptr);
-}
+/// Runs `body` on a thread with a 256 KiB stack.
+void on_small_stack(const std::function<void()> &body) { testing_threads::run_on_stack_of(256 * 1024, body); }
 
 std::string helper_chain(int n) {
   std::string s = "def f0(x):\n    return x + 1\n";

@@ -1,6 +1,7 @@
 // Huge functions and blocks (codegen/HugeFunctions.h): split_huge_blocks cuts
-// a huge block into bounded blocks of the same code, and the PTX of a kernel
-// with a huge block is valid.
+// a huge block into bounded blocks of the same code, outline_huge_blocks moves
+// it into bounded functions called in order, and the PTX of a kernel with a
+// huge block is valid.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -12,18 +13,26 @@
 #include "ir/Frontend.h"
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Verifier.h>
 
 namespace ufjit::codegen {
 namespace {
 
+/// `double f(double)` in `module`, with an empty entry block.
+llvm::Function *make_f64_function(llvm::Module &module) {
+  llvm::Type *f64 = llvm::Type::getDoubleTy(module.getContext());
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
+                                    "f", module);
+  llvm::BasicBlock::Create(module.getContext(), "entry", fn);
+  return fn;
+}
+
 TEST(HugeBlocks, SplitCutsAHugeBlockIntoBoundedBlocksInTheSameOrder) {
   llvm::LLVMContext context;
   llvm::Module module("m", context);
-  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
-  auto *fn = llvm::Function::Create(llvm::FunctionType::get(f64, {f64}, false), llvm::GlobalValue::ExternalLinkage,
-                                    "f", module);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+  llvm::Function *fn = make_f64_function(module);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
   llvm::Value *x = fn->getArg(0);
   llvm::Value *y = x;
   constexpr int kAdds = 50001;
@@ -50,6 +59,129 @@ TEST(HugeBlocks, SplitCutsAHugeBlockIntoBoundedBlocksInTheSameOrder) {
   EXPECT_EQ(fn->size(), static_cast<std::size_t>(kAdds / kSplitBlockInstructions + 1));
 }
 
+TEST(HugeBlocks, OutlineMovesAHugeBlockIntoBoundedNoinlineFunctionsKeepingTheChain) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
+  llvm::Function *fn = make_f64_function(module);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
+  // As lowering emits a variable: a stack slot, loaded and stored per statement.
+  llvm::Value *slot = b.CreateAlloca(f64, nullptr, "y");
+  b.CreateStore(fn->getArg(0), slot);
+  constexpr int kStatements = 20001;
+  for (int i = 0; i < kStatements; ++i) {
+    llvm::Value *y = b.CreateLoad(f64, slot);
+    b.CreateStore(b.CreateFAdd(b.CreateFMul(y, fn->getArg(0)), llvm::ConstantFP::get(f64, i % 7 + 0.5)), slot);
+  }
+  b.CreateRet(b.CreateLoad(f64, slot));
+  ASSERT_TRUE(has_huge_block(module));
+
+  outline_huge_blocks(module);
+
+  EXPECT_FALSE(llvm::verifyModule(module, &llvm::errs()));
+  EXPECT_FALSE(has_huge_block(module));
+  std::size_t pieces = 0;
+  std::size_t muls = 0;
+  std::size_t adds = 0;
+  for (llvm::Function &f : module) {
+    if (f.isDeclaration()) continue;
+    if (&f != fn) {
+      ++pieces;
+      EXPECT_TRUE(f.hasFnAttribute(llvm::Attribute::NoInline)) << f.getName().str();
+      EXPECT_TRUE(f.hasInternalLinkage()) << f.getName().str();
+    }
+    for (llvm::BasicBlock &block : f) {
+      EXPECT_LE(block.size(), kOutlineInstructions + 64) << f.getName().str();
+      for (llvm::Instruction &inst : block) {
+        muls += inst.getOpcode() == llvm::Instruction::FMul;
+        adds += inst.getOpcode() == llvm::Instruction::FAdd;
+        EXPECT_FALSE(llvm::isa<llvm::AllocaInst>(inst) && inst.getName() == "y") << "the variable was not promoted";
+      }
+    }
+  }
+  EXPECT_EQ(muls, static_cast<std::size_t>(kStatements));
+  EXPECT_EQ(adds, static_cast<std::size_t>(kStatements));
+  // 2 instructions a statement once promoted: 40,002 in pieces of 2,000, the first and last kept.
+  EXPECT_GE(pieces, static_cast<std::size_t>(2 * kStatements / kOutlineInstructions - 2));
+  // The pieces run in order: each call takes a value the previous call wrote
+  // (CodeExtractor passes a piece's result out through a pointer).
+  const llvm::CallInst *previous = nullptr;
+  std::size_t calls = 0;
+  for (llvm::Instruction &inst : llvm::instructions(*fn)) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    if (call == nullptr || call->getCalledFunction()->isIntrinsic()) continue;  // lifetime markers
+    if (previous != nullptr) {
+      bool takes_previous = false;
+      for (llvm::Value *arg : call->args()) {
+        auto *load = llvm::dyn_cast<llvm::LoadInst>(arg);
+        for (const llvm::Value *out : previous->args()) {
+          takes_previous = takes_previous || (load != nullptr && load->getPointerOperand() == out);
+        }
+      }
+      EXPECT_TRUE(takes_previous) << "piece call " << calls << " does not take the previous piece's result";
+    }
+    previous = call;
+    ++calls;
+  }
+  EXPECT_EQ(calls, pieces);
+}
+
+TEST(HugeFunctions, FoldingEmptyBlocksOfAnElifChainKeepsEachValueOnItsBranch) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  llvm::Type *f64 = llvm::Type::getDoubleTy(context);
+  llvm::Function *fn = make_f64_function(module);
+  // if x == 0: y = 1 / elif x == i: y = i + 1 / ... / else y = -1, merged in one phi.
+  constexpr int kBranches = 3000;  // 6,000 blocks: a huge function
+  llvm::BasicBlock *merge = llvm::BasicBlock::Create(context, "merge", fn);
+  llvm::IRBuilder<> b(&fn->getEntryBlock());
+  std::vector<std::pair<double, llvm::BasicBlock *>> incoming;
+  std::vector<llvm::BasicBlock *> tests;
+  for (int i = 0; i < kBranches; ++i) {
+    llvm::BasicBlock *assign = llvm::BasicBlock::Create(context, "assign" + std::to_string(i), fn);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "test" + std::to_string(i + 1), fn);
+    tests.push_back(b.GetInsertBlock());
+    b.CreateCondBr(b.CreateFCmpOEQ(fn->getArg(0), llvm::ConstantFP::get(f64, i)), assign, next);
+    llvm::BranchInst::Create(merge, assign);
+    incoming.push_back({i + 1.0, assign});
+    b.SetInsertPoint(next);
+  }
+  b.CreateBr(merge);
+  incoming.push_back({-1.0, b.GetInsertBlock()});
+  b.SetInsertPoint(merge);
+  llvm::PHINode *y = b.CreatePHI(f64, static_cast<unsigned>(incoming.size()), "y");
+  for (auto &[value, block] : incoming) y->addIncoming(llvm::ConstantFP::get(f64, value), block);
+  b.CreateRet(y);
+  ASSERT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  ASSERT_TRUE(has_huge_function(module));
+
+  fold_empty_blocks_of_huge_functions(module);
+
+  EXPECT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
+  // Left: every test, the merge, and the last branch's assignment (its test
+  // reaches the merge by two edges, the else one too: a phi takes one value
+  // per predecessor, so neither is folded).
+  EXPECT_EQ(fn->size(), static_cast<std::size_t>(kBranches + 3));
+  ASSERT_EQ(y->getNumIncomingValues(), static_cast<unsigned>(kBranches + 1));
+  for (unsigned k = 0; k < y->getNumIncomingValues(); ++k) {
+    const double value = llvm::cast<llvm::ConstantFP>(y->getIncomingValue(k))->getValueAPF().convertToDouble();
+    const std::string from = y->getIncomingBlock(k)->getName().str();
+    if (value < 0) {
+      EXPECT_EQ(from, "test" + std::to_string(kBranches)) << "the else value";
+      continue;
+    }
+    const int branch = static_cast<int>(value) - 1;
+    if (branch == kBranches - 1) {
+      EXPECT_EQ(from, "assign" + std::to_string(branch)) << "the last branch's assignment stays";
+      continue;
+    }
+    llvm::BasicBlock *test_block = tests[static_cast<std::size_t>(branch)];  // test0 is the entry
+    EXPECT_EQ(y->getIncomingBlock(k), test_block) << "y = " << value << " comes from " << from;
+    const auto *test = llvm::cast<llvm::BranchInst>(test_block->getTerminator());
+    EXPECT_EQ(test->getSuccessor(0), merge) << "the true edge of test " << branch << " goes to the merge";
+  }
+}
+
 /// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
 /// available (a skip otherwise).
 void expect_ptx_assembles(const std::string &source) {
@@ -72,6 +204,16 @@ void expect_ptx_assembles(const std::string &source) {
 TEST(HugeBlocks, PtxOfAKernelWithAHugeBlockIsAcceptedByNvJitLink) {
   std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = x\n";
   for (int i = 0; i < 12000; ++i) source += "    y = y * x + " + std::to_string(i % 7) + ".5\n";
+  expect_ptx_assembles(source + "    return y\n");
+}
+
+TEST(HugeFunctions, PtxOfAHugeElifChainIsAcceptedByNvJitLink) {
+  // 2,600 branches: more than kHugeFunctionBlocks blocks, so the empty
+  // assignment blocks are folded before code generation.
+  std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+  for (int i = 1; i < 2600; ++i) {
+    source += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
+  }
   expect_ptx_assembles(source + "    return y\n");
 }
 
