@@ -34,17 +34,31 @@ std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const ast:
       return std::nullopt;
     }
     Expr c = i64(static_cast<int64_t>(i.num.i));
-    return i.num.i >= 0 ? c : add(dim, c);
+    Expr wrapped_constant = i.num.i >= 0 ? c : add(dim, c);
+    return boundscheck_ ? bounds_checked(wrapped_constant, dim, part.loc) : wrapped_constant;
   }
   if (i.literal_tuple || !(i.type.is_int() || i.type.is_bool())) {
     error(part.loc, "array indices must be integers, not '" + i.type.str() + "'");
     return std::nullopt;
   }
   Value v = stabilize(convert(i, DType::Int64));
-  if (is_unsigned_int(i.type.dtype()) && dtype_size(i.type.dtype()) < 8) return v.expr;  // never negative
-  Expr negative = less(v.expr, i64(0));
-  Expr wrapped = Select::make(negative, add(v.expr, dim), v.expr);
+  Expr wrapped = v.expr;
+  if (!is_unsigned_int(i.type.dtype()) || dtype_size(i.type.dtype()) == 8) {  // else never negative
+    Expr negative = less(v.expr, i64(0));
+    wrapped = Select::make(negative, add(v.expr, dim), v.expr);
+  }
+  if (boundscheck_) wrapped = bounds_checked(wrapped, dim, part.loc);
   return stable ? stabilize(Value::strong(wrapped)).expr : wrapped;
+}
+
+Expr BodyTyper::bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc) {
+  // Numba's boundscheck: an index still outside [0, dim) after one wrap
+  // raises IndexError (as one unsigned comparison: a negative index is huge).
+  internal_assert(module_ != nullptr) << "boundscheck outside a module";
+  Expr i = stabilize(Value::strong(index)).expr;
+  Expr outside = Compare::make(CompareOpcode::Ge, Cast::make(DType::UInt64, i), Cast::make(DType::UInt64, dim));
+  Expr raise = Call::make(Type::scalar(DType::Int64), module_->index_error_function(loc), {});
+  return Select::make(outside, raise, i);
 }
 
 std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d, const ast::Slice &slice) {

@@ -217,8 +217,11 @@ class BodyTyper {
   /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
   /// hoisted into temps (they are used twice, by `a[i] += v`).
   Value array_subscript(const Value &array, const ast::Expr &index, bool stable);
-  /// One integer index of dimension `d` as int64, a negative one wrapped.
+  /// One integer index of dimension `d` as int64, a negative one wrapped
+  /// (and checked under boundscheck).
   std::optional<Expr> array_index(const Value &array, int d, const ast::Expr &part, bool stable);
+  /// `index` (wrapped) if it is in [0, dim), else a call that raises IndexError at `loc`.
+  Expr bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc);
   /// One slice of dimension `d`, normalised as Python's slice.indices.
   std::optional<ArraySlice::Dim> array_range(const Value &array, int d, const ast::Slice &slice);
   /// `a.shape` (a tuple), `a.size`, `a.ndim`.
@@ -234,6 +237,8 @@ class BodyTyper {
   /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// The np.* function `callee` names (`np.round`, or `round` from `from numpy import round`).
+  std::optional<std::string> numpy_callee(const ast::Expr &callee) const;
   /// `f(*t)`: expands starred tuples, then types the call with them.
   Value star_call(const ast::Call &e);
   /// The arguments of `e`: star_call's expansion when pending, else each typed.
@@ -257,6 +262,9 @@ class BodyTyper {
   bool unify_operands(Value &a, Value &b, const SourceLocation &loc, const std::string &what);
   Value binary(ast::BinaryOp op, Value a, Value b, const SourceLocation &loc);
   Value compare(ast::CmpOp op, Value a, Value b, const SourceLocation &loc);
+  /// A comparison of a signed and an unsigned integer that NumPy promotes to
+  /// float64 (int64 and uint64), made exact; nullopt for other operands.
+  std::optional<Value> compare_signed_unsigned(ast::CmpOp op, const Value &a, const Value &b);
   Value unary(ast::UnaryOpKind op, Value v, const SourceLocation &loc);
   Value select(Value cond, Value a, Value b, const SourceLocation &loc);
   Value make_bool_const(bool b);
@@ -297,6 +305,23 @@ class BodyTyper {
   /// A np.* operand: weak numbers at their default dtype, scalars as they are.
   Value numpy_operand(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value unknown_numpy(const std::string &name, const SourceLocation &loc, bool as_call);
+  // ---- np.* built from several operations (NumpyFunctions.cpp)
+  Value numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call);
+  /// Two np.* operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
+  bool numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc);
+  /// np.round(x, decimals) on a number of any non-bool type.
+  Value numpy_round(const Value &x, const Value &decimals);
+  /// NumPy's complex exp2, log2, expm1, log1p, rint and sign (NumPy 2: z/|z|).
+  Value numpy_complex_unary(const std::string &name, const Value &z);
+  /// NumPy's ordering of complex numbers (<, <=, >, >=), lexicographic.
+  Value numpy_complex_order(ast::CmpOp op, const Value &a, const Value &b);
+  /// np.maximum/minimum/fmax/fmin of two complex numbers of one type.
+  Value numpy_complex_minmax(const std::string &name, const Value &a, const Value &b);
+  /// C's fmod on integers (the remainder has the dividend's sign; 0 for a
+  /// zero divisor, as NumPy), for two operands of one integer or bool type.
+  Value integer_fmod(Value a, Value b);
+  /// An ldexp exponent as int32, clamped (not wrapped) from wider types.
+  Value ldexp_exponent(const Value &n);
   // ---- cuda.* and cuda.fp16.* (CudaCalls.cpp); module is "numba.cuda" or "numba.cuda.fp16"
   Value call_cuda(const std::string &module, const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// "math", "cmath", "numpy", "numba", "numba.cuda", "numba.cuda.fp16" or
@@ -313,6 +338,7 @@ class BodyTyper {
   const ast::FunctionDef *def_ = nullptr;
   bool is_ufunc_ = false;
   bool is_gufunc_ = false;
+  bool boundscheck_ = false;  // array indices of this body are checked
   std::set<std::string> output_params_;
   std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
   std::vector<std::string> param_names_;
@@ -355,7 +381,7 @@ inline constexpr std::size_t kMaxCallDepth = 10000;
 /// Types helpers on demand, per argument types, for one module.
 class ModuleTyper {
  public:
-  ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : scope_(scope), diags_(diags) {}
+  ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags);
 
   /// The specialisation of `def` for `arg_types`: its IR name and return type,
   /// typing it first if needed. `emitting`: the caller is in Emit mode (errors
@@ -366,6 +392,15 @@ class ModuleTyper {
   };
   std::optional<Spec> specialise(const ast::FunctionDef &def, const std::vector<Type> &arg_types,
                                  const SourceLocation &call_loc, bool emitting, DiagnosticEngine &caller_diags);
+  /// Whether array indices in the body of `def` are checked (Numba's
+  /// boundscheck): NUMBA_BOUNDSCHECK=1/0 when set, else the def's own
+  /// decorator option, else the module's entry's (the ufunc's).
+  bool boundscheck(const ast::FunctionDef &def) const;
+  /// Makes `def` the module's entry, whose boundscheck option helpers inherit.
+  void set_entry(const ast::FunctionDef &def);
+  /// The IR function (int64, no parameters) that raises IndexError("index is
+  /// out of bounds") located at `loc`: a checked index calls it when out of range.
+  std::string index_error_function(const SourceLocation &loc);
   /// Adds a finished function (the entry) and returns the module: the entry
   /// and every specialisation it reaches, callees first.
   Module finish(Function entry, const std::string &name, const FloatOptions &options);
@@ -380,6 +415,8 @@ class ModuleTyper {
   const ProgramScope &scope_;
   DiagnosticEngine &diags_;
   std::map<std::string, Entry> specs_;       // by mangled name
+  std::optional<bool> env_boundscheck_;      // NUMBA_BOUNDSCHECK, read when the typer is made
+  bool entry_boundscheck_ = false;
   std::vector<std::string> in_progress_;     // the call chain being typed, outermost first
   std::set<std::string> in_progress_names_;  // the same names, for a lookup per call
   int muted_depth_ = 0;

@@ -187,6 +187,8 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   int errors_before = real_diags_.error_count();
   def_ = &def;
   is_ufunc_ = is_ufunc;
+  if (module_ != nullptr && is_ufunc) module_->set_entry(def);
+  boundscheck_ = module_ != nullptr && module_->boundscheck(def);
   fixed_ret_ = fixed_ret;
   param_names_.clear();
   param_types_.clear();

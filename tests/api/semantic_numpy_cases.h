@@ -196,6 +196,32 @@ inline std::vector<Case> numpy_cases() {
   cases.push_back(make("Np_dtype_constructor_RoundsToFloat32", np_source("x", "np.float32(x) * 3"), "float64(float64)",
                        {{{f64(0.1)}, f64(static_cast<double>(static_cast<float>(0.1) * 3.0f))}}));
 
+  // NumPy 2 definitions (not in Debian's NumPy 1.24, so written out here):
+  // complex sign is z/|z|, floor/ceil/trunc of an integer keep it (2.1),
+  // bitwise_count is the ones of the magnitude as uint8 (2.0).
+  {
+    std::vector<Row> r128;
+    std::vector<Row> r64;
+    for (std::complex<double> z : {std::complex<double>(3, 4), std::complex<double>(0, 0), std::complex<double>(-2, 0),
+                                   std::complex<double>(0, -5), std::complex<double>(1e300, 1e300),
+                                   std::complex<double>(-1.5, 0.25)}) {
+      const std::complex<double> s = std::abs(z) == 0.0 ? std::complex<double>(0, 0) : z / std::abs(z);
+      r128.push_back({{c128(z)}, c128(s)});
+      const std::complex<float> zf(static_cast<float>(z.real()), static_cast<float>(z.imag()));
+      const std::complex<double> sf = std::abs(zf) == 0.0f ? std::complex<double>(0, 0) : std::complex<double>(zf / std::abs(zf));
+      r64.push_back({{c64(zf.real(), zf.imag())}, c64(sf)});
+    }
+    r128.push_back({{c128(kNaN, 1)}, c128(kNaN, kNaN)});
+    cases.push_back(make("Np2_sign_Complex128IsZOverItsModulus", np_source("z", "np.sign(z)"), "complex128(complex128)", r128, 2));
+    cases.push_back(make("Np2_sign_Complex64", np_source("z", "np.sign(z)"), "complex64(complex64)", r64, 2));
+  }
+  cases.push_back(make("Np2_floor_ceil_trunc_OfInt8StayInt8", np_source("x", "np.floor(x) * 3 + np.ceil(x) - np.trunc(x)"),
+                       "int8(int8)", {{{i8(100)}, i8(44)}, {{i8(-5)}, i8(-15)}, {{i8(-128)}, i8(-128)}}));
+  cases.push_back(make("Np2_bitwise_count_Int8IsOfTheMagnitude", np_source("x", "np.bitwise_count(x)"), "uint8(int8)",
+                       {{{i8(-128)}, u8(1)}, {{i8(-1)}, u8(1)}, {{i8(127)}, u8(7)}, {{i8(0)}, u8(0)}, {{i8(-6)}, u8(2)}}));
+  cases.push_back(make("Np2_bitwise_count_UInt64", np_source("x", "np.bitwise_count(x)"), "uint8(uint64)",
+                       {{{u64(~uint64_t{0})}, u8(64)}, {{u64(uint64_t{1} << 63)}, u8(1)}, {{u64(6)}, u8(2)}}));
+
   // cuda.* device intrinsics: the GPU's definitions on both targets.
   const std::string cuda_src = "from numba import cuda\n\ndef f(x):\n    return cuda.";
   {
