@@ -17,7 +17,8 @@ namespace {
 
 const char *const kFunctions[] = {"logaddexp", "logaddexp2", "ldexp", "frexp",  "modf",          "divmod", "spacing",
                                   "heaviside", "gcd",        "lcm",   "round",  "around",        "round_",
-                                  "bitwise_count"};
+                                  "bitwise_count", "sinc", "angle", "nan_to_num", "isneginf", "isposinf",
+                                  "iscomplex", "isreal", "iscomplexobj", "isrealobj"};
 
 Expr cmp(CompareOpcode op, const Expr &a, const Expr &b) { return Compare::make(op, a, b); }
 Expr both(const Expr &a, const Expr &b) { return Binary::make(BinaryOpcode::BitAnd, a, b); }
@@ -103,6 +104,32 @@ Value BodyTyper::numpy_function(const std::string &name, std::vector<Value> args
     if (!x.ok) return x;
     if (x.type.is_bool()) return not_for(x, "booleans");
     return numpy_round(x, decimals);
+  }
+  if (name == "angle") {
+    if (args.size() != 1 && args.size() != 2) {
+      error(loc, "np.angle() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
+      return Value::error();
+    }
+    bool deg = false;
+    if (args.size() == 2) {
+      const Value &d = args[1];
+      const Const *c = d.is_weak() || !d.type.is_bool() ? nullptr : d.expr.as<Const>();
+      if (c == nullptr) {
+        error(arg_loc(1), "np.angle(): deg must be the constant True or False");
+        return Value::error();
+      }
+      deg = c->int_bits != 0;
+    }
+    Value z = numpy_operand(args[0], name, arg_loc(0));
+    if (!z.ok) return z;
+    return numpy_angle(z, deg);
+  }
+  if (name == "sinc" || name == "nan_to_num" || name == "isneginf" || name == "isposinf" || name == "iscomplex" ||
+      name == "isreal" || name == "iscomplexobj" || name == "isrealobj") {
+    if (!want(1)) return Value::error();
+    Value x = numpy_operand(args[0], name, arg_loc(0));
+    if (!x.ok) return x;
+    return numpy_scalar_function(name, x, arg_loc(0));
   }
   if (name == "frexp" || name == "modf" || name == "spacing" || name == "bitwise_count") {
     if (!want(1)) return Value::error();
@@ -302,6 +329,89 @@ Value BodyTyper::numpy_complex_unary(const std::string &name, const Value &z) {
   Expr re = Select::make(any_nan, nan.expr, Select::make(infinite, inf_re, finite_re));
   Expr im = Select::make(any_nan, nan.expr, Select::make(infinite, inf_im, finite_im));
   return make(Value::strong(re), Value::strong(im));
+}
+
+Value BodyTyper::numpy_angle(const Value &z, bool deg) {
+  // NumPy: arctan2(z.imag, z.real) (0 as the imaginary part of a real), in
+  // degrees when deg; integers take arctan2's loop type (int8 -> float16).
+  const Type t = z.type;
+  DType part = t.is_complex() ? (t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64)
+                              : numpy_float_type(t.dtype());
+  const Type pt = Type::scalar(part);
+  Value re;
+  Value im;
+  if (t.is_complex()) {
+    Value zs = stabilize(z);
+    re = intrinsic(IntrinsicOp::Real, pt, {zs});
+    im = intrinsic(IntrinsicOp::Imag, pt, {zs});
+  } else {
+    re = convert(z, part);
+    im = Value::strong(Const::make_float(part, 0.0));
+  }
+  Value a = intrinsic(IntrinsicOp::Atan2, pt, {im, re});
+  if (!deg) return a;
+  return strong_binary(BinaryOpcode::Mul, a, Value::strong(Const::make_float(part, 180.0 / 3.141592653589793)));
+}
+
+Value BodyTyper::numpy_scalar_function(const std::string &name, const Value &x, const SourceLocation &loc) {
+  const Type t = x.type;
+  const Type boolean = Type::scalar(DType::Bool);
+  if (name == "iscomplexobj" || name == "isrealobj") return make_bool_const(t.is_complex() == (name == "iscomplexobj"));
+  if (name == "iscomplex" || name == "isreal") {
+    // The imaginary part is (not) zero; a real number has none.
+    if (!t.is_complex()) return make_bool_const(name == "isreal");
+    const DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+    Value im = intrinsic(IntrinsicOp::Imag, Type::scalar(part), {x});
+    CompareOpcode op = name == "isreal" ? CompareOpcode::Eq : CompareOpcode::Ne;
+    return Value::strong(cmp(op, im.expr, Const::make_float(part, 0.0)));
+  }
+  if (name == "isneginf" || name == "isposinf") {
+    if (t.is_complex()) {
+      error(loc, "np." + name + "() is not supported for complex numbers ('" + t.str() + "')");
+      return Value::error();
+    }
+    if (!t.is_float()) return make_bool_const(false);
+    Expr inf = Const::make_float(t.dtype(), name == "isposinf" ? INFINITY : -INFINITY);
+    return Value::strong(cmp(CompareOpcode::Eq, x.expr, inf));
+  }
+  if (name == "nan_to_num") {
+    // NaN -> 0, +-inf -> the type's largest finite values; per part of a complex.
+    if (t.is_int() || t.is_bool()) return x;
+    auto fix = [&](const Value &v) {
+      const DType d = v.type.dtype();
+      Value s = stabilize(v);
+      const double big = d == DType::Float16 ? 65504.0 : d == DType::Float32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+      Expr r = Select::make(cmp(CompareOpcode::Eq, s.expr, Const::make_float(d, INFINITY)), Const::make_float(d, big), s.expr);
+      r = Select::make(cmp(CompareOpcode::Eq, s.expr, Const::make_float(d, -INFINITY)), Const::make_float(d, -big), r);
+      Value nan = intrinsic(IntrinsicOp::IsNan, boolean, {s});
+      return Value::strong(Select::make(nan.expr, Const::make_float(d, 0.0), r));
+    };
+    if (!t.is_complex()) return fix(x);
+    const Type pt = Type::scalar(t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64);
+    Value zs = stabilize(x);
+    return intrinsic(IntrinsicOp::MakeComplex, t,
+                     {fix(intrinsic(IntrinsicOp::Real, pt, {zs})), fix(intrinsic(IntrinsicOp::Imag, pt, {zs}))});
+  }
+  internal_assert(name == "sinc") << "np." << name << " is listed but not typed";
+  // NumPy: y = pi * (x if x != 0 else 1e-20); sin(y) / y. Integers give
+  // float64; float16 is computed in float32 (1e-20 is zero in float16).
+  if (t.is_complex()) {
+    Value zs = stabilize(x);
+    Value zero = Value::strong(Const::make_complex(t.dtype(), {0.0, 0.0}));
+    Value tiny = Value::strong(Const::make_complex(t.dtype(), {1e-20, 0.0}));
+    Value pi = Value::strong(Const::make_complex(t.dtype(), {3.141592653589793, 0.0}));
+    Value nonzero = Value::strong(Select::make(cmp(CompareOpcode::Eq, zs.expr, zero.expr), tiny.expr, zs.expr));
+    Value y = stabilize(strong_binary(BinaryOpcode::Mul, pi, nonzero));
+    return strong_binary(BinaryOpcode::Div, intrinsic(IntrinsicOp::CSin, t, {y}), y);
+  }
+  const DType out = t.is_float() ? t.dtype() : DType::Float64;
+  const DType ct = out == DType::Float16 ? DType::Float32 : out;
+  Value xs = stabilize(convert(x, ct));
+  Expr nonzero = Select::make(cmp(CompareOpcode::Eq, xs.expr, Const::make_float(ct, 0.0)), Const::make_float(ct, 1e-20),
+                              xs.expr);
+  Value y = stabilize(Value::strong(Binary::make(BinaryOpcode::Mul, Const::make_float(ct, 3.141592653589793), nonzero)));
+  Value r = strong_binary(BinaryOpcode::Div, intrinsic(IntrinsicOp::Sin, Type::scalar(ct), {y}), y);
+  return convert(r, out);
 }
 
 Value BodyTyper::numpy_complex_order(ast::CmpOp op, const Value &a, const Value &b) {

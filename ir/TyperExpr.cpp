@@ -414,10 +414,12 @@ std::optional<std::string> BodyTyper::numpy_callee(const ast::Expr &callee) cons
 }
 
 Value BodyTyper::call_expr(const ast::Call &e) {
-  if (e.keywords.size() == 1 && e.keywords[0].name == "decimals" && e.starred.empty() && e.args.size() == 1) {
-    // np.round(x, decimals=2): the one keyword argument a body may pass.
+  if (e.keywords.size() == 1 && e.starred.empty() && e.args.size() == 1) {
+    // np.round(x, decimals=2), np.angle(z, deg=True): the keyword arguments a body may pass.
     std::optional<std::string> np_name = numpy_callee(*e.func);
-    if (np_name && (*np_name == "round" || *np_name == "around" || *np_name == "round_")) {
+    const std::string &kw = e.keywords[0].name;
+    bool round = np_name && (*np_name == "round" || *np_name == "around" || *np_name == "round_");
+    if ((round && kw == "decimals") || (np_name && *np_name == "angle" && kw == "deg")) {
       std::vector<Value> args = {expr(*e.args[0]), expr(*e.keywords[0].value)};
       for (const Value &a : args) {
         if (!a.ok) return Value::error();

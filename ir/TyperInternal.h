@@ -313,6 +313,11 @@ class BodyTyper {
   Value numpy_round(const Value &x, const Value &decimals);
   /// NumPy's complex exp2, log2, expm1, log1p, rint and sign (NumPy 2: z/|z|).
   Value numpy_complex_unary(const std::string &name, const Value &z);
+  /// np.angle(z, deg): the phase (of a real number: 0 or pi).
+  Value numpy_angle(const Value &z, bool deg);
+  /// np.sinc, nan_to_num, isneginf, isposinf, iscomplex, isreal,
+  /// iscomplexobj, isrealobj of one number (NumPy's functions on scalars).
+  Value numpy_scalar_function(const std::string &name, const Value &x, const SourceLocation &loc);
   /// NumPy's ordering of complex numbers (<, <=, >, >=), lexicographic.
   Value numpy_complex_order(ast::CmpOp op, const Value &a, const Value &b);
   /// np.maximum/minimum/fmax/fmin of two complex numbers of one type.
