@@ -154,6 +154,11 @@ Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc)
 
 Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
   if (callee.attr == "bit_count") return bit_count(callee, std::move(args));
+  if (is_array_reduction(callee.attr) && callee.attr != "amin" && callee.attr != "amax") {
+    Value v = expr(*callee.value);
+    if (!v.ok) return v;
+    if (!v.is_weak() && v.type.is_array()) return array_reduction(callee.attr, v, args.size(), callee.attr_loc);
+  }
   if (callee.attr != "conjugate") {
     if (callee.attr == "real" || callee.attr == "imag") {
       error(callee.attr_loc, "'." + callee.attr + "' is an attribute, not a method; write 'z." + callee.attr + "'");

@@ -20,6 +20,9 @@ std::vector<std::string> math_module_names(const std::string &module);
 std::vector<std::string> numpy_names();
 /// The np.* functions typed in NumpyFunctions.cpp (built from several operations).
 std::vector<std::string> numpy_function_names();
+/// sum, prod, min, max, amin, amax, mean, argmin, argmax, all, any: the
+/// whole-array reductions of ArrayReductions.cpp (methods and np.* functions).
+bool is_array_reduction(const std::string &name);
 /// The float type NumPy's float loops give for an operand of dtype `d`:
 /// bool/int8/uint8 -> float16, int16/uint16 -> float32, wider -> float64.
 DType numpy_float_type(DType d);

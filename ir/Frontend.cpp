@@ -115,6 +115,16 @@ void ModuleTyper::set_entry(const ast::FunctionDef &def) {
   entry_boundscheck_ = it != scope_.program->boundscheck.end() && it->second;
 }
 
+std::string ModuleTyper::add_function(Function f) {
+  std::string name = f.name;
+  Entry &e = specs_[name];
+  if (!e.function) {
+    e.function = std::move(f);
+    e.real = true;
+  }
+  return name;
+}
+
 std::string ModuleTyper::index_error_function(const SourceLocation &loc) {
   std::string name = "__ufjit_index_error_" + std::to_string(loc.line) + "_" + std::to_string(loc.col);
   Entry &e = specs_[name];

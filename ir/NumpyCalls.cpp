@@ -139,6 +139,9 @@ std::vector<std::string> numpy_names() {
   for (const Comparison &f : kComparisons) names.push_back(f.name);
   for (const char *s : kOtherFunctions) names.push_back(s);
   for (const std::string &s : numpy_function_names()) names.push_back(s);
+  for (const char *s : {"sum", "prod", "min", "max", "amin", "amax", "mean", "argmin", "argmax", "all", "any"}) {
+    names.push_back(s);
+  }
   for (const char *s : kConstants) names.push_back(s);
   return names;
 }
@@ -172,6 +175,13 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
   SourceLocation loc = callee_loc(call);
   for (const Value &a : args) {
     if (!a.ok) return Value::error();
+  }
+  if (is_array_reduction(name)) {
+    if (args.empty()) {
+      error(loc, "np." + name + "() takes an array (0 arguments given)");
+      return Value::error();
+    }
+    return array_reduction(name, args[0], args.size() - 1, loc);
   }
   std::vector<std::string> names = numpy_names();
   bool known_function = false;

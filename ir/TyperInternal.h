@@ -313,6 +313,9 @@ class BodyTyper {
   Value numpy_round(const Value &x, const Value &decimals);
   /// NumPy's complex exp2, log2, expm1, log1p, rint and sign (NumPy 2: z/|z|).
   Value numpy_complex_unary(const std::string &name, const Value &z);
+  /// a.sum(), np.max(a), ... of a whole array (ArrayReductions.cpp): a call
+  /// of a function made for this call site. `nargs`: arguments besides the array.
+  Value array_reduction(const std::string &name, const Value &array, std::size_t nargs, const SourceLocation &loc);
   /// np.angle(z, deg): the phase (of a real number: 0 or pi).
   Value numpy_angle(const Value &z, bool deg);
   /// np.sinc, nan_to_num, isneginf, isposinf, iscomplex, isreal,
@@ -395,6 +398,9 @@ class ModuleTyper {
     std::string ir_name;
     Type ret;
   };
+  /// Adds a function the typer built (not from the source), once per name;
+  /// returns its name.
+  std::string add_function(Function f);
   std::optional<Spec> specialise(const ast::FunctionDef &def, const std::vector<Type> &arg_types,
                                  const SourceLocation &call_loc, bool emitting, DiagnosticEngine &caller_diags);
   /// Whether array indices in the body of `def` are checked (Numba's
