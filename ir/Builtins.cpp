@@ -152,6 +152,17 @@ Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc)
   return Value::strong(make_const(v.type.dtype(), PyNum::of_int(0)));
 }
 
+Value BodyTyper::divmod_tuple(Value a, Value b, const SourceLocation &loc) {
+  if (!a.is_weak() || !b.is_weak()) {
+    a = stabilize(a);
+    b = stabilize(b);
+  }
+  Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
+  Value r = binary(ast::BinaryOp::Mod, a, b, loc);
+  if (!q.ok || !r.ok) return Value::error();
+  return Value::tuple_literal({q, r});
+}
+
 Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
   if (callee.attr == "bit_count") return bit_count(callee, std::move(args));
   if (is_array_reduction(callee.attr) && callee.attr != "amin" && callee.attr != "amax") {
@@ -390,13 +401,8 @@ Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, 
     Value b = args[1];
     if (!a.is_weak() || !b.is_weak()) {
       if (!unify_operands(a, b, loc, "apply divmod() to")) return Value::error();
-      a = stabilize(a);
-      b = stabilize(b);
     }
-    Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
-    Value r = binary(ast::BinaryOp::Mod, a, b, loc);
-    if (!q.ok || !r.ok) return Value::error();
-    return Value::tuple_literal({q, r});
+    return divmod_tuple(a, b, loc);
   }
   if (name == "abs") {
     if (!want(1)) return Value::error();

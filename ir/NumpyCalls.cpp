@@ -192,14 +192,9 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
   for (const std::string &n : composite) {
     if (n == name) return numpy_function(name, std::move(args), call);
   }
-  auto want = [&](std::size_t n) {
-    return check_arity("np." + name, args.size(), n, loc, "; the out= and where= forms are not supported");
-  };
+  auto want = [&](std::size_t n) { return numpy_arity(name, args.size(), n, loc); };
   auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  auto not_for = [&](const Value &v, const std::string &what) {
-    error(arg_loc(0), "np." + name + "() is not supported for " + what + " ('" + v.type.str() + "')");
-    return Value::error();
-  };
+  auto not_for = [&](const Value &v, const std::string &what) { return numpy_unsupported(name, v, what, arg_loc(0)); };
   // Two operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
   auto two_operands = [&](Value &a, Value &b) { return numpy_operands(a, b, name, loc); };
 

@@ -39,6 +39,16 @@ double numpy_power_of_ten(int64_t n) {
 
 std::vector<std::string> numpy_function_names() { return std::vector<std::string>(std::begin(kFunctions), std::end(kFunctions)); }
 
+bool BodyTyper::numpy_arity(const std::string &fn, std::size_t given, std::size_t wanted, const SourceLocation &loc) {
+  return check_arity("np." + fn, given, wanted, loc, "; the out= and where= forms are not supported");
+}
+
+Value BodyTyper::numpy_unsupported(const std::string &fn, const Value &v, const std::string &what,
+                                   const SourceLocation &loc) {
+  error(loc, "np." + fn + "() is not supported for " + what + " ('" + v.type.str() + "')");
+  return Value::error();
+}
+
 bool BodyTyper::numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc) {
   if (a.is_weak() && b.is_weak()) {
     a = materialize(a);
@@ -77,14 +87,9 @@ Value BodyTyper::ldexp_exponent(const Value &n) {
 
 Value BodyTyper::numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call) {
   SourceLocation loc = callee_loc(call);
-  auto want = [&](std::size_t n) {
-    return check_arity("np." + name, args.size(), n, loc, "; the out= and where= forms are not supported");
-  };
+  auto want = [&](std::size_t n) { return numpy_arity(name, args.size(), n, loc); };
   auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  auto not_for = [&](const Value &v, const std::string &what) {
-    error(arg_loc(0), "np." + name + "() is not supported for " + what + " ('" + v.type.str() + "')");
-    return Value::error();
-  };
+  auto not_for = [&](const Value &v, const std::string &what) { return numpy_unsupported(name, v, what, arg_loc(0)); };
   auto is_integer = [](const Value &v) {
     return v.is_weak() ? v.weak == Weak::Int : !v.literal_tuple && (v.type.is_int() || v.type.is_bool());
   };
@@ -173,14 +178,7 @@ Value BodyTyper::numpy_function(const std::string &name, std::vector<Value> args
       a = convert(a, DType::Int8);
       b = convert(b, DType::Int8);
     }
-    if (name == "divmod") {
-      a = stabilize(a);
-      b = stabilize(b);
-      Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
-      Value r = binary(ast::BinaryOp::Mod, a, b, loc);
-      if (!q.ok || !r.ok) return Value::error();
-      return Value::tuple_literal({q, r});
-    }
+    if (name == "divmod") return divmod_tuple(a, b, loc);
     return intrinsic(name == "gcd" ? IntrinsicOp::Gcd : IntrinsicOp::Lcm, a.type, {a, b});
   }
   DType d = numpy_float_type(t);

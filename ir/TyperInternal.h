@@ -297,6 +297,8 @@ class BodyTyper {
   Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
   Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
   Value round_builtin(std::vector<Value> args, const ast::Call &call);
+  /// (a // b, a % b) of two operands already of one type (or both weak).
+  Value divmod_tuple(Value a, Value b, const SourceLocation &loc);
   Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value complex_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
   // ---- np.* (NumpyCalls.cpp)
@@ -305,6 +307,10 @@ class BodyTyper {
   /// A np.* operand: weak numbers at their default dtype, scalars as they are.
   Value numpy_operand(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value unknown_numpy(const std::string &name, const SourceLocation &loc, bool as_call);
+  /// np.`fn`() called with `given` arguments where it takes `wanted`.
+  bool numpy_arity(const std::string &fn, std::size_t given, std::size_t wanted, const SourceLocation &loc);
+  /// "np.fn() is not supported for `what` ('type')" at `loc`; an error value.
+  Value numpy_unsupported(const std::string &fn, const Value &v, const std::string &what, const SourceLocation &loc);
   // ---- np.* built from several operations (NumpyFunctions.cpp)
   Value numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// Two np.* operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
