@@ -250,15 +250,26 @@ Value BodyTyper::numpy_round(const Value &x, const Value &decimals) {
     Value r = scaled(stabilize(convert(x, ft)), f, n >= 0);
     return integer ? convert(r, t.dtype()) : r;
   }
-  // Decimals known at run time: f = 10.0 ** |decimals| in float64, then in x's type.
+  // Decimals known at run time: f = 10.0 ** |decimals| in float64, then in
+  // x's type, as a product of 10**(2**k) for the bits of |decimals| (clamped
+  // to 511: 10**309 is already inf). Exact up to 10**22, as NumPy's scale is,
+  // on both targets (a library pow need not be); beyond, within an ulp of it.
   Value d = stabilize(convert(decimals, DType::Int64));
   Expr zero = Const::make_int(DType::Int64, 0);
   Expr non_negative = cmp(CompareOpcode::Ge, d.expr, zero);
   Expr abs_d = Select::make(non_negative, d.expr, Binary::make(BinaryOpcode::Sub, zero, d.expr));
-  Value ten = Value::strong(Const::make_float(DType::Float64, 10.0));
-  Value power = intrinsic(IntrinsicOp::Pow, Type::scalar(DType::Float64),
-                          {ten, Value::strong(Cast::make(DType::Float64, abs_d))});
-  Value f = stabilize(convert(power, ft));
+  Expr limit = Const::make_int(DType::Int64, 511);
+  Value e = stabilize(Value::strong(Select::make(cmp(CompareOpcode::Lt, abs_d, limit), abs_d, limit)));
+  Expr power = Const::make_float(DType::Float64, 1.0);
+  double ten_to_bit = 10.0;  // 10 ** (2 ** k)
+  for (int k = 0; k < 9; ++k) {
+    Expr bit = Binary::make(BinaryOpcode::BitAnd, e.expr, Const::make_int(DType::Int64, int64_t{1} << k));
+    Expr factor = Select::make(cmp(CompareOpcode::Ne, bit, zero), Const::make_float(DType::Float64, ten_to_bit),
+                               Const::make_float(DType::Float64, 1.0));
+    power = Binary::make(BinaryOpcode::Mul, power, factor);
+    ten_to_bit *= ten_to_bit;
+  }
+  Value f = stabilize(convert(Value::strong(power), ft));
   Value xf = stabilize(convert(x, ft));
   Value up = scaled(xf, f.expr, true);
   Value down = scaled(xf, f.expr, false);
