@@ -97,7 +97,6 @@ class Parser {
   bool parse_block(ast::Body &out, std::string_view after);
   /// A loop's `else:` clause (outside the subset): reports `construct`,
   /// skips the clause and returns true; false when there is none.
-  bool reject_loop_else(std::string_view construct);
   bool check_target(const ast::Expr &target, bool augmented);
 
   // ---- expressions (ParserExpr.cpp)

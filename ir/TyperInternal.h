@@ -179,6 +179,8 @@ class BodyTyper {
   void if_stmt(const ast::If &s, std::vector<Stmt> &out);
   void while_stmt(const ast::While &s, std::vector<Stmt> &out);
   void for_stmt(const ast::For &s, std::vector<Stmt> &out);
+  /// A `for` or `while` with an `else:` block (run when no break ended the loop).
+  void loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out);
   /// The bookkeeping around a `for` body: enter returns the flow before the
   /// loop, which leave restores.
   Flow enter_for_loop();
@@ -369,6 +371,9 @@ class BodyTyper {
   std::optional<Type> fixed_ret_;
   Flow flow_;
   std::vector<Flow> break_flows_;
+  Flow last_breaks_;  // the joined flows at the breaks of the loop just typed
+  /// Loop depth -> the bool temp that the breaks of that loop set (loops with `else:`).
+  std::map<int, std::string> else_flags_;
   int loop_depth_ = 0;
   std::vector<Stmt> pre_;  // hoisted temps of the statement being typed
   int conditional_depth_ = 0;  // inside an operand evaluated only sometimes: no hoisting

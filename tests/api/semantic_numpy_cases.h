@@ -222,6 +222,26 @@ inline std::vector<Case> numpy_cases() {
   cases.push_back(make("Np2_bitwise_count_UInt64", np_source("x", "np.bitwise_count(x)"), "uint8(uint64)",
                        {{{u64(~uint64_t{0})}, u8(64)}, {{u64(uint64_t{1} << 63)}, u8(1)}, {{u64(6)}, u8(2)}}));
 
+  // for/while ... else: the else block runs when no break ended the loop
+  // (Python's rule); a variable assigned by every break and by the else is
+  // assigned after the statement.
+  {
+    const std::string find = "def f(x):\n    for i in range(2, 10):\n        if x % i == 0:\n            found = i\n"
+                             "            break\n    else:\n        found = -1\n    return found\n";
+    cases.push_back(make("LoopElse_ForRunsElseWithoutBreak", find, "int64(int64)",
+                         {{{i64(9)}, i64(3)}, {{i64(11)}, i64(-1)}, {{i64(1)}, i64(-1)}, {{i64(8)}, i64(2)}}));
+    const std::string count = "def f(x):\n    n = 0\n    while x > 1:\n        if x == 7:\n            break\n"
+                              "        x = x // 2\n        n += 1\n    else:\n        n += 100\n    return n\n";
+    // 20 -> 10 -> 5 -> 2 -> 1: 4 halvings then the else; 14 -> 7: one halving, then break.
+    cases.push_back(make("LoopElse_WhileRunsElseWhenTheConditionEnds", count, "int64(int64)",
+                         {{{i64(20)}, i64(104)}, {{i64(14)}, i64(1)}, {{i64(1)}, i64(100)}, {{i64(7)}, i64(0)}}));
+    const std::string nested = "def f(x):\n    t = 0\n    for i in range(3):\n        for j in range(3):\n"
+                               "            if j == x:\n                break\n        else:\n            t += 10\n"
+                               "        t += 1\n    return t\n";
+    cases.push_back(make("LoopElse_AnInnerBreakLeavesTheOuterElseAlone", nested, "int64(int64)",
+                         {{{i64(1)}, i64(3)}, {{i64(5)}, i64(33)}}));
+  }
+
   // cuda.* device intrinsics: the GPU's definitions on both targets.
   const std::string cuda_src = "from numba import cuda\n\ndef f(x):\n    return cuda.";
   {
