@@ -284,6 +284,11 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     layout_expr = &value;
   } else if (kw.name == "target") {
     const auto *str = value.as<StrLit>();
+    if (const auto *name = value.as<Name>(); name != nullptr && str == nullptr) {
+      // `target = 'cuda'` at module level, then `target=target` (Numba's own tests do).
+      auto it = program_.signature_lists.find(name->id);
+      if (it != program_.signature_lists.end()) str = it->second->as<StrLit>();
+    }
     if (str == nullptr) {
       diags_.error(value.loc, "target must be a string: 'cuda', 'cpu' or 'parallel'");
       return;
