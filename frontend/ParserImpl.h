@@ -81,6 +81,8 @@ class Parser {
   void parse_simple_statements(ast::Body &out);
   ast::StmtPtr parse_small_statement();
   ast::StmtPtr parse_expression_statement();
+  /// `assert test[, message]` as `if not test: raise AssertionError(message)`.
+  ast::StmtPtr parse_assert();
   ast::StmtPtr parse_import();
   ast::StmtPtr parse_import_from();
   bool parse_dotted_name(std::string &out, SourceLocation &loc);

@@ -221,8 +221,19 @@ Value BodyTyper::bit_count(const ast::Attribute &callee, std::vector<Value> args
 Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &call) {
   const char *name = is_min ? "min" : "max";
   SourceLocation loc = callee_loc(call);
+  if (args.size() == 1 && args[0].ok && (args[0].literal_tuple || args[0].type.is_tuple())) {
+    // max((a, b, c)): the elements of a tuple, as Numba takes them.
+    Value t = stabilize(args[0]);
+    std::vector<Value> elements = t.elements;
+    if (!t.literal_tuple) {
+      for (std::size_t k = 0; k < t.type.elements().size(); ++k) {
+        elements.push_back(Value::strong(TupleGet::make(t.expr, static_cast<int>(k))));
+      }
+    }
+    args = std::move(elements);
+  }
   if (args.size() < 2) {
-    error(loc, std::string(name) + "() needs at least 2 arguments (iterables are not supported)");
+    error(loc, std::string(name) + "() needs at least 2 arguments, or a tuple of them (other iterables are not supported)");
     return Value::error();
   }
   Candidates c;
@@ -230,7 +241,7 @@ Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &c
     const Value &a = args[i];
     if (!a.ok) return Value::error();
     if (!is_real_scalar(a)) {
-      error(call.args[i]->loc, std::string(name) + "() cannot compare values of type '" +
+      error(i < call.args.size() ? call.args[i]->loc : loc, std::string(name) + "() cannot compare values of type '" +
                                    (a.is_weak() ? std::string("complex") : a.type.str()) + "'");
       return Value::error();
     }

@@ -255,6 +255,7 @@ void BodyTyper::array_aug_assign(const ast::AugAssign &s, const ast::Subscript &
 bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
   Value array = expr(*s.iter);
   if (!array.ok) return true;
+  if (array.literal_tuple || array.type.is_tuple()) return for_tuple(s, array, out);
   if (!array.type.is_array()) return false;
   const ast::Name *target = s.target->as<ast::Name>();
   if (target == nullptr) {
@@ -286,6 +287,57 @@ bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
   body_stmts.push_back(inner);
   for (Stmt &st : stmts) out.push_back(std::move(st));
   out.push_back(ForRange::make(counter, i64(0), ArrayDim::make(held_var, 0), i64(1), Block::make(std::move(body_stmts))));
+  return true;
+}
+
+bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out) {
+  // for x in (a, b, c): the elements, brought to one type and held in temps,
+  // then `for $i in range(3): x = a if $i == 0 else (b if $i == 1 else c)`.
+  const ast::Name *target = s.target->as<ast::Name>();
+  if (target == nullptr) {
+    error(s.target->loc, "the target of a 'for' loop over a tuple must be a single name");
+    return true;
+  }
+  Value held = stabilize(tuple);
+  std::vector<Value> elements = held.elements;
+  if (!held.literal_tuple) {
+    for (std::size_t k = 0; k < held.type.elements().size(); ++k) {
+      elements.push_back(Value::strong(TupleGet::make(held.expr, static_cast<int>(k))));
+    }
+  }
+  Candidates c;
+  for (const Value &e : elements) {
+    if (!e.ok) return true;
+    if (e.literal_tuple || !(e.is_weak() || e.type.is_scalar())) {
+      error(s.iter->loc, "a 'for' loop over a tuple needs numbers, not '" + e.type.str() + "'");
+      return true;
+    }
+    c.add(e);
+  }
+  std::optional<Type> t = c.resolve();
+  if (elements.empty() || !t) {
+    error(s.iter->loc, elements.empty() ? "a 'for' loop over an empty tuple" : "the elements of this tuple have no common type");
+    return true;
+  }
+  std::vector<Expr> values;
+  for (const Value &e : elements) values.push_back(stabilize(convert(e, t->dtype())).expr);
+  std::vector<Stmt> stmts;
+  flush_pre(stmts);
+  std::string counter = new_temp(Type::scalar(DType::Int64));
+  Expr i = Var::make(Type::scalar(DType::Int64), counter);
+  Expr element = values.back();
+  for (std::size_t k = values.size() - 1; k-- > 0;) {
+    element = Select::make(Compare::make(CompareOpcode::Eq, i, i64(static_cast<int64_t>(k))), values[k], element);
+  }
+  std::vector<Stmt> body_stmts;
+  Flow entry = enter_for_loop();
+  assign_name(target->id, Value::strong(element), target->loc, body_stmts);
+  Stmt inner = block(s.body);
+  leave_for_loop(entry);
+  body_stmts.push_back(inner);
+  for (Stmt &st : stmts) out.push_back(std::move(st));
+  out.push_back(ForRange::make(counter, i64(0), i64(static_cast<int64_t>(values.size())), i64(1),
+                               Block::make(std::move(body_stmts))));
   return true;
 }
 

@@ -238,6 +238,8 @@ class BodyTyper {
   void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
   /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
+  /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
+  bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
   /// The np.* function `callee` names (`np.round`, or `round` from `from numpy import round`).
   std::optional<std::string> numpy_callee(const ast::Expr &callee) const;

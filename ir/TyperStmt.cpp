@@ -610,7 +610,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") && scope_.constants.count("range") == 0 &&
                   scope_.functions.count("range") == 0;
   if (!is_range) {
-    if (!for_array(s, out)) error(s.iter->loc, "a 'for' loop can only iterate over range(...) or an array");
+    if (!for_array(s, out)) error(s.iter->loc, "a 'for' loop can only iterate over range(...), an array or a tuple");
     return;
   }
   if (target == nullptr) {

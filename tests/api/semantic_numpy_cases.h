@@ -242,6 +242,16 @@ inline std::vector<Case> numpy_cases() {
                          {{{i64(1)}, i64(3)}, {{i64(5)}, i64(33)}}));
   }
 
+  // Numba-style iteration and reductions over tuples; assert that holds.
+  cases.push_back(make("ForOverATupleOfMixedNumbersInOrder",
+                       "def f(x):\n    s = 0.0\n    for k in (1, 2.5, x):\n        if k > 100:\n            break\n"
+                       "        s = s * 10 + k\n    return s\n",
+                       "float64(int32)", {{{i32(3)}, f64((1 * 10 + 2.5) * 10 + 3)}, {{i32(1000)}, f64(1 * 10 + 2.5)}}));
+  cases.push_back(make("MinMaxOfATuple", "def f(a, b):\n    t = (a, b, 2.0)\n    return max(t) - min((a, b, 2.0))\n",
+                       "float64(float64, float64)", {{{f64(1), f64(5)}, f64(4)}, {{f64(-3), f64(0)}, f64(5)}}));
+  cases.push_back(make("AssertThatHoldsChangesNothing", "def f(x):\n    assert x == x, 'nan'\n    return x + 1\n",
+                       "float64(float64)", {{{f64(1)}, f64(2)}}));
+
   // cuda.* device intrinsics: the GPU's definitions on both targets.
   const std::string cuda_src = "from numba import cuda\n\ndef f(x):\n    return cuda.";
   {
