@@ -93,6 +93,12 @@ llvm::Value *FunctionLowerer::emit_intrinsic(const ir::Intrinsic &i) {
     case IntrinsicOp::Ffs:
     case IntrinsicOp::Brev:
       return lower_bit_intrinsic(emitter_, i.op, args[0]);
+    case IntrinsicOp::Logaddexp:
+    case IntrinsicOp::Logaddexp2:
+    case IntrinsicOp::Spacing:
+    case IntrinsicOp::Gcd:
+    case IntrinsicOp::Lcm:
+      return lower_numpy_intrinsic(emitter_, i.op, arg_type, args);
     case IntrinsicOp::IsNan:
     case IntrinsicOp::IsInf:
     case IntrinsicOp::IsFinite:

@@ -73,6 +73,9 @@ llvm::Value *lower_real_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type,
 /// cuda.popc/clz/ffs/brev on an integer (LowerIntrinsics.cpp), one definition
 /// for both targets.
 llvm::Value *lower_bit_intrinsic(Emitter &e, ir::IntrinsicOp op, llvm::Value *x);
+/// NumPy's logaddexp, logaddexp2, spacing (floats of `type`) and gcd, lcm
+/// (integers of `type`), LowerNumpy.cpp.
+llvm::Value *lower_numpy_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type, llvm::ArrayRef<llvm::Value *> args);
 /// Python float `a // b` and `a % b` on values of a float32/float64 type.
 llvm::Value *float_floor_div(Emitter &e, llvm::Value *a, llvm::Value *b, DType type);
 llvm::Value *float_mod(Emitter &e, llvm::Value *a, llvm::Value *b, DType type);

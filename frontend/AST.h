@@ -309,6 +309,7 @@ struct While : Stmt {
   explicit While(SourceLocation l) : Stmt(kKind, l) {}
   ExprPtr test;
   Body body;
+  Body orelse;  // `else:` run when the loop ends without `break`
 };
 
 /// `for target in iter:`; the typer accepts only `range(...)` iterables.
@@ -318,6 +319,7 @@ struct For : Stmt {
   ExprPtr target;
   ExprPtr iter;
   Body body;
+  Body orelse;  // `else:` run when the loop ends without `break`
 };
 
 struct Break : Stmt {

@@ -25,7 +25,7 @@ constexpr std::array<DTypeInfo, kNumDTypes> kDTypeInfo = {{
 }};
 
 /// Aliases that are not canonical names (LANGUAGE.md section 2).
-constexpr std::array<std::pair<std::string_view, DType>, 22> kAliases = {{
+constexpr std::array<std::pair<std::string_view, DType>, 31> kAliases = {{
     {"b1", DType::Bool},        {"bool_", DType::Bool},         {"i1", DType::Int8},
     {"i2", DType::Int16},       {"i4", DType::Int32},           {"i8", DType::Int64},
     {"intp", DType::Int64},     {"int_", DType::Int64},         {"u1", DType::UInt8},
@@ -33,7 +33,10 @@ constexpr std::array<std::pair<std::string_view, DType>, 22> kAliases = {{
     {"uintp", DType::UInt64},   {"f2", DType::Float16},         {"half", DType::Float16},
     {"f4", DType::Float32},     {"single", DType::Float32},     {"f8", DType::Float64},
     {"double", DType::Float64}, {"float_", DType::Float64},     {"c8", DType::Complex64},
-    {"c16", DType::Complex128},
+    {"c16", DType::Complex128}, {"boolean", DType::Bool},       {"short", DType::Int16},
+    {"ushort", DType::UInt16},  {"intc", DType::Int32},         {"uintc", DType::UInt32},
+    {"longlong", DType::Int64}, {"ulonglong", DType::UInt64},   {"csingle", DType::Complex64},
+    {"cdouble", DType::Complex128},
 }};
 
 const DTypeInfo &info(DType t) {

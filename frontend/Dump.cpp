@@ -197,6 +197,7 @@ void AstDumper::stmt(const ast::Stmt &s, int depth) {
       line(depth, "While " + where);
       expr(*w->test, depth + 1);
       body("body:", w->body, depth + 1);
+      if (!w->orelse.empty()) body("orelse:", w->orelse, depth + 1);
       return;
     }
     case StmtKind::For: {
@@ -205,6 +206,7 @@ void AstDumper::stmt(const ast::Stmt &s, int depth) {
       expr(*f->target, depth + 1);
       expr(*f->iter, depth + 1);
       body("body:", f->body, depth + 1);
+      if (!f->orelse.empty()) body("orelse:", f->orelse, depth + 1);
       return;
     }
     case StmtKind::Break:

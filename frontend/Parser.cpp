@@ -319,13 +319,40 @@ StmtPtr Parser::parse_small_statement() {
       }
       return r;
     }
-    if (word == "del" || word == "assert" || word == "global" ||
+    if (word == "assert") return parse_assert();
+    if (word == "del" || word == "global" ||
         word == "nonlocal" || word == "yield") {
       unsupported(t.loc, "'" + word + "'");
       return nullptr;
     }
   }
   return parse_expression_statement();
+}
+
+StmtPtr Parser::parse_assert() {
+  // `assert test, "message"` is `if not test: raise AssertionError("message")`
+  // (Numba's nopython mode raises it; here it is reported as any raise).
+  SourceLocation loc = advance().loc;
+  ExprPtr test = parse_test();
+  if (!test) return nullptr;
+  auto call = std::make_unique<Call>(loc);
+  auto cls = std::make_unique<Name>(loc);
+  cls->id = "AssertionError";
+  call->func = std::move(cls);
+  if (accept_op(",")) {
+    ExprPtr message = parse_test();
+    if (!message) return nullptr;
+    call->args.push_back(std::move(message));
+  }
+  auto raise = std::make_unique<Raise>(loc);
+  raise->exc = std::move(call);
+  auto negated = std::make_unique<UnaryOp>(test->loc);
+  negated->op = UnaryOpKind::Not;
+  negated->operand = std::move(test);
+  auto node = std::make_unique<If>(loc);
+  node->test = std::move(negated);
+  node->body.push_back(std::move(raise));
+  return node;
 }
 
 StmtPtr Parser::parse_expression_statement() {

@@ -77,18 +77,9 @@ StmtPtr Parser::parse_while() {
     ok = parse_block(node->body, "after 'while' condition");
   }
   --loop_depth_;
-  if (reject_loop_else("'while ... else'")) return nullptr;
+  if (accept_kw("else") && !parse_block(node->orelse, "after 'else'")) ok = false;
   if (!ok) return nullptr;
   return node;
-}
-
-bool Parser::reject_loop_else(std::string_view construct) {
-  if (!check_kw("else")) return false;
-  unsupported(peek().loc, construct);
-  advance();
-  Body dropped;
-  parse_block(dropped, "after 'else'");
-  return true;
 }
 
 StmtPtr Parser::parse_for() {
@@ -116,7 +107,7 @@ StmtPtr Parser::parse_for() {
     recover_block();
   }
   --loop_depth_;
-  if (reject_loop_else("'for ... else'")) return nullptr;
+  if (accept_kw("else") && !parse_block(node->orelse, "after 'else'")) ok = false;
   if (!ok) return nullptr;
   return node;
 }

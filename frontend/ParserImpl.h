@@ -81,6 +81,8 @@ class Parser {
   void parse_simple_statements(ast::Body &out);
   ast::StmtPtr parse_small_statement();
   ast::StmtPtr parse_expression_statement();
+  /// `assert test[, message]` as `if not test: raise AssertionError(message)`.
+  ast::StmtPtr parse_assert();
   ast::StmtPtr parse_import();
   ast::StmtPtr parse_import_from();
   bool parse_dotted_name(std::string &out, SourceLocation &loc);
@@ -97,7 +99,6 @@ class Parser {
   bool parse_block(ast::Body &out, std::string_view after);
   /// A loop's `else:` clause (outside the subset): reports `construct`,
   /// skips the clause and returns true; false when there is none.
-  bool reject_loop_else(std::string_view construct);
   bool check_target(const ast::Expr &target, bool augmented);
 
   // ---- expressions (ParserExpr.cpp)

@@ -21,6 +21,29 @@ bool is_allowed_module(const std::string &name) {
 
 /// A string, or a list or tuple of strings: signatures for a decorator
 /// (`sigs = ['float32(float32)', 'float64(float64)']`), never a constant.
+/// A type as Numba's signature objects spell it: `float32`, `types.int8`,
+/// `float64[:, ::1]`.
+bool is_type_expr(const Expr &e) { return e.isa<Name>() || e.isa<Attribute>() || e.isa<Subscript>(); }
+
+/// One signature written as Numba's type objects: `int32(int32, int32)`,
+/// `void(float32[:], float32[:])`, or a tuple of argument types.
+bool is_typed_signature(const Expr &e) {
+  if (const auto *call = e.as<Call>()) {
+    if (!is_type_expr(*call->func) || !call->keywords.empty()) return false;
+    for (const auto &arg : call->args) {
+      if (!is_type_expr(*arg)) return false;
+    }
+    return true;
+  }
+  if (const auto *tuple = e.as<Tuple>()) {
+    for (const auto &item : tuple->elts) {
+      if (!is_type_expr(*item)) return false;
+    }
+    return !tuple->elts.empty();
+  }
+  return false;
+}
+
 bool is_signature_list(const Expr &e) {
   if (e.isa<StrLit>()) return true;
   const std::vector<ExprPtr> *items = nullptr;
@@ -28,7 +51,7 @@ bool is_signature_list(const Expr &e) {
   if (const auto *tuple = e.as<Tuple>()) items = &tuple->elts;
   if (items == nullptr || items->empty()) return false;
   for (const auto &item : *items) {
-    if (!item->isa<StrLit>()) return false;
+    if (!item->isa<StrLit>() && !is_typed_signature(*item)) return false;
   }
   return true;
 }

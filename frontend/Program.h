@@ -77,6 +77,11 @@ struct Program {
   /// Helpers declared with explicit signatures (`@cuda.jit('float32(float32)',
   /// device=True)`, `@njit('f8(f8)')`): a call converts its arguments to them.
   std::map<const ast::FunctionDef *, std::vector<Signature>> helper_signatures;
+  /// `boundscheck=True`/`False` given on a def's decorator (@vectorize,
+  /// @guvectorize, @njit, @jit, or @njit stacked under @vectorize): array
+  /// indices in that body are checked (an IndexError) or not. A def without
+  /// one inherits the ufunc's; `None` is as if not given (Numba's default).
+  std::map<const ast::FunctionDef *, bool> boundscheck;
 };
 
 /// Reads decorators, signatures and module-level statements. Reports unknown

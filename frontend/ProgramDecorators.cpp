@@ -24,10 +24,10 @@ std::vector<std::string> as_strings(std::initializer_list<std::string_view> name
 }
 
 const std::initializer_list<std::string_view> kVectorizeOptions = {
-    "signatures", "target", "fastmath", "link", "cache", "nopython", "forceobj", "identity"};
+    "signatures", "target", "fastmath", "link", "cache", "nopython", "forceobj", "identity", "boundscheck"};
 const std::initializer_list<std::string_view> kGuVectorizeOptions = {
     "signatures", "layout", "target",     "fastmath",      "link",    "cache",
-    "nopython",   "forceobj", "identity", "is_dynamic", "writable_args"};
+    "nopython",   "forceobj", "identity", "is_dynamic", "writable_args", "boundscheck"};
 const std::initializer_list<std::string_view> kCudaJitOptions = {
     "device", "inline", "forceinline", "fastmath", "cache", "debug", "opt", "lineinfo", "link"};
 const std::initializer_list<std::string_view> kJitOptions = {
@@ -137,6 +137,7 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
     chosen = &d;
     chosen_kind = kind;
   }
+  helper_def_ = &def;
   if (stacked != nullptr) {
     std::vector<Signature> ignored;  // the ufunc's own signatures decide
     ok = read_helper(*stacked, stacked_kind, ignored) && ok;
@@ -283,6 +284,11 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     layout_expr = &value;
   } else if (kw.name == "target") {
     const auto *str = value.as<StrLit>();
+    if (const auto *name = value.as<Name>(); name != nullptr && str == nullptr) {
+      // `target = 'cuda'` at module level, then `target=target` (Numba's own tests do).
+      auto it = program_.signature_lists.find(name->id);
+      if (it != program_.signature_lists.end()) str = it->second->as<StrLit>();
+    }
     if (str == nullptr) {
       diags_.error(value.loc, "target must be a string: 'cuda', 'cpu' or 'parallel'");
       return;
@@ -341,6 +347,8 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     }
   } else if (kw.name == "identity") {
     read_identity(value, ufunc.options);
+  } else if (kw.name == "boundscheck") {
+    read_boundscheck(value, *ufunc.def);
   } else if (kw.name == "cache") {
     // Numba options with no effect here; accepted so that kernels compile unchanged.
   } else {
@@ -350,6 +358,16 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     if (!hint.empty()) message += "; did you mean '" + hint + "'?";
     diags_.error(kw.loc, std::move(message));
   }
+}
+
+void DecoratorReader::read_boundscheck(const Expr &value, const FunctionDef &def) {
+  if (value.isa<NoneLit>()) return;  // Numba's default: NUMBA_BOUNDSCHECK decides, else off
+  const auto *b = value.as<BoolLit>();
+  if (b == nullptr) {
+    diags_.error(value.loc, "boundscheck must be True, False or None");
+    return;
+  }
+  program_.boundscheck[&def] = b->value;
 }
 
 void DecoratorReader::read_identity(const Expr &value, UfuncOptions &options) {
@@ -455,6 +473,10 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Sig
           continue;
         }
         device = b->value;
+        continue;
+      }
+      if (!cuda && kw.name == "boundscheck" && helper_def_ != nullptr) {
+        read_boundscheck(*kw.value, *helper_def_);
         continue;
       }
       auto options = cuda ? kCudaJitOptions : kJitOptions;

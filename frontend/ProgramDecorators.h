@@ -37,6 +37,8 @@ class DecoratorReader {
   /// `identity=`: 0, 1, None or 'reorderable' (Numba's parse_identity; True,
   /// False, 0.0 and 1.0 are the same dictionary keys in Python).
   void read_identity(const ast::Expr &value, UfuncOptions &options);
+  /// `boundscheck=True|False|None` on the decorator of `def` (Program::boundscheck).
+  void read_boundscheck(const ast::Expr &value, const ast::FunctionDef &def);
   void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
                    const ast::Expr *&layout_expr);
   void check_signatures(const UfuncDecl &ufunc);
@@ -48,6 +50,8 @@ class DecoratorReader {
   DiagnosticEngine &diags_;
   /// `writable_args=` items of the decorator being read: (item, index or -1 for a name).
   std::vector<std::pair<const ast::Expr *, int>> pending_writable_;
+  /// The def whose decorators are being read (for helper options such as boundscheck).
+  const ast::FunctionDef *helper_def_ = nullptr;
 };
 
 }  // namespace ufjit::frontend

@@ -152,8 +152,24 @@ Value BodyTyper::real_imag(const Value &v, bool imag, const SourceLocation &loc)
   return Value::strong(make_const(v.type.dtype(), PyNum::of_int(0)));
 }
 
+Value BodyTyper::divmod_tuple(Value a, Value b, const SourceLocation &loc) {
+  if (!a.is_weak() || !b.is_weak()) {
+    a = stabilize(a);
+    b = stabilize(b);
+  }
+  Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
+  Value r = binary(ast::BinaryOp::Mod, a, b, loc);
+  if (!q.ok || !r.ok) return Value::error();
+  return Value::tuple_literal({q, r});
+}
+
 Value BodyTyper::method_call(const ast::Attribute &callee, std::vector<Value> args, const ast::Call &call) {
   if (callee.attr == "bit_count") return bit_count(callee, std::move(args));
+  if (is_array_reduction(callee.attr) && callee.attr != "amin" && callee.attr != "amax") {
+    Value v = expr(*callee.value);
+    if (!v.ok) return v;
+    if (!v.is_weak() && v.type.is_array()) return array_reduction(callee.attr, v, args.size(), callee.attr_loc);
+  }
   if (callee.attr != "conjugate") {
     if (callee.attr == "real" || callee.attr == "imag") {
       error(callee.attr_loc, "'." + callee.attr + "' is an attribute, not a method; write 'z." + callee.attr + "'");
@@ -205,8 +221,19 @@ Value BodyTyper::bit_count(const ast::Attribute &callee, std::vector<Value> args
 Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &call) {
   const char *name = is_min ? "min" : "max";
   SourceLocation loc = callee_loc(call);
+  if (args.size() == 1 && args[0].ok && (args[0].literal_tuple || args[0].type.is_tuple())) {
+    // max((a, b, c)): the elements of a tuple, as Numba takes them.
+    Value t = stabilize(args[0]);
+    std::vector<Value> elements = t.elements;
+    if (!t.literal_tuple) {
+      for (std::size_t k = 0; k < t.type.elements().size(); ++k) {
+        elements.push_back(Value::strong(TupleGet::make(t.expr, static_cast<int>(k))));
+      }
+    }
+    args = std::move(elements);
+  }
   if (args.size() < 2) {
-    error(loc, std::string(name) + "() needs at least 2 arguments (iterables are not supported)");
+    error(loc, std::string(name) + "() needs at least 2 arguments, or a tuple of them (other iterables are not supported)");
     return Value::error();
   }
   Candidates c;
@@ -214,7 +241,7 @@ Value BodyTyper::minmax(bool is_min, std::vector<Value> args, const ast::Call &c
     const Value &a = args[i];
     if (!a.ok) return Value::error();
     if (!is_real_scalar(a)) {
-      error(call.args[i]->loc, std::string(name) + "() cannot compare values of type '" +
+      error(i < call.args.size() ? call.args[i]->loc : loc, std::string(name) + "() cannot compare values of type '" +
                                    (a.is_weak() ? std::string("complex") : a.type.str()) + "'");
       return Value::error();
     }
@@ -385,13 +412,8 @@ Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, 
     Value b = args[1];
     if (!a.is_weak() || !b.is_weak()) {
       if (!unify_operands(a, b, loc, "apply divmod() to")) return Value::error();
-      a = stabilize(a);
-      b = stabilize(b);
     }
-    Value q = binary(ast::BinaryOp::FloorDiv, a, b, loc);
-    Value r = binary(ast::BinaryOp::Mod, a, b, loc);
-    if (!q.ok || !r.ok) return Value::error();
-    return Value::tuple_literal({q, r});
+    return divmod_tuple(a, b, loc);
   }
   if (name == "abs") {
     if (!want(1)) return Value::error();

@@ -6,6 +6,7 @@
 #include "ir/Frontend.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -91,6 +92,53 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
   e.real = emitting;
   if (!e.function) return std::nullopt;
   return Spec{key, e.function->ret};
+}
+
+ModuleTyper::ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : scope_(scope), diags_(diags) {
+  // Numba's NUMBA_BOUNDSCHECK: 1 checks every index, 0 none, unset (or any
+  // other value) leaves it to the decorators. Read per compile; the printed
+  // IR, which the kernel caches key on, differs with and without checks.
+  if (const char *env = std::getenv("NUMBA_BOUNDSCHECK"); env != nullptr) {
+    if (std::string(env) == "1") env_boundscheck_ = true;
+    if (std::string(env) == "0") env_boundscheck_ = false;
+  }
+}
+
+bool ModuleTyper::boundscheck(const ast::FunctionDef &def) const {
+  if (env_boundscheck_) return *env_boundscheck_;
+  auto it = scope_.program->boundscheck.find(&def);
+  return it != scope_.program->boundscheck.end() ? it->second : entry_boundscheck_;
+}
+
+void ModuleTyper::set_entry(const ast::FunctionDef &def) {
+  auto it = scope_.program->boundscheck.find(&def);
+  entry_boundscheck_ = it != scope_.program->boundscheck.end() && it->second;
+}
+
+std::string ModuleTyper::add_function(Function f) {
+  std::string name = f.name;
+  Entry &e = specs_[name];
+  if (!e.function) {
+    e.function = std::move(f);
+    e.real = true;
+  }
+  return name;
+}
+
+std::string ModuleTyper::index_error_function(const SourceLocation &loc) {
+  std::string name = "__ufjit_index_error_" + std::to_string(loc.line) + "_" + std::to_string(loc.col);
+  Entry &e = specs_[name];
+  if (!e.function) {
+    Function f;
+    f.name = name;
+    f.ret = Type::scalar(DType::Int64);
+    const std::string file = loc.file != nullptr ? loc.file->name() : std::string("<source>");
+    f.body = Block::make({Raise::make("IndexError", "index is out of bounds", file, loc.line, loc.col),
+                          Return::make(Const::make_int(DType::Int64, 0))});
+    e.function = std::move(f);
+    e.real = true;
+  }
+  return name;
 }
 
 Module ModuleTyper::finish(Function entry, const std::string &name, const FloatOptions &options) {

@@ -274,6 +274,9 @@ struct Call : ExprNode {
   X(Nextafter, "nextafter", 2) X(Pow, "pow", 2) X(Remainder, "remainder", 2)      \
   X(Rint, "rint", 1) X(Sin, "sin", 1) X(Sinh, "sinh", 1) X(Sqrt, "sqrt", 1)       \
   X(Tan, "tan", 1) X(Tanh, "tanh", 1) X(Trunc, "trunc", 1)                        \
+  /* NumPy's float functions (codegen/LowerNumpy.cpp): logaddexp(x, y), */          \
+  /* logaddexp2(x, y), spacing(x) */                                               \
+  X(Logaddexp, "logaddexp", 2) X(Logaddexp2, "logaddexp2", 2) X(Spacing, "spacing", 1) \
   /* ldexp(x float, n int32) -> float */                                          \
   X(Ldexp, "ldexp", 2)                                                            \
   /* frexp(x) -> (float, int32) tuple; modf(x) -> (frac, int) as (float, float) */ \
@@ -296,7 +299,10 @@ struct Call : ExprNode {
   X(CPow, "cpow", 2)                                                              \
   /* integer bits (cuda.popc/clz/ffs/brev; codegen/LowerIntrinsics.cpp): popc, */ \
   /* clz and brev give the argument's type, ffs uint32 (1-based, 0 for 0) */       \
-  X(Popc, "popc", 1) X(Clz, "clz", 1) X(Ffs, "ffs", 1) X(Brev, "brev", 1)
+  X(Popc, "popc", 1) X(Clz, "clz", 1) X(Ffs, "ffs", 1) X(Brev, "brev", 1)        \
+  /* np.gcd/np.lcm on the magnitudes (wrapping to the type): integers of the */     \
+  /* result's type (codegen/LowerNumpy.cpp) */                                     \
+  X(Gcd, "gcd", 2) X(Lcm, "lcm", 2)
 
 enum class IntrinsicOp : uint8_t {
 #define UFJIT_INTRINSIC_ENUM(name, str, arity) name,

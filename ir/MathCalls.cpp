@@ -291,7 +291,7 @@ Value BodyTyper::call_math(const std::string &module, const std::string &name, s
         return Value::weak_num(PyNum::of_float(std::ldexp(x.num.f, static_cast<int>(e))));
       }
       if (x.is_weak()) x = convert(x, DType::Float64);
-      return intrinsic(IntrinsicOp::Ldexp, x.type, {x, convert(n, DType::Int32)});
+      return intrinsic(IntrinsicOp::Ldexp, x.type, {x, ldexp_exponent(n)});
     }
   }
 

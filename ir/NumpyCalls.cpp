@@ -110,7 +110,8 @@ const char *const kConstants[] = {"pi", "e", "inf", "nan", "euler_gamma", "Inf",
                                   "PINF", "NINF", "NaN", "NAN"};
 // clang-format on
 
-/// The float type NumPy's float loops give for an operand of dtype `d`.
+}  // namespace
+
 DType numpy_float_type(DType d) {
   switch (d) {
     case DType::Bool:
@@ -130,8 +131,6 @@ DType numpy_float_type(DType d) {
   }
 }
 
-}  // namespace
-
 std::vector<std::string> numpy_names() {
   std::vector<std::string> names;
   for (const UnaryMath &f : kUnaryMath) names.push_back(f.name);
@@ -139,6 +138,10 @@ std::vector<std::string> numpy_names() {
   for (const Arith &f : kArith) names.push_back(f.name);
   for (const Comparison &f : kComparisons) names.push_back(f.name);
   for (const char *s : kOtherFunctions) names.push_back(s);
+  for (const std::string &s : numpy_function_names()) names.push_back(s);
+  for (const char *s : {"sum", "prod", "min", "max", "amin", "amax", "mean", "argmin", "argmax", "all", "any"}) {
+    names.push_back(s);
+  }
   for (const char *s : kConstants) names.push_back(s);
   return names;
 }
@@ -173,27 +176,27 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
   for (const Value &a : args) {
     if (!a.ok) return Value::error();
   }
+  if (is_array_reduction(name)) {
+    if (args.empty()) {
+      error(loc, "np." + name + "() takes an array (0 arguments given)");
+      return Value::error();
+    }
+    return array_reduction(name, args[0], args.size() - 1, loc);
+  }
   std::vector<std::string> names = numpy_names();
   bool known_function = false;
   for (const std::string &n : names) known_function = known_function || n == name;
   for (const char *c : kConstants) known_function = known_function && name != c;
   if (!known_function) return unknown_numpy(name, loc, true);
-  auto want = [&](std::size_t n) {
-    return check_arity("np." + name, args.size(), n, loc, "; the out= and where= forms are not supported");
-  };
+  std::vector<std::string> composite = numpy_function_names();
+  for (const std::string &n : composite) {
+    if (n == name) return numpy_function(name, std::move(args), call);
+  }
+  auto want = [&](std::size_t n) { return numpy_arity(name, args.size(), n, loc); };
   auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  auto not_for = [&](const Value &v, const std::string &what) {
-    error(arg_loc(0), "np." + name + "() is not supported for " + what + " ('" + v.type.str() + "')");
-    return Value::error();
-  };
+  auto not_for = [&](const Value &v, const std::string &what) { return numpy_unsupported(name, v, what, arg_loc(0)); };
   // Two operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
-  auto two_operands = [&](Value &a, Value &b) {
-    if (a.is_weak() && b.is_weak()) {
-      a = materialize(a);
-      b = materialize(b);
-    }
-    return unify_operands(a, b, loc, "apply np." + name + "() to");
-  };
+  auto two_operands = [&](Value &a, Value &b) { return numpy_operands(a, b, name, loc); };
 
   for (const UnaryMath &f : kUnaryMath) {
     if (name != f.name) continue;
@@ -201,9 +204,14 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
     Value x = numpy_operand(args[0], name, arg_loc(0));
     if (!x.ok) return x;
     if (x.type.is_complex()) {
-      if (!f.has_complex) return not_for(x, "complex numbers");
-      return intrinsic(f.complex, x.type, {x});
+      if (f.has_complex) return intrinsic(f.complex, x.type, {x});
+      if (name == "exp2" || name == "log2" || name == "expm1" || name == "log1p" || name == "rint") {
+        return numpy_complex_unary(name, x);
+      }
+      return not_for(x, "complex numbers");
     }
+    // NumPy 2.1: floor, ceil and trunc of an integer (or bool) are the value itself.
+    if ((name == "floor" || name == "ceil" || name == "trunc") && !x.type.is_float()) return x;
     DType d = numpy_float_type(x.type.dtype());
     return intrinsic(f.real, Type::scalar(d), {convert(x, d)});
   }
@@ -214,7 +222,7 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
     Value b = args[1];
     if (!two_operands(a, b)) return Value::error();
     if (a.type.is_complex()) return not_for(a, "complex numbers");
-    if (name == "fmod" && (a.type.is_int() || a.type.is_bool())) return not_for(a, "integers");
+    if (name == "fmod" && (a.type.is_int() || a.type.is_bool())) return integer_fmod(a, b);
     DType d = numpy_float_type(a.type.dtype());
     return intrinsic(f.op, Type::scalar(d), {convert(a, d), convert(b, d)});
   }
@@ -232,6 +240,14 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
   for (const Comparison &f : kComparisons) {
     if (name != f.name) continue;
     if (!want(2)) return Value::error();
+    auto is_complex = [](const Value &v) { return v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex(); };
+    bool ordered = f.op != ast::CmpOp::Eq && f.op != ast::CmpOp::NotEq;
+    if (ordered && (is_complex(args[0]) || is_complex(args[1]))) {
+      Value a = args[0];
+      Value b = args[1];
+      if (!two_operands(a, b)) return Value::error();
+      return numpy_complex_order(f.op, a, b);
+    }
     return compare(f.op, args[0], args[1], loc);
   }
 
@@ -240,7 +256,7 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
     Value a = args[0];
     Value b = args[1];
     if (!two_operands(a, b)) return Value::error();
-    if (a.type.is_complex()) return not_for(a, "complex numbers");
+    if (a.type.is_complex()) return numpy_complex_minmax(name, a, b);
     a = stabilize(a);
     b = stabilize(b);
     bool is_max = name == "maximum" || name == "fmax";
@@ -309,13 +325,20 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
     return strong_binary(BinaryOpcode::Mul, s, s);
   }
   if (name == "reciprocal") {
-    if (!t.is_float() && !t.is_complex()) return not_for(x, "integers");
+    if (t.is_int()) {
+      // NumPy's integer loop: 1.0 / x converted to the type (1 and -1 give
+      // themselves, other values 0; 0 gives an unspecified value).
+      Value one = Value::strong(Const::make_float(DType::Float64, 1.0));
+      return convert(strong_binary(BinaryOpcode::Div, one, convert(x, DType::Float64)), t.dtype());
+    }
+    if (!t.is_float() && !t.is_complex()) return not_for(x, "booleans");
     Value one = Value::strong(t.is_complex() ? Const::make_complex(t.dtype(), {1.0, 0.0})
                                              : Const::make_float(t.dtype(), 1.0));
     return strong_binary(BinaryOpcode::Div, one, x);
   }
   if (name == "sign") {
-    if (t.is_bool() || t.is_complex()) return not_for(x, t.is_bool() ? "booleans" : "complex numbers");
+    if (t.is_bool()) return not_for(x, "booleans");
+    if (t.is_complex()) return numpy_complex_unary(name, x);
     // NumPy: x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)), so a NaN stays NaN
     // and -0.0 gives 0.0.
     Value s = stabilize(x);

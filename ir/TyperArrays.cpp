@@ -34,17 +34,31 @@ std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const ast:
       return std::nullopt;
     }
     Expr c = i64(static_cast<int64_t>(i.num.i));
-    return i.num.i >= 0 ? c : add(dim, c);
+    Expr wrapped_constant = i.num.i >= 0 ? c : add(dim, c);
+    return boundscheck_ ? bounds_checked(wrapped_constant, dim, part.loc) : wrapped_constant;
   }
   if (i.literal_tuple || !(i.type.is_int() || i.type.is_bool())) {
     error(part.loc, "array indices must be integers, not '" + i.type.str() + "'");
     return std::nullopt;
   }
   Value v = stabilize(convert(i, DType::Int64));
-  if (is_unsigned_int(i.type.dtype()) && dtype_size(i.type.dtype()) < 8) return v.expr;  // never negative
-  Expr negative = less(v.expr, i64(0));
-  Expr wrapped = Select::make(negative, add(v.expr, dim), v.expr);
+  Expr wrapped = v.expr;
+  if (!is_unsigned_int(i.type.dtype()) || dtype_size(i.type.dtype()) == 8) {  // else never negative
+    Expr negative = less(v.expr, i64(0));
+    wrapped = Select::make(negative, add(v.expr, dim), v.expr);
+  }
+  if (boundscheck_) wrapped = bounds_checked(wrapped, dim, part.loc);
   return stable ? stabilize(Value::strong(wrapped)).expr : wrapped;
+}
+
+Expr BodyTyper::bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc) {
+  // Numba's boundscheck: an index still outside [0, dim) after one wrap
+  // raises IndexError (as one unsigned comparison: a negative index is huge).
+  internal_assert(module_ != nullptr) << "boundscheck outside a module";
+  Expr i = stabilize(Value::strong(index)).expr;
+  Expr outside = Compare::make(CompareOpcode::Ge, Cast::make(DType::UInt64, i), Cast::make(DType::UInt64, dim));
+  Expr raise = Call::make(Type::scalar(DType::Int64), module_->index_error_function(loc), {});
+  return Select::make(outside, raise, i);
 }
 
 std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d, const ast::Slice &slice) {
@@ -241,6 +255,7 @@ void BodyTyper::array_aug_assign(const ast::AugAssign &s, const ast::Subscript &
 bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
   Value array = expr(*s.iter);
   if (!array.ok) return true;
+  if (array.literal_tuple || array.type.is_tuple()) return for_tuple(s, array, out);
   if (!array.type.is_array()) return false;
   const ast::Name *target = s.target->as<ast::Name>();
   if (target == nullptr) {
@@ -272,6 +287,57 @@ bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
   body_stmts.push_back(inner);
   for (Stmt &st : stmts) out.push_back(std::move(st));
   out.push_back(ForRange::make(counter, i64(0), ArrayDim::make(held_var, 0), i64(1), Block::make(std::move(body_stmts))));
+  return true;
+}
+
+bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out) {
+  // for x in (a, b, c): the elements, brought to one type and held in temps,
+  // then `for $i in range(3): x = a if $i == 0 else (b if $i == 1 else c)`.
+  const ast::Name *target = s.target->as<ast::Name>();
+  if (target == nullptr) {
+    error(s.target->loc, "the target of a 'for' loop over a tuple must be a single name");
+    return true;
+  }
+  Value held = stabilize(tuple);
+  std::vector<Value> elements = held.elements;
+  if (!held.literal_tuple) {
+    for (std::size_t k = 0; k < held.type.elements().size(); ++k) {
+      elements.push_back(Value::strong(TupleGet::make(held.expr, static_cast<int>(k))));
+    }
+  }
+  Candidates c;
+  for (const Value &e : elements) {
+    if (!e.ok) return true;
+    if (e.literal_tuple || !(e.is_weak() || e.type.is_scalar())) {
+      error(s.iter->loc, "a 'for' loop over a tuple needs numbers, not '" + e.type.str() + "'");
+      return true;
+    }
+    c.add(e);
+  }
+  std::optional<Type> t = c.resolve();
+  if (elements.empty() || !t) {
+    error(s.iter->loc, elements.empty() ? "a 'for' loop over an empty tuple" : "the elements of this tuple have no common type");
+    return true;
+  }
+  std::vector<Expr> values;
+  for (const Value &e : elements) values.push_back(stabilize(convert(e, t->dtype())).expr);
+  std::vector<Stmt> stmts;
+  flush_pre(stmts);
+  std::string counter = new_temp(Type::scalar(DType::Int64));
+  Expr i = Var::make(Type::scalar(DType::Int64), counter);
+  Expr element = values.back();
+  for (std::size_t k = values.size() - 1; k-- > 0;) {
+    element = Select::make(Compare::make(CompareOpcode::Eq, i, i64(static_cast<int64_t>(k))), values[k], element);
+  }
+  std::vector<Stmt> body_stmts;
+  Flow entry = enter_for_loop();
+  assign_name(target->id, Value::strong(element), target->loc, body_stmts);
+  Stmt inner = block(s.body);
+  leave_for_loop(entry);
+  body_stmts.push_back(inner);
+  for (Stmt &st : stmts) out.push_back(std::move(st));
+  out.push_back(ForRange::make(counter, i64(0), i64(static_cast<int64_t>(values.size())), i64(1),
+                               Block::make(std::move(body_stmts))));
   return true;
 }
 

@@ -400,7 +400,33 @@ Value BodyTyper::star_call(const ast::Call &e) {
   return result;
 }
 
+std::optional<std::string> BodyTyper::numpy_callee(const ast::Expr &callee) const {
+  if (const ast::Name *n = callee.as<ast::Name>()) {
+    auto imp = scope_.imports.find(n->id);
+    if (imp == scope_.imports.end() || imp->second.rfind("numpy.", 0) != 0) return std::nullopt;
+    return imp->second.substr(6);
+  }
+  if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
+    std::optional<std::string> mod = module_of(*a->value);
+    if (mod && *mod == "numpy") return a->attr;
+  }
+  return std::nullopt;
+}
+
 Value BodyTyper::call_expr(const ast::Call &e) {
+  if (e.keywords.size() == 1 && e.starred.empty() && e.args.size() == 1) {
+    // np.round(x, decimals=2), np.angle(z, deg=True): the keyword arguments a body may pass.
+    std::optional<std::string> np_name = numpy_callee(*e.func);
+    const std::string &kw = e.keywords[0].name;
+    bool round = np_name && (*np_name == "round" || *np_name == "around" || *np_name == "round_");
+    if ((round && kw == "decimals") || (np_name && *np_name == "angle" && kw == "deg")) {
+      std::vector<Value> args = {expr(*e.args[0]), expr(*e.keywords[0].value)};
+      for (const Value &a : args) {
+        if (!a.ok) return Value::error();
+      }
+      return call_numpy(*np_name, std::move(args), e);
+    }
+  }
   if (!e.keywords.empty()) {
     error(e.keywords[0].loc, "keyword arguments are not supported in calls ('" + e.keywords[0].name + "=')");
     return Value::error();

@@ -180,6 +180,8 @@ class BodyTyper {
   void if_stmt(const ast::If &s, std::vector<Stmt> &out);
   void while_stmt(const ast::While &s, std::vector<Stmt> &out);
   void for_stmt(const ast::For &s, std::vector<Stmt> &out);
+  /// A `for` or `while` with an `else:` block (run when no break ended the loop).
+  void loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out);
   /// The bookkeeping around a `for` body: enter returns the flow before the
   /// loop, which leave restores.
   Flow enter_for_loop();
@@ -218,8 +220,11 @@ class BodyTyper {
   /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
   /// hoisted into temps (they are used twice, by `a[i] += v`).
   Value array_subscript(const Value &array, const ast::Expr &index, bool stable);
-  /// One integer index of dimension `d` as int64, a negative one wrapped.
+  /// One integer index of dimension `d` as int64, a negative one wrapped
+  /// (and checked under boundscheck).
   std::optional<Expr> array_index(const Value &array, int d, const ast::Expr &part, bool stable);
+  /// `index` (wrapped) if it is in [0, dim), else a call that raises IndexError at `loc`.
+  Expr bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc);
   /// One slice of dimension `d`, normalised as Python's slice.indices.
   std::optional<ArraySlice::Dim> array_range(const Value &array, int d, const ast::Slice &slice);
   /// `a.shape` (a tuple), `a.size`, `a.ndim`.
@@ -234,7 +239,11 @@ class BodyTyper {
   void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
   /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
+  /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
+  bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// The np.* function `callee` names (`np.round`, or `round` from `from numpy import round`).
+  std::optional<std::string> numpy_callee(const ast::Expr &callee) const;
   /// `f(*t)`: expands starred tuples, then types the call with them.
   Value star_call(const ast::Call &e);
   /// The arguments of `e`: star_call's expansion when pending, else each typed.
@@ -258,6 +267,9 @@ class BodyTyper {
   bool unify_operands(Value &a, Value &b, const SourceLocation &loc, const std::string &what);
   Value binary(ast::BinaryOp op, Value a, Value b, const SourceLocation &loc);
   Value compare(ast::CmpOp op, Value a, Value b, const SourceLocation &loc);
+  /// A comparison of a signed and an unsigned integer that NumPy promotes to
+  /// float64 (int64 and uint64), made exact; nullopt for other operands.
+  std::optional<Value> compare_signed_unsigned(ast::CmpOp op, const Value &a, const Value &b);
   Value unary(ast::UnaryOpKind op, Value v, const SourceLocation &loc);
   Value select(Value cond, Value a, Value b, const SourceLocation &loc);
   Value make_bool_const(bool b);
@@ -290,6 +302,8 @@ class BodyTyper {
   Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
   Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
   Value round_builtin(std::vector<Value> args, const ast::Call &call);
+  /// (a // b, a % b) of two operands already of one type (or both weak).
+  Value divmod_tuple(Value a, Value b, const SourceLocation &loc);
   Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value complex_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
   // ---- np.* (NumpyCalls.cpp)
@@ -298,6 +312,35 @@ class BodyTyper {
   /// A np.* operand: weak numbers at their default dtype, scalars as they are.
   Value numpy_operand(const Value &v, const std::string &fn, const SourceLocation &loc);
   Value unknown_numpy(const std::string &name, const SourceLocation &loc, bool as_call);
+  /// np.`fn`() called with `given` arguments where it takes `wanted`.
+  bool numpy_arity(const std::string &fn, std::size_t given, std::size_t wanted, const SourceLocation &loc);
+  /// "np.fn() is not supported for `what` ('type')" at `loc`; an error value.
+  Value numpy_unsupported(const std::string &fn, const Value &v, const std::string &what, const SourceLocation &loc);
+  // ---- np.* built from several operations (NumpyFunctions.cpp)
+  Value numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call);
+  /// Two np.* operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
+  bool numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc);
+  /// np.round(x, decimals) on a number of any non-bool type.
+  Value numpy_round(const Value &x, const Value &decimals);
+  /// NumPy's complex exp2, log2, expm1, log1p, rint and sign (NumPy 2: z/|z|).
+  Value numpy_complex_unary(const std::string &name, const Value &z);
+  /// a.sum(), np.max(a), ... of a whole array (ArrayReductions.cpp): a call
+  /// of a function made for this call site. `nargs`: arguments besides the array.
+  Value array_reduction(const std::string &name, const Value &array, std::size_t nargs, const SourceLocation &loc);
+  /// np.angle(z, deg): the phase (of a real number: 0 or pi).
+  Value numpy_angle(const Value &z, bool deg);
+  /// np.sinc, nan_to_num, isneginf, isposinf, iscomplex, isreal,
+  /// iscomplexobj, isrealobj of one number (NumPy's functions on scalars).
+  Value numpy_scalar_function(const std::string &name, const Value &x, const SourceLocation &loc);
+  /// NumPy's ordering of complex numbers (<, <=, >, >=), lexicographic.
+  Value numpy_complex_order(ast::CmpOp op, const Value &a, const Value &b);
+  /// np.maximum/minimum/fmax/fmin of two complex numbers of one type.
+  Value numpy_complex_minmax(const std::string &name, const Value &a, const Value &b);
+  /// C's fmod on integers (the remainder has the dividend's sign; 0 for a
+  /// zero divisor, as NumPy), for two operands of one integer or bool type.
+  Value integer_fmod(Value a, Value b);
+  /// An ldexp exponent as int32, clamped (not wrapped) from wider types.
+  Value ldexp_exponent(const Value &n);
   // ---- cuda.* and cuda.fp16.* (CudaCalls.cpp); module is "numba.cuda" or "numba.cuda.fp16"
   Value call_cuda(const std::string &module, const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// "math", "cmath", "numpy", "numba", "numba.cuda", "numba.cuda.fp16" or
@@ -314,6 +357,7 @@ class BodyTyper {
   const ast::FunctionDef *def_ = nullptr;
   bool is_ufunc_ = false;
   bool is_gufunc_ = false;
+  bool boundscheck_ = false;  // array indices of this body are checked
   std::set<std::string> output_params_;
   std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
   std::vector<std::string> param_names_;
@@ -330,6 +374,9 @@ class BodyTyper {
   std::optional<Type> fixed_ret_;
   Flow flow_;
   std::vector<Flow> break_flows_;
+  Flow last_breaks_;  // the joined flows at the breaks of the loop just typed
+  /// Loop depth -> the bool temp that the breaks of that loop set (loops with `else:`).
+  std::map<int, std::string> else_flags_;
   int loop_depth_ = 0;
   std::vector<Stmt> pre_;  // hoisted temps of the statement being typed
   int conditional_depth_ = 0;  // inside an operand evaluated only sometimes: no hoisting
@@ -356,7 +403,7 @@ inline constexpr std::size_t kMaxCallDepth = 10000;
 /// Types helpers on demand, per argument types, for one module.
 class ModuleTyper {
  public:
-  ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : scope_(scope), diags_(diags) {}
+  ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags);
 
   /// The specialisation of `def` for `arg_types`: its IR name and return type,
   /// typing it first if needed. `emitting`: the caller is in Emit mode (errors
@@ -365,8 +412,20 @@ class ModuleTyper {
     std::string ir_name;
     Type ret;
   };
+  /// Adds a function the typer built (not from the source), once per name;
+  /// returns its name.
+  std::string add_function(Function f);
   std::optional<Spec> specialise(const ast::FunctionDef &def, const std::vector<Type> &arg_types,
                                  const SourceLocation &call_loc, bool emitting, DiagnosticEngine &caller_diags);
+  /// Whether array indices in the body of `def` are checked (Numba's
+  /// boundscheck): NUMBA_BOUNDSCHECK=1/0 when set, else the def's own
+  /// decorator option, else the module's entry's (the ufunc's).
+  bool boundscheck(const ast::FunctionDef &def) const;
+  /// Makes `def` the module's entry, whose boundscheck option helpers inherit.
+  void set_entry(const ast::FunctionDef &def);
+  /// The IR function (int64, no parameters) that raises IndexError("index is
+  /// out of bounds") located at `loc`: a checked index calls it when out of range.
+  std::string index_error_function(const SourceLocation &loc);
   /// Adds a finished function (the entry) and returns the module: the entry
   /// and every specialisation it reaches, callees first.
   Module finish(Function entry, const std::string &name, const FloatOptions &options);
@@ -381,6 +440,8 @@ class ModuleTyper {
   const ProgramScope &scope_;
   DiagnosticEngine &diags_;
   std::map<std::string, Entry> specs_;       // by mangled name
+  std::optional<bool> env_boundscheck_;      // NUMBA_BOUNDSCHECK, read when the typer is made
+  bool entry_boundscheck_ = false;
   std::vector<std::string> in_progress_;     // the call chain being typed, outermost first
   std::set<std::string> in_progress_names_;  // the same names, for a lookup per call
   int muted_depth_ = 0;

@@ -336,8 +336,31 @@ Value BodyTyper::compare(ast::CmpOp op, Value a, Value b, const SourceLocation &
     if (!r) return Value::error();
     return make_bool_const(*r);
   }
+  if (std::optional<Value> exact = compare_signed_unsigned(op, a, b)) return *exact;
   if (!unify_operands(a, b, loc, "compare")) return Value::error();
   return Value::strong(Compare::make(compare_opcode_of(op), a.expr, b.expr));
+}
+
+std::optional<Value> BodyTyper::compare_signed_unsigned(ast::CmpOp op, const Value &a, const Value &b) {
+  // NumPy >= 1.25 (and Python) compare a signed and an unsigned integer whose
+  // common type is float64 (int64 and uint64) exactly, not through float64:
+  // a negative signed value is below every unsigned one, otherwise both are
+  // compared as uint64.
+  auto strong_int = [](const Value &v) { return !v.is_weak() && !v.literal_tuple && v.type.is_int(); };
+  if (!strong_int(a) || !strong_int(b)) return std::nullopt;
+  bool a_signed = is_signed_int(a.type.dtype());
+  if (a_signed == is_signed_int(b.type.dtype())) return std::nullopt;
+  if (!is_float(promote(a.type.dtype(), b.type.dtype()))) return std::nullopt;
+  Value s = stabilize(convert(a_signed ? a : b, DType::Int64));
+  Value u = convert(a_signed ? b : a, DType::UInt64);
+  Expr s_bits = Cast::make(DType::UInt64, s.expr);
+  Expr as_unsigned = a_signed ? Compare::make(compare_opcode_of(op), s_bits, u.expr)
+                              : Compare::make(compare_opcode_of(op), u.expr, s_bits);
+  // With the signed operand negative: it is the smaller one.
+  bool signed_less = op == ast::CmpOp::NotEq || (a_signed ? (op == ast::CmpOp::Lt || op == ast::CmpOp::LtE)
+                                                          : (op == ast::CmpOp::Gt || op == ast::CmpOp::GtE));
+  Expr negative = Compare::make(CompareOpcode::Lt, s.expr, Const::make_int(DType::Int64, 0));
+  return Value::strong(Select::make(negative, make_bool_const(signed_less).expr, as_unsigned));
 }
 
 Value BodyTyper::unary(ast::UnaryOpKind op, Value v, const SourceLocation &loc) {

@@ -130,6 +130,7 @@ void BodyTyper::collect_assigned(const ast::Body &body) {
         const ast::For *f = s->as<ast::For>();
         collect_assigned_target(*f->target);
         collect_assigned(f->body);
+        collect_assigned(f->orelse);
         break;
       }
       case ast::StmtKind::If:
@@ -138,6 +139,7 @@ void BodyTyper::collect_assigned(const ast::Body &body) {
         break;
       case ast::StmtKind::While:
         collect_assigned(s->as<ast::While>()->body);
+        collect_assigned(s->as<ast::While>()->orelse);
         break;
       default:
         break;
@@ -187,6 +189,8 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   int errors_before = real_diags_.error_count();
   def_ = &def;
   is_ufunc_ = is_ufunc;
+  if (module_ != nullptr && is_ufunc) module_->set_entry(def);
+  boundscheck_ = module_ != nullptr && module_->boundscheck(def);
   fixed_ret_ = fixed_ret;
   param_names_.clear();
   param_types_.clear();
@@ -322,9 +326,17 @@ void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
       if_stmt(*s.as<ast::If>(), out);
       return;
     case ast::StmtKind::While:
+      if (!s.as<ast::While>()->orelse.empty()) {
+        loop_with_else(s, s.as<ast::While>()->orelse, out);
+        return;
+      }
       while_stmt(*s.as<ast::While>(), out);
       return;
     case ast::StmtKind::For:
+      if (!s.as<ast::For>()->orelse.empty()) {
+        loop_with_else(s, s.as<ast::For>()->orelse, out);
+        return;
+      }
       for_stmt(*s.as<ast::For>(), out);
       return;
     case ast::StmtKind::Break:
@@ -337,6 +349,8 @@ void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
       if (is_break) {
         Flow &f = break_flows_.back();
         f = join(f, flow_);
+        auto flag = else_flags_.find(loop_depth_);
+        if (flag != else_flags_.end()) out.push_back(Assign::make(flag->second, Const::make_bool(true)));
         out.push_back(Break::make());
       } else {
         out.push_back(Continue::make());
@@ -535,6 +549,7 @@ void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
   if (never) flow_.reachable = false;
   Stmt body = block(s.body);
   Flow breaks = break_flows_.back();
+  last_breaks_ = breaks;
   break_flows_.pop_back();
   --loop_depth_;
   flow_ = forever ? breaks : join(entry, breaks);
@@ -550,6 +565,28 @@ void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
   out.push_back(While::make(Const::make_bool(true), Block::make(std::move(stmts))));
 }
 
+void BodyTyper::loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out) {
+  // `for/while ...: body else: rest`: a flag set by this loop's breaks, then
+  // `if not flag: rest`. After the statement a variable is assigned when the
+  // else path (entered as the loop is) and every break assigned it.
+  const std::string flag = new_temp(Type::scalar(DType::Bool));
+  flush_pre(out);
+  out.push_back(Assign::make(flag, Const::make_bool(false)));
+  Flow entry = flow_;
+  else_flags_[loop_depth_ + 1] = flag;
+  if (const auto *w = loop.as<ast::While>()) {
+    while_stmt(*w, out);
+  } else {
+    for_stmt(*loop.as<ast::For>(), out);
+  }
+  else_flags_.erase(loop_depth_ + 1);
+  Flow breaks = last_breaks_;
+  flow_ = entry;
+  Stmt rest = block(orelse);
+  flow_ = join(flow_, breaks);
+  out.push_back(If::make(Unary::make(UnaryOpcode::Not, Var::make(Type::scalar(DType::Bool), flag)), rest));
+}
+
 BodyTyper::Flow BodyTyper::enter_for_loop() {
   Flow entry = flow_;
   ++loop_depth_;
@@ -560,6 +597,7 @@ BodyTyper::Flow BodyTyper::enter_for_loop() {
 }
 
 void BodyTyper::leave_for_loop(const Flow &entry) {
+  last_breaks_ = break_flows_.back();
   break_flows_.pop_back();
   --loop_depth_;
   flow_ = entry;  // the body may run zero times
@@ -572,7 +610,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") && scope_.constants.count("range") == 0 &&
                   scope_.functions.count("range") == 0;
   if (!is_range) {
-    if (!for_array(s, out)) error(s.iter->loc, "a 'for' loop can only iterate over range(...) or an array");
+    if (!for_array(s, out)) error(s.iter->loc, "a 'for' loop can only iterate over range(...), an array or a tuple");
     return;
   }
   if (target == nullptr) {

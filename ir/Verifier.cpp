@@ -294,6 +294,10 @@ class FunctionVerifier : public IRVisitor {
       case IntrinsicOp::Ffs:
         check(arg(0).is_int() && op->type == Type::scalar(DType::UInt32), "ffs types");
         return;
+      case IntrinsicOp::Gcd:
+      case IntrinsicOp::Lcm:
+        check(op->type.is_int() && all_args_are(op->type), name + " types");
+        return;
       case IntrinsicOp::Real:
       case IntrinsicOp::Imag:
       case IntrinsicOp::CAbs:

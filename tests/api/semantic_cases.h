@@ -350,12 +350,14 @@ inline std::vector<Case> language_cases();
 inline std::vector<Case> math_cases();
 inline std::vector<Case> cmath_cases();
 inline std::vector<Case> numpy_cases();
+inline std::vector<Case> numpy_function_cases();
 
 inline std::vector<Case> all_cases() {
   std::vector<Case> all = language_cases();
   for (auto &c : math_cases()) all.push_back(std::move(c));
   for (auto &c : cmath_cases()) all.push_back(std::move(c));
   for (auto &c : numpy_cases()) all.push_back(std::move(c));
+  for (auto &c : numpy_function_cases()) all.push_back(std::move(c));
   return all;
 }
 
@@ -364,3 +366,4 @@ inline std::vector<Case> all_cases() {
 #include "semantic_language_cases.h"
 #include "semantic_math_cases.h"
 #include "semantic_numpy_cases.h"
+#include "semantic_numpy_function_cases.h"

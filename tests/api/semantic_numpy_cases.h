@@ -196,6 +196,69 @@ inline std::vector<Case> numpy_cases() {
   cases.push_back(make("Np_dtype_constructor_RoundsToFloat32", np_source("x", "np.float32(x) * 3"), "float64(float64)",
                        {{{f64(0.1)}, f64(static_cast<double>(static_cast<float>(0.1) * 3.0f))}}));
 
+  // NumPy 2 definitions (not in Debian's NumPy 1.24, so written out here):
+  // complex sign is z/|z|, floor/ceil/trunc of an integer keep it (2.1),
+  // bitwise_count is the ones of the magnitude as uint8 (2.0).
+  {
+    std::vector<Row> r128;
+    std::vector<Row> r64;
+    for (std::complex<double> z : {std::complex<double>(3, 4), std::complex<double>(0, 0), std::complex<double>(-2, 0),
+                                   std::complex<double>(0, -5), std::complex<double>(1e300, 1e300),
+                                   std::complex<double>(-1.5, 0.25)}) {
+      const std::complex<double> s = std::abs(z) == 0.0 ? std::complex<double>(0, 0) : z / std::abs(z);
+      r128.push_back({{c128(z)}, c128(s)});
+      const std::complex<float> zf(static_cast<float>(z.real()), static_cast<float>(z.imag()));
+      const std::complex<double> sf = std::abs(zf) == 0.0f ? std::complex<double>(0, 0) : std::complex<double>(zf / std::abs(zf));
+      r64.push_back({{c64(zf.real(), zf.imag())}, c64(sf)});
+    }
+    r128.push_back({{c128(kNaN, 1)}, c128(kNaN, kNaN)});
+    cases.push_back(make("Np2_sign_Complex128IsZOverItsModulus", np_source("z", "np.sign(z)"), "complex128(complex128)", r128, 4));
+    cases.push_back(make("Np2_sign_Complex64", np_source("z", "np.sign(z)"), "complex64(complex64)", r64, 4));
+  }
+  cases.push_back(make("Np2_floor_ceil_trunc_OfInt8StayInt8", np_source("x", "np.floor(x) * 3 + np.ceil(x) - np.trunc(x)"),
+                       "int8(int8)", {{{i8(100)}, i8(44)}, {{i8(-5)}, i8(-15)}, {{i8(-128)}, i8(-128)}}));
+  cases.push_back(make("Np2_bitwise_count_Int8IsOfTheMagnitude", np_source("x", "np.bitwise_count(x)"), "uint8(int8)",
+                       {{{i8(-128)}, u8(1)}, {{i8(-1)}, u8(1)}, {{i8(127)}, u8(7)}, {{i8(0)}, u8(0)}, {{i8(-6)}, u8(2)}}));
+  cases.push_back(make("Np2_bitwise_count_UInt64", np_source("x", "np.bitwise_count(x)"), "uint8(uint64)",
+                       {{{u64(~uint64_t{0})}, u8(64)}, {{u64(uint64_t{1} << 63)}, u8(1)}, {{u64(6)}, u8(2)}}));
+
+  // for/while ... else: the else block runs when no break ended the loop
+  // (Python's rule); a variable assigned by every break and by the else is
+  // assigned after the statement.
+  {
+    const std::string find = "def f(x):\n    for i in range(2, 10):\n        if x % i == 0:\n            found = i\n"
+                             "            break\n    else:\n        found = -1\n    return found\n";
+    cases.push_back(make("LoopElse_ForRunsElseWithoutBreak", find, "int64(int64)",
+                         {{{i64(9)}, i64(3)}, {{i64(11)}, i64(-1)}, {{i64(1)}, i64(-1)}, {{i64(8)}, i64(2)}}));
+    const std::string count = "def f(x):\n    n = 0\n    while x > 1:\n        if x == 7:\n            break\n"
+                              "        x = x // 2\n        n += 1\n    else:\n        n += 100\n    return n\n";
+    // 20 -> 10 -> 5 -> 2 -> 1: 4 halvings then the else; 14 -> 7: one halving, then break.
+    cases.push_back(make("LoopElse_WhileRunsElseWhenTheConditionEnds", count, "int64(int64)",
+                         {{{i64(20)}, i64(104)}, {{i64(14)}, i64(1)}, {{i64(1)}, i64(100)}, {{i64(7)}, i64(0)}}));
+    const std::string nested = "def f(x):\n    t = 0\n    for i in range(3):\n        for j in range(3):\n"
+                               "            if j == x:\n                break\n        else:\n            t += 10\n"
+                               "        t += 1\n    return t\n";
+    cases.push_back(make("LoopElse_AnInnerBreakLeavesTheOuterElseAlone", nested, "int64(int64)",
+                         {{{i64(1)}, i64(3)}, {{i64(5)}, i64(33)}}));
+  }
+
+  // math.ldexp with an int64 exponent beyond int32 saturates (as Python's
+  // OverflowError-free cases do: 0 or inf), rather than wrapping.
+  cases.push_back(make("MathLdexpInt64ExponentSaturates", "import math\n\ndef f(x, n):\n    return math.ldexp(x, n)\n",
+                       "float64(float64, int64)",
+                       {{{f64(1.5), i64(int64_t{1} << 32)}, f64(kInf)}, {{f64(1.5), i64(-(int64_t{1} << 32) + 1)}, f64(0)},
+                        {{f64(1.5), i64(3)}, f64(12)}}));
+
+  // Numba-style iteration and reductions over tuples; assert that holds.
+  cases.push_back(make("ForOverATupleOfMixedNumbersInOrder",
+                       "def f(x):\n    s = 0.0\n    for k in (1, 2.5, x):\n        if k > 100:\n            break\n"
+                       "        s = s * 10 + k\n    return s\n",
+                       "float64(int32)", {{{i32(3)}, f64((1 * 10 + 2.5) * 10 + 3)}, {{i32(1000)}, f64(1 * 10 + 2.5)}}));
+  cases.push_back(make("MinMaxOfATuple", "def f(a, b):\n    t = (a, b, 2.0)\n    return max(t) - min((a, b, 2.0))\n",
+                       "float64(float64, float64)", {{{f64(1), f64(5)}, f64(4)}, {{f64(-3), f64(0)}, f64(5)}}));
+  cases.push_back(make("AssertThatHoldsChangesNothing", "def f(x):\n    assert x == x, 'nan'\n    return x + 1\n",
+                       "float64(float64)", {{{f64(1)}, f64(2)}}));
+
   // cuda.* device intrinsics: the GPU's definitions on both targets.
   const std::string cuda_src = "from numba import cuda\n\ndef f(x):\n    return cuda.";
   {

@@ -68,6 +68,12 @@ std::vector<Built> intrinsic_cases() {
       }
       continue;
     }
+    if (op == IntrinsicOp::Gcd || op == IntrinsicOp::Lcm) {
+      for (DType t : {DType::Int8, DType::Int32, DType::Int64, DType::UInt16, DType::UInt64}) {
+        cases.push_back({{t, t}, [op, t](const auto &p) { return ir::Intrinsic::make(op, scalar(t), p); }});
+      }
+      continue;
+    }
     if (op == IntrinsicOp::MakeComplex) {
       for (DType c : kComplexes) {
         DType f = component(c);

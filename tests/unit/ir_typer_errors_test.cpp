@@ -78,7 +78,7 @@ TEST(TyperErrors, IsAndInAreRejected) {
 
 TEST(TyperErrors, ForOnlyOverRangeOfIntegers) {
   std::string m = errors_of(ufunc("float32(float32)", "x",
-                                  "    for i in range(1.5):\n        pass\n    for j in (1, 2):\n        pass\n"
+                                  "    for i in range(1.5):\n        pass\n    for j in x:\n        pass\n"
                                   "    for k in range(0, 4, 0):\n        pass\n    return x\n"));
   EXPECT_ERROR(m, "3:20: range() arguments must be integers, not 'float'");
   EXPECT_ERROR(m, "5:14: a 'for' loop can only iterate over range(...)");
