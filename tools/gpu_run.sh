@@ -50,8 +50,15 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*'
 step memcheck "${UFJIT_T_SAN:-200}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 --log-file '$OUT/sanitizer.log' \
   '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
+# racecheck looks for shared-memory hazards: only the method kernels (reduce
+# trees, block scans) use shared memory, so it runs their tests.
+race_filter=${UFJIT_RACE_FILTER:-'GpuMethods*:*Reduce*:*Accumulate*:*Scan*'}
 step racecheck "${UFJIT_T_RACE:-200}" sh -c "'$sanitizer' --tool racecheck --error-exitcode 9 --log-file '$OUT/racecheck.log' \
-  '$B/tests/ufjit_gpu_tests' --gtest_filter='$sanitize_filter'"
+  '$B/tests/ufjit_gpu_tests' --gtest_filter='$race_filter'"
+step memcheck_cudacpp "${UFJIT_T_SAN_CPP:-90}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 \
+  --log-file '$OUT/sanitizer_cudacpp.log' '$B/tests/ufjit_cudacpp_gpu_tests'"
+step cli_methods_cuda 90 sh -c "cd '$B/tests/data/cli' && UFJIT_TOOL='$B/bin/ufjit' UFJIT_CLI_TARGET=cuda \
+  python3 -m unittest test_methods"
 if [[ "${UFJIT_SKIP_BENCH:-0}" == 1 ]]; then
   say "=== bench and compare skipped (UFJIT_SKIP_BENCH=1)"
 else
@@ -65,7 +72,7 @@ python3 - "$OUT" <<'PY' | tee -a "$log"
 import json, os, sys
 out = sys.argv[1]
 summary = {}
-for suite in ("gpu_tests", "api_tests"):
+for suite in ("gpu_tests", "cudacpp_gpu_tests", "api_tests"):
     path = os.path.join(out, suite + ".json")
     if not os.path.exists(path):
         summary[suite] = "no result"
@@ -80,7 +87,8 @@ for suite in ("gpu_tests", "api_tests"):
             if t.get("result") == "SKIPPED" or t.get("status") == "NOTRUN":
                 skipped += 1
     summary[suite] = {"tests": d.get("tests"), "failed": failed, "skipped": skipped, "failed_names": names[:40]}
-for tool, logname in (("memcheck", "sanitizer.log"), ("racecheck", "racecheck.log")):
+for tool, logname in (("memcheck", "sanitizer.log"), ("racecheck", "racecheck.log"),
+                      ("memcheck_cudacpp", "sanitizer_cudacpp.log")):
     path = os.path.join(out, logname)
     if os.path.exists(path):
         text = open(path, errors="replace").read()

@@ -146,6 +146,37 @@ PyObject *new_error(py::module_ &m, const char *name, PyObject *bases, const cha
   return type;
 }
 
+/// The class a kernel's `raise Name(...)` comes out as: KernelError and, when
+/// `name` is a builtin exception (ValueError, ZeroDivisionError, IndexError,
+/// AssertionError...), that class too, so that `except ValueError` catches it
+/// as it catches Numba's. Made once per name and kept in `classes`; a name
+/// that is not a builtin exception (the user's own class) gives KernelError.
+PyObject *kernel_error_class(PyObject *kernel_error, PyObject *classes, const std::string &name) {
+  if (PyObject *made = PyDict_GetItemString(classes, name.c_str()); made != nullptr) {
+    return made;
+  }
+  PyObject *builtins = PyEval_GetBuiltins();
+  PyObject *builtin = builtins != nullptr ? PyDict_GetItemString(builtins, name.c_str()) : nullptr;
+  PyObject *made = nullptr;
+  if (builtin != nullptr && PyType_Check(builtin) &&
+      PyType_IsSubtype(reinterpret_cast<PyTypeObject *>(builtin), reinterpret_cast<PyTypeObject *>(PyExc_Exception)) &&
+      builtin != PyExc_Exception) {
+    PyObject *bases = PyTuple_Pack(2, kernel_error, builtin);
+    made = bases != nullptr ? PyErr_NewException(("ufjit." + name).c_str(), bases, nullptr) : nullptr;
+    Py_XDECREF(bases);
+    if (made == nullptr) {
+      PyErr_Clear();  // an incompatible layout (OSError's kin): KernelError alone
+    }
+  }
+  if (made == nullptr) {
+    made = kernel_error;
+    Py_INCREF(made);
+  }
+  PyDict_SetItemString(classes, name.c_str(), made);
+  Py_DECREF(made);  // the dict holds it
+  return made;
+}
+
 void register_errors(py::module_ &m) {
   PyObject *error = new_error(m, "Error", PyExc_Exception, "Base of every error ufjit raises.");
   auto bases = [&](PyObject *builtin) {
@@ -172,6 +203,8 @@ void register_errors(py::module_ &m) {
       new_error(m, "KernelError", error,
                 "A `raise` in the kernel fired (reported after the call, as Numba does); .exception names "
                 "its class, .message its text, .file/.line/.column where it was raised.");
+  static PyObject *kernel_error_classes = PyDict_New();  // kernel_error_class's, one per name
+  m.add_object("_kernel_error_classes", py::handle(kernel_error_classes));
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) {
@@ -198,13 +231,20 @@ void register_errors(py::module_ &m) {
     } catch (const InputError &e) {
       PyErr_SetString(input_error, e.what());
     } catch (const KernelError &e) {
-      py::object exc = py::reinterpret_borrow<py::object>(kernel_error)(e.what());
+      PyObject *type = kernel_error_class(kernel_error, kernel_error_classes, e.exception());
+      py::object exc;
+      try {
+        exc = py::reinterpret_borrow<py::object>(type)(e.what());
+      } catch (const py::error_already_set &) {  // a builtin whose constructor wants more
+        type = kernel_error;
+        exc = py::reinterpret_borrow<py::object>(type)(e.what());
+      }
       exc.attr("exception") = e.exception();
       exc.attr("message") = e.message();
       exc.attr("file") = e.file();
       exc.attr("line") = e.line();
       exc.attr("column") = e.column();
-      PyErr_SetObject(kernel_error, exc.ptr());
+      PyErr_SetObject(type, exc.ptr());
     } catch (const NoDeviceError &e) {
       PyErr_SetString(no_device_error, e.what());
     } catch (const DeviceError &e) {

@@ -42,6 +42,13 @@ std::string ptx_arch_for(const cuda::DeviceProperties &props) {
 
 using Clock = std::chrono::steady_clock;
 
+/// Calls of at least this many elements wait for a kernel's optimised tier
+/// rather than run its quick one: the quick kernel's slower code would then
+/// cost more than it saves (and a throughput measured after a warm-up call of
+/// this size measures the optimised code). The 1024-element first call of
+/// the first-call benchmark stays quick.
+constexpr int64_t kTierWaitElements = int64_t{1} << 16;
+
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -157,7 +164,7 @@ class CudaBackend final : public Backend {
   void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) override {
     context_->make_current();
     const CompiledSignature &sig = *call.signature;
-    const cuda::CudaKernel &kernel = kernel_for(sig, codegen::gufunc_variant()).kernel();
+    const cuda::CudaKernel &kernel = kernel_for(sig, codegen::gufunc_variant(), call.loop_size).kernel();
     warn_if_underused(sig, kernel, call.loop_size);
     bool any_host = false;
     for (const ArrayView &v : call.operands) {
@@ -277,7 +284,7 @@ class CudaBackend final : public Backend {
   /// `raise_flag`: cuda::RaiseFlag::device() (null when the kernel cannot raise).
   void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream,
                      void *raise_flag) {
-    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(*call.signature, variant);
+    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(*call.signature, variant, call.size);
     SmallVector<const void *, 8> inputs;
     inputs.resize(call.inputs.size());
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -294,7 +301,7 @@ class CudaBackend final : public Backend {
   void run_staged(const PreparedCall &call, codegen::KernelVariant variant, void *raise_flag) {
     // Offsets within one chunk always fit in 32 bits (chunks are a few MiB).
     variant.index32 = true;
-    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant).kernel();
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant, call.size).kernel();
     PreparedCall chunk_call = call;
     staging_.run_contiguous(call, [&](const std::vector<const void *> &inputs, void *output, int64_t,
                                       int64_t count, CUstream stream) {
@@ -321,7 +328,7 @@ class CudaBackend final : public Backend {
     }
     const bool host_out = call.output.residence == Residence::Host;
     void *output = host_out ? stage(call.output) : call.output.data;
-    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant).kernel();
+    const cuda::CudaKernel &kernel = kernel_for(*call.signature, variant, call.size).kernel();
     const KernelParams params(call, variant, inputs, output, raise_flag);
     cuda::launch(kernel, call.size, params.pointers(), nullptr);
     if (host_out) {
@@ -370,8 +377,13 @@ class CudaBackend final : public Backend {
   }
 
   /// The loaded kernel for a signature and variant: a HotKernels hit on the
-  /// hot path, else the KernelCache (one compile per key).
-  const HotKernel<cuda::CudaKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+  /// hot path, else the KernelCache (one compile per key). A call of
+  /// `elements` >= kTierWaitElements does not run a quick-tier kernel: it
+  /// waits for the optimised one (as long as compiling it first would have
+  /// taken without tiering), so that a large call, and any throughput
+  /// measured after it, runs the optimised code.
+  const HotKernel<cuda::CudaKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant,
+                                                int64_t elements) {
     auto key = [&] {
       KernelKey key;
       key.ir_hash = sig.ir_hash;
@@ -382,8 +394,13 @@ class CudaBackend final : public Backend {
       key.variant = variant;
       return key;
     };
-    return kernels_.get(sig, variant, *cache_, key,
-                        [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
+    const HotKernel<cuda::CudaKernel> &hot =
+        kernels_.get(sig, variant, *cache_, key,
+                     [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
+    if (elements >= kTierWaitElements && hot.kernel().quick_tier) {
+      tier_up_.wait_idle();  // the entry now holds the optimised kernel (or the quick one, if that compile failed)
+    }
+    return hot;
   }
 
   /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
@@ -433,6 +450,7 @@ class CudaBackend final : public Backend {
                : cuda::link_ptx(*context_, ptx, entry + ".ptx");
     const Clock::time_point t3 = Clock::now();
     std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
+    kernel->quick_tier = quick;
     const Clock::time_point t4 = Clock::now();
     if (quick) {
       tier_up(sig, variant, hash, entry + " " + disk_key.arch);  // only optimised kernels go to disk

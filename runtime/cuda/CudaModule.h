@@ -30,6 +30,9 @@ struct CudaKernel : runtime::CompiledKernel {
   /// launch hint (codegen/KernelABI.h's LaunchHint, read from the module):
   /// what runtime/cuda/LaunchConfig.h sizes its launches from.
   KernelGeometry geometry;
+  /// Compiled at the quick tier (codegen::PtxTier::Quick): the optimised
+  /// kernel is being compiled and will replace it (runtime/cuda/TierUp.h).
+  bool quick_tier = false;
   ~CudaKernel() override;
 };
 

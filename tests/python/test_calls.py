@@ -170,3 +170,29 @@ def test_weak_scalars_take_the_array_kind():
     assert r.dtype == np.uint64 and r[0] == 2 ** 64 - 1
     r = plus(np.array([1j], dtype=np.complex64), 1.5)
     assert r.dtype == np.complex64 and r[0] == 1.5 + 1j
+
+
+def test_a_raise_comes_out_as_the_builtin_class_it_names_and_as_kernel_error():
+    # Numba's nopython ufuncs raise the class itself: `except ValueError` must
+    # catch ufjit's too; a class of the user's own is a plain KernelError.
+    @ufjit.vectorize(["float64(float64)"], target="cpu")
+    def checked(x):
+        if x < 0:
+            raise ValueError("negative input")
+        if x == 0:
+            raise ZeroDivisionError("zero")
+        if x > 100:
+            raise TooLarge("over 100")
+        return 1 / x
+
+    with pytest.raises(ValueError, match="negative input") as info:
+        checked(np.array([1.0, -1.0]))
+    assert isinstance(info.value, ufjit.KernelError)
+    assert info.value.exception == "ValueError"
+    assert info.value.message == "negative input"
+    with pytest.raises(ZeroDivisionError, match="zero"):
+        checked(np.array([0.0]))
+    with pytest.raises(ufjit.KernelError, match="over 100") as info:
+        checked(np.array([101.0]))
+    assert not isinstance(info.value, ValueError)
+    assert info.value.exception == "TooLarge"

@@ -47,14 +47,14 @@ TEST(HotKernelsReplace, LaterLookupsGetTheReplacementAndEarlierReferencesStayVal
   const CompiledSignature sig = signature_with_hashes(11, 22);
   auto key = [&] { return key_of(sig); };
   const TierKernel &quick =
-      hot.get(sig, kContiguous, cache, key, [] { return std::make_shared<const TierKernel>(1); });
+      hot.get(sig, kContiguous, cache, key, [] { return std::make_shared<const TierKernel>(1); }).kernel();
   ASSERT_EQ(quick.value, 1);
   hot.replace(sig, kContiguous, std::make_shared<const TierKernel>(2));
   int compiles = 0;
   const TierKernel &now = hot.get(sig, kContiguous, cache, key, [&] {
-    ++compiles;
-    return std::make_shared<const TierKernel>(3);
-  });
+                                ++compiles;
+                                return std::make_shared<const TierKernel>(3);
+                              }).kernel();
   EXPECT_EQ(now.value, 2) << "the replacement, not a new compile";
   EXPECT_EQ(compiles, 0);
   EXPECT_EQ(quick.value, 1) << "the replaced kernel is still alive for calls that hold it";
@@ -67,9 +67,9 @@ TEST(HotKernelsReplace, AReplacementBeforeTheFirstInsertWins) {
   auto key = [&] { return key_of(sig); };
   // The tier-up finishes while the first lookup is still inserting its quick kernel.
   const TierKernel &got = hot.get(sig, kContiguous, cache, key, [&] {
-    hot.replace(sig, kContiguous, std::make_shared<const TierKernel>(20));
-    return std::make_shared<const TierKernel>(10);
-  });
+                                hot.replace(sig, kContiguous, std::make_shared<const TierKernel>(20));
+                                return std::make_shared<const TierKernel>(10);
+                              }).kernel();
   EXPECT_EQ(got.value, 20);
 }
 
@@ -84,9 +84,9 @@ TEST(HotKernelsReplace, OtherVariantsAndSignaturesAreUntouched) {
   hot.get(a, strided, cache, [&] { auto k = key_of(a); k.variant = strided; return k; }, make(2));
   hot.get(b, kContiguous, cache, [&] { return key_of(b); }, make(3));
   hot.replace(a, kContiguous, std::make_shared<const TierKernel>(100));
-  EXPECT_EQ(hot.get(a, kContiguous, cache, [&] { return key_of(a); }, make(-1)).value, 100);
-  EXPECT_EQ(hot.get(a, strided, cache, [&] { auto k = key_of(a); k.variant = strided; return k; }, make(-1)).value, 2);
-  EXPECT_EQ(hot.get(b, kContiguous, cache, [&] { return key_of(b); }, make(-1)).value, 3);
+  EXPECT_EQ(hot.get(a, kContiguous, cache, [&] { return key_of(a); }, make(-1)).kernel().value, 100);
+  EXPECT_EQ(hot.get(a, strided, cache, [&] { auto k = key_of(a); k.variant = strided; return k; }, make(-1)).kernel().value, 2);
+  EXPECT_EQ(hot.get(b, kContiguous, cache, [&] { return key_of(b); }, make(-1)).kernel().value, 3);
 }
 
 TEST(TierUp, JobsRunInOrderOnAnotherThreadAndWaitIdleWaitsForThem) {
