@@ -85,11 +85,11 @@ done
 # (the CPU target's vector math, codegen/VectorMath.h). A host without them
 # would silently measure the scalar fallback.
 for dlopened in libsleef.so.3; do
-  path=$(ldconfig -p | awk -v n="$dlopened" '$1 == n && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig -p | awk -v n="$dlopened" '$1 == n && /x86-64/ {if (!found) print $NF; found = 1}')
   [[ -n "$path" ]] && cp -L "$path" "$stage/lib/$dlopened" && echo "make_bundle: bundling $dlopened (dlopen)"
 done
 for compat in libstdc++.so.6 libgcc_s.so.1; do
-  path=$(ldconfig -p | awk -v n="$compat" '$1 == n && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig -p | awk -v n="$compat" '$1 == n && /x86-64/ {if (!found) print $NF; found = 1}')
   [[ -n "$path" ]] && cp -L "$path" "$stage/lib/compat/"
 done
 cp tools/gpu_run.sh tools/gpu_bench_all.sh tools/gpu_bundle.sh tools/gpu_bench_summary.py "$stage/"
