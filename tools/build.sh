@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Precompiled headers (the tool's CLI11, the test suites' GoogleTest) are
+# cached only with these sloppiness settings.
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 jobs=${UFJIT_JOBS:-$(nproc)}
 build=${UFJIT_BUILD_DIR:-build}
 log="$build-configure.log"

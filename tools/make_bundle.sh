@@ -17,6 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1  # as tools/build.sh: hits across build folders
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 build=${UFJIT_BUNDLE_BUILD:-build-bundle}
 jobs=${UFJIT_JOBS:-$(nproc)}
 out=$root/.bundle
