@@ -18,12 +18,20 @@
 
 namespace ufjit::codegen {
 
+/// How much code a GPU elementwise entry spends on its body. Tuned: vector
+/// groups for cheap bodies, lane groups (a copy of the body per lane) for
+/// expensive ones. Compact: one copy in a plain element loop, for the quick
+/// tier (PtxTier::Quick): its code generation time grows with the copies of
+/// the body (sincos inlined four times), and it serves only first calls.
+enum class GpuEntryShape : uint8_t { Tuned, Compact };
+
 /// A GPU `.entry` (ptx_kernel calling convention and nvvm.annotations):
 /// grid-stride loop over [0, n); 128-bit vector loads/stores in the
 /// contiguous variant when every array pointer is 16-byte aligned; 32-bit
 /// index arithmetic in the index32 variant.
 llvm::Function *build_gpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
-                                const KernelVariant &variant, const std::string &name);
+                                const KernelVariant &variant, const std::string &name,
+                                GpuEntryShape shape = GpuEntryShape::Tuned);
 
 /// Gufunc entries (KernelABI.h, kind Gufunc): one call of the core function
 /// per outer element; a grid-stride loop on the GPU, [begin, end) on the CPU.

@@ -32,8 +32,9 @@ using Operand = EntryOperand;  // inputs, then the output
 class GpuEntryBuilder {
  public:
   GpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
-                  const KernelVariant &variant)
-      : module_(module),
+                  const KernelVariant &variant, GpuEntryShape shape)
+      : entry_shape_(shape),
+        module_(module),
         ctx_(module.getContext()),
         scalar_(scalar),
         sig_(sig),
@@ -71,6 +72,7 @@ class GpuEntryBuilder {
   void emit_strided();
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
 
+  GpuEntryShape entry_shape_;
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;
   llvm::Function &scalar_;
@@ -218,7 +220,7 @@ void GpuEntryBuilder::emit_contiguous() {
     llvm::Value *bits = b_.CreatePtrToInt(op.pointer, b_.getInt64Ty());
     address_bits = address_bits == nullptr ? bits : b_.CreateOr(address_bits, bits);
   }
-  uint64_t lanes = kVectorBytes / widest;
+  uint64_t lanes = entry_shape_ == GpuEntryShape::Compact ? 1 : kVectorBytes / widest;
   llvm::Value *scalar_start = gid;
   // Vector groups pay off for bodies cheap next to their memory traffic; an
   // expensive body (sinf's range reduction, helpers): a copy per lane would
@@ -240,7 +242,8 @@ void GpuEntryBuilder::emit_contiguous() {
     hint_.elements_per_thread = static_cast<uint32_t>(lanes);
   }
   const bool vectorized = scalar_start != gid;
-  if (uint64_t group_lanes = lanes_for_expensive_body(); !vectorized && group_lanes > 1) {
+  const uint64_t group_lanes = entry_shape_ == GpuEntryShape::Compact ? 1 : lanes_for_expensive_body();
+  if (!vectorized && group_lanes > 1) {
     // Lane groups keep their loads in flight across a loop: a capped grid
     // (a full one is 2-50% slower in the lab), the hint's 0.
     emit_lane_groups(gid, stride, group_lanes);
@@ -507,8 +510,8 @@ llvm::Function *GpuEntryBuilder::build(const std::string &name) {
 }  // namespace
 
 llvm::Function *build_gpu_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
-                                const KernelVariant &variant, const std::string &name) {
-  GpuEntryBuilder builder(module, scalar, sig, variant);
+                                const KernelVariant &variant, const std::string &name, GpuEntryShape shape) {
+  GpuEntryBuilder builder(module, scalar, sig, variant, shape);
   return builder.build(name);
 }
 

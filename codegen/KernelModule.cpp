@@ -57,7 +57,7 @@ void mark_gpu_fastmath(llvm::Function &f) {
 }  // namespace
 
 EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
-                                   const std::function<void(llvm::Module &)> &after_lowering) {
+                                   const std::function<void(llvm::Module &)> &after_lowering, GpuEntryShape shape) {
   struct Lowered {
     const EntryRequest *request;
     EntrySignature sig;
@@ -107,7 +107,7 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
         continue;
       }
       if (kind == TargetKind::Cuda) {
-        llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name);
+        llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name, shape);
         if (item.request->module->options.fastmath) {
           mark_gpu_fastmath(*entry);
           mark_gpu_fastmath(*item.scalar);

@@ -31,8 +31,9 @@ struct EntryModuleInfo {
 /// Lowers every request into `out` (function names prefixed with the entry
 /// base name), runs `after_lowering` (the GPU links libdevice there, so that
 /// entries can weigh the bodies of the libdevice functions a kernel calls),
-/// then adds the entries for `kind`.
+/// then adds the entries for `kind` (elementwise GPU entries of `shape`).
 EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
-                                   const std::function<void(llvm::Module &)> &after_lowering = {});
+                                   const std::function<void(llvm::Module &)> &after_lowering = {},
+                                   GpuEntryShape shape = GpuEntryShape::Tuned);
 
 }  // namespace ufjit::codegen

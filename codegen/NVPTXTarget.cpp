@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <mutex>
 
 #include "frontend/InternalAssert.h"
@@ -175,6 +176,54 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   passes.run(module, mam);
 }
 
+/// Libdevice bodies larger than this stay functions of their own in the
+/// quick tier's PTX (libdevice marks every function alwaysinline).
+constexpr std::size_t kQuickInlineInstructions = 64;
+
+/// The quick tier: each large libdevice function (sincosf and its argument
+/// reduction, powf, expf...) compiled once and called, instead of inlined at
+/// each call. Code generation time follows the code's size, and a body such
+/// as polar's with two sin/cos pairs (a device function called twice) had
+/// two copies of sincosf. The same code runs, so the results are the same.
+void keep_large_libdevice_functions_out_of_line(llvm::Module &module) {
+  for (llvm::Function &fn : module) {
+    const llvm::StringRef name = fn.getName();
+    if (fn.isDeclaration() || !(name.starts_with("__nv_") || name.starts_with("__internal_"))) {
+      continue;
+    }
+    if (fn.getInstructionCount() > kQuickInlineInstructions) {
+      fn.removeFnAttr(llvm::Attribute::AlwaysInline);
+      fn.addFnAttr(llvm::Attribute::NoInline);
+    }
+  }
+}
+
+/// NVPTX numbers the comments around each call (`{ // callseq 7, 0` ...
+/// `} // callseq 7`) with a counter of the whole process, so the same module
+/// gave other PTX text in a later compile. Renumbered from 0 in order of
+/// appearance: the same module, the same PTX.
+std::string renumber_call_sequences(const std::string &ptx) {
+  static const std::string kMark = "// callseq ";
+  std::map<std::string, std::string> renamed;
+  std::string out;
+  out.reserve(ptx.size());
+  std::size_t at = 0;
+  for (std::size_t found = ptx.find(kMark); found != std::string::npos; found = ptx.find(kMark, at)) {
+    const std::size_t digits = found + kMark.size();
+    std::size_t end = digits;
+    while (end < ptx.size() && ptx[end] >= '0' && ptx[end] <= '9') {
+      ++end;
+    }
+    const std::string number = ptx.substr(digits, end - digits);
+    auto [it, added] = renamed.emplace(number, std::to_string(renamed.size()));
+    out.append(ptx, at, digits - at);
+    out += number.empty() ? number : it->second;
+    at = end;
+  }
+  out.append(ptx, at, std::string::npos);
+  return out;
+}
+
 std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream os(text);
@@ -182,7 +231,7 @@ std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
   bool failed = tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
   internal_assert(!failed) << "the NVPTX target cannot emit PTX";
   passes.run(module);
-  return std::string(text.str());
+  return renumber_call_sequences(std::string(text.str()));
 }
 
 }  // namespace
@@ -215,6 +264,9 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
   const double libdevice_ms = now_ms() - t0;
   t0 = now_ms();
+  if (options.tier == PtxTier::Quick) {
+    keep_large_libdevice_functions_out_of_line(module);
+  }
   optimize(module, *tm, options.tier);
   verify_or_throw(module, "after optimization");
   const double optimize_ms = now_ms() - t0;

@@ -115,6 +115,31 @@ TEST(PtxTier, QuickPtxIsReproducibleAndDiffersFromTheOptimisedOne) {
   EXPECT_NE(quick, emit_ptx({request}, GpuOptions{}, PtxTier::Optimized));
 }
 
+std::size_t count_matches(const std::string &text, const std::regex &re) {
+  return static_cast<std::size_t>(std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator()));
+}
+
+// Each copy of libdevice's sincosf loads a word of its table of 2/pi (the
+// only 32-bit integer load of these kernels). The optimised PTX inlines a
+// copy per call (and per lane of a lane group); the quick PTX compiles it
+// once, as a function its entries call, so that code generation, whose time
+// follows the code's size, stays short: polar_f32 calls sin and cos of two
+// angles through a device function, sincos_f32 has lane groups.
+TEST(PtxTier, QuickPtxCompilesEachLargeLibdeviceBodyOnce) {
+  const std::regex table_load(R"(ld\.global(\.nc)?\.u32)");
+  for (const Named &k : {kernels().at(1), kernels().at(3)}) {
+    ASSERT_TRUE(k.name == "sincos_f32" || k.name == "polar_f32") << k.name;
+    const ir::Module module = module_of(k);
+    EntryRequest request{&module, k.name, kVariants};
+    const std::string quick = emit_ptx({request}, GpuOptions{}, PtxTier::Quick);
+    const std::string optimised = emit_ptx({request}, GpuOptions{}, PtxTier::Optimized);
+    EXPECT_EQ(count_matches(quick, table_load), 1u) << k.name << ": one sincosf in the quick PTX";
+    EXPECT_GT(count_matches(optimised, table_load), kVariants.size()) << k.name << ": the optimised PTX inlines";
+    EXPECT_NE(quick.find(".func"), std::string::npos) << k.name;
+    EXPECT_LT(quick.size(), optimised.size()) << k.name;
+  }
+}
+
 TEST(PtxWarmUp, TheBuiltInSourceCompilesAndOnlyTheFirstClaimWins) {
   EXPECT_TRUE(warm_up_ptx_compiler()) << "the warm-up's source no longer compiles: it would warm nothing";
   EXPECT_TRUE(claim_ptx_warm_up());
