@@ -77,12 +77,15 @@ class CompilerWarmUp {
     if (!codegen::claim_ptx_warm_up()) {
       return;
     }
+    claimed_ = true;
     try {
       thread_ = std::thread([] { codegen::warm_up_ptx_compiler(); });
     } catch (const std::system_error &) {
       // No thread: the first compile pays for its own warm-up.
     }
   }
+  /// Whether this backend warms up for the process (the first one only).
+  bool claimed() const { return claimed_; }
   ~CompilerWarmUp() {
     if (thread_.joinable()) {
       thread_.join();
@@ -92,8 +95,13 @@ class CompilerWarmUp {
   CompilerWarmUp &operator=(const CompilerWarmUp &) = delete;
 
  private:
+  bool claimed_ = false;
   std::thread thread_;
 };
+
+/// The smallest module the driver's linker accepts, for its warm-up.
+constexpr char kDriverJitWarmUpPtx[] =
+    ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry warm_up__jit()\n{\n ret;\n}\n";
 
 class CudaBackend final : public Backend {
  public:
@@ -108,6 +116,18 @@ class CudaBackend final : public Backend {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
+    // The driver's PTX compiler is a library that libcuda loads at its first
+    // link, which a cold first call otherwise waits for: one tiny link on the
+    // tier-up worker, while the caller makes its first kernel's PTX.
+    if (warm_up_.claimed()) {
+      tier_up_.submit([context = context_] {
+        try {
+          (void)cuda::link_ptx(*context, kDriverJitWarmUpPtx, "warm_up.ptx");
+        } catch (const std::exception &) {
+          // The first real link then pays for the load; nothing else changes.
+        }
+      });
+    }
   }
 
   ~CudaBackend() override {
