@@ -186,10 +186,39 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
       reps);
   floors.launch_host_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr); }, reps, 200,
                                     50, [&] { sync(nullptr); });
+  // out[0] = a[0] + b[0] on int64, as ufjit's add_i64 entry on one element.
+  static const char kAddPtx[] =
+      ".version 7.0\n.target sm_50\n.address_size 64\n"
+      ".visible .entry add1(.param .u64 a, .param .u64 b, .param .u64 o, .param .u64 n)\n{\n"
+      " .reg .b64 %rd<8>;\n ld.param.u64 %rd1, [a];\n ld.param.u64 %rd2, [b];\n ld.param.u64 %rd3, [o];\n"
+      " ld.global.u64 %rd4, [%rd1];\n ld.global.u64 %rd5, [%rd2];\n add.s64 %rd6, %rd4, %rd5;\n"
+      " st.global.u64 [%rd3], %rd6;\n ret;\n}\n";
+  CUmodule add_module = nullptr;
+  CUfunction add_fn = nullptr;
+  const Array add_in = rt.device_empty(DType::Int64, {2});
+  const Array add_out = rt.device_empty(DType::Int64, {1});
+  uint64_t add_args[4] = {reinterpret_cast<uint64_t>(add_in.data()), reinterpret_cast<uint64_t>(add_in.data()) + 8,
+                          reinterpret_cast<uint64_t>(add_out.data()), 1};
+  void *add_params[] = {&add_args[0], &add_args[1], &add_args[2], &add_args[3]};
+  const bool add_loaded = load(&add_module, kAddPtx) == CUDA_SUCCESS &&
+                          get_function(&add_fn, add_module, "add1") == CUDA_SUCCESS;
+  if (add_loaded) {
+    floors.elementwise_sync_us = median_us(
+        [&] {
+          launch(add_fn, 1, 1, 1, 32, 1, 1, 0, nullptr, add_params, nullptr);
+          sync(nullptr);
+        },
+        reps);
+  }
   CUstream stream = nullptr;
   if (create(&stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS) {
     floors.launch_host_stream_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr); }, reps,
                                              200, 50, [&] { sync(stream); });
+    if (add_loaded) {
+      floors.elementwise_host_stream_us = median_us(
+          [&] { launch(add_fn, 1, 1, 1, 32, 1, 1, 0, stream, add_params, nullptr); }, reps, 200, 50,
+          [&] { sync(stream); });
+    }
     destroy(stream);
   }
   floors.ok = true;
@@ -230,6 +259,10 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
               "%.2f us; cuLaunchKernel host cost %.2f us (after: %.2f), on a blocking stream %.2f us (after: %.2f)\n",
               reps, floors.launch_sync_us, floors.launch_sync_block1024_us, after.launch_sync_us,
               floors.launch_host_us, after.launch_host_us, floors.launch_host_stream_us, after.launch_host_stream_us);
+  std::printf("a hand-written 1-element int64 add (ufjit's add_i64 work, four parameters): launch + sync %.2f us "
+              "(after: %.2f), cuLaunchKernel on a blocking stream %.2f us (after: %.2f)\n",
+              floors.elementwise_sync_us, after.elementwise_sync_us, floors.elementwise_host_stream_us,
+              after.elementwise_host_stream_us);
   std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host",
               "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor", "async-launch");
   const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
@@ -241,7 +274,11 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
        << ", \"launch_sync_block1024\": " << floors.launch_sync_block1024_us
        << ", \"launch_host\": " << floors.launch_host_us << ", \"launch_host_stream\": " << floors.launch_host_stream_us
        << ", \"launch_sync_after\": " << after.launch_sync_us << ", \"launch_host_after\": " << after.launch_host_us
-       << ", \"launch_host_stream_after\": " << after.launch_host_stream_us << "},\n \"kernels\": {";
+       << ", \"launch_host_stream_after\": " << after.launch_host_stream_us
+       << ", \"elementwise_sync\": " << floors.elementwise_sync_us
+       << ", \"elementwise_sync_after\": " << after.elementwise_sync_us
+       << ", \"elementwise_host_stream\": " << floors.elementwise_host_stream_us
+       << ", \"elementwise_host_stream_after\": " << after.elementwise_host_stream_us << "},\n \"kernels\": {";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PerCallRow &r = rows[i];
     std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(),

@@ -17,6 +17,11 @@ struct DriverFloors {
   double launch_sync_block1024_us = 0;  // the same with one block of 1024 threads
   double launch_host_us = 0;          // the host-side cost of one cuLaunchKernel (timed call by call)
   double launch_host_stream_us = 0;   // the same on a blocking stream (what f.async(stream, ...) launches on)
+  // A hand-written PTX kernel doing a 1-element add_i64's memory work (two
+  // global loads, one store; four parameters as ufjit's entry): the floor
+  // of any such call, GPU work included, without ufjit's host code.
+  double elementwise_sync_us = 0;         // its launch + cuStreamSynchronize, legacy stream
+  double elementwise_host_stream_us = 0;  // its cuLaunchKernel's host cost on a blocking stream
   bool ok = false;
 };
 

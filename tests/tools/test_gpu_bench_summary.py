@@ -3,6 +3,7 @@ hand-made tool outputs (expected values worked out by hand from the
 figures below), and a partial run (missing files) summarised without
 failing."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -35,7 +36,8 @@ class FullRun(unittest.TestCase):
         write(os.path.join(w, "per_call.json"), json.dumps({
             "floors_us": {"launch_sync": 8.0, "launch_sync_block1024": 8.2, "launch_host": 2.5,
                           "launch_host_stream": 3.1, "launch_sync_after": 8.4, "launch_host_after": 2.6,
-                          "launch_host_stream_after": 3.0},
+                          "launch_host_stream_after": 3.0, "elementwise_sync": 8.5, "elementwise_sync_after": 8.3,
+                          "elementwise_host_stream": 3.2, "elementwise_host_stream_after": 3.3},
             "kernels": {
                 # sync 8.9 - 8.0 = 0.9 <= 1.0 met; out 8.6 - 8.0 = 0.6 > 0.5 not; async 3.4 - 3.0 = 0.4 met
                 "add_i64": {"sync_new_us": 8.9, "sync_out_us": 8.6, "async_host_us": 3.4, "async_new_host_us": 4.0,
@@ -60,8 +62,8 @@ class FullRun(unittest.TestCase):
                 {"kernel": "sincos_f32", "cupy_GBps": 2700.0, "numba_GBps": 1400.0}]}))
         write(os.path.join(w, "first_call.txt"),
               "first call in a fresh process, median of 5, ms\n"
-              "kernel                cold    cold_fe  cold_call    disk_warm disk_warm_fe\n"
-              "add_i64              9.80       1.00       8.80         0.45         0.30\n"
+              "kernel                cold    cold_fe  cold_call    disk_warm disk_warm_fe   optimised_in\n"
+              "add_i64              9.80       1.00       8.80         0.45         0.30          12.50\n"
               "collatz_i64         15.50       2.00      13.50         0.70         0.50\n"
               "\nUFJIT_DEBUG=1 logs:\n-- add_i64 cold\nufjit: f: disk lookup 0.1 ms\n")
         write(os.path.join(w, "compare_cpu.json"), json.dumps({
@@ -117,6 +119,8 @@ class FullRun(unittest.TestCase):
         self.assertTrue(rows["add_i64"]["met_disk_warm"])  # 0.45 <= 0.5
         self.assertFalse(rows["collatz_i64"]["met_cold"])  # 15.5 > 15
         self.assertEqual(rows["add_i64"]["numba_cold_ms"], 200.0)
+        self.assertEqual(rows["add_i64"]["optimised_in_ms"], 12.5)  # the tiering column, when present
+        self.assertIsNone(rows["collatz_i64"]["optimised_in_ms"])  # NaN is null in results.json
 
     def test_cpu_speedups(self):
         row = self.res["cpu"]["rows"][0]
@@ -133,7 +137,8 @@ class FullRun(unittest.TestCase):
     def test_markdown_names_live_reference_and_step_status(self):
         self.assertIn("measured live in this run", self.text)
         self.assertIn("| scaling_elif_assign | 124 | 45 | 45 |", self.text)
-        self.assertIn("| add_i64 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 | 8.45 | 3.25 |", self.text)
+        # out - the hand-written add's floor (the smaller of before and after): 8.6 - 8.3; async: 3.4 - 3.2
+        self.assertIn("| add_i64 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 | 0.30 | 0.20 | 8.45 | 3.25 |", self.text)
 
 
 class PartialRun(unittest.TestCase):
