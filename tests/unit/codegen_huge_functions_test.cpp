@@ -4,6 +4,8 @@
 // huge block is valid.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <string>
 
 #include "codegen/Codegen.h"
@@ -126,32 +128,51 @@ TEST(HugeBlocks, OutlineMovesAHugeBlockIntoBoundedNoinlineFunctionsKeepingTheCha
   EXPECT_EQ(calls, pieces);
 }
 
-TEST(HugeFunctions, FoldingEmptyBlocksOfAnElifChainKeepsEachValueOnItsBranch) {
-  llvm::LLVMContext context;
-  llvm::Module module("m", context);
+/// `if x == 0: y = 1 / elif x == i: y = i + 1 / ... / else y = -1`, merged
+/// in one phi: the IR of an elif chain of assignments before folding.
+struct ElifChain {
+  llvm::Function *fn = nullptr;
+  llvm::BasicBlock *merge = nullptr;
+  llvm::PHINode *y = nullptr;
+  std::vector<llvm::BasicBlock *> tests;
+};
+
+ElifChain build_elif_chain(llvm::Module &module, int branches) {
+  llvm::LLVMContext &context = module.getContext();
   llvm::Type *f64 = llvm::Type::getDoubleTy(context);
-  llvm::Function *fn = make_f64_function(module);
-  // if x == 0: y = 1 / elif x == i: y = i + 1 / ... / else y = -1, merged in one phi.
-  constexpr int kBranches = 3000;  // 6,000 blocks: a huge function
-  llvm::BasicBlock *merge = llvm::BasicBlock::Create(context, "merge", fn);
+  ElifChain chain;
+  chain.fn = make_f64_function(module);
+  llvm::Function *fn = chain.fn;
+  chain.merge = llvm::BasicBlock::Create(context, "merge", fn);
   llvm::IRBuilder<> b(&fn->getEntryBlock());
   std::vector<std::pair<double, llvm::BasicBlock *>> incoming;
-  std::vector<llvm::BasicBlock *> tests;
-  for (int i = 0; i < kBranches; ++i) {
+  for (int i = 0; i < branches; ++i) {
     llvm::BasicBlock *assign = llvm::BasicBlock::Create(context, "assign" + std::to_string(i), fn);
     llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "test" + std::to_string(i + 1), fn);
-    tests.push_back(b.GetInsertBlock());
+    chain.tests.push_back(b.GetInsertBlock());
     b.CreateCondBr(b.CreateFCmpOEQ(fn->getArg(0), llvm::ConstantFP::get(f64, i)), assign, next);
-    llvm::BranchInst::Create(merge, assign);
+    llvm::BranchInst::Create(chain.merge, assign);
     incoming.push_back({i + 1.0, assign});
     b.SetInsertPoint(next);
   }
-  b.CreateBr(merge);
+  b.CreateBr(chain.merge);
   incoming.push_back({-1.0, b.GetInsertBlock()});
-  b.SetInsertPoint(merge);
-  llvm::PHINode *y = b.CreatePHI(f64, static_cast<unsigned>(incoming.size()), "y");
-  for (auto &[value, block] : incoming) y->addIncoming(llvm::ConstantFP::get(f64, value), block);
-  b.CreateRet(y);
+  b.SetInsertPoint(chain.merge);
+  chain.y = b.CreatePHI(f64, static_cast<unsigned>(incoming.size()), "y");
+  for (auto &[value, block] : incoming) chain.y->addIncoming(llvm::ConstantFP::get(f64, value), block);
+  b.CreateRet(chain.y);
+  return chain;
+}
+
+TEST(HugeFunctions, FoldingEmptyBlocksOfAnElifChainKeepsEachValueOnItsBranch) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  constexpr int kBranches = 3000;  // 6,000 blocks: a huge function
+  const ElifChain chain = build_elif_chain(module, kBranches);
+  llvm::Function *fn = chain.fn;
+  llvm::BasicBlock *merge = chain.merge;
+  llvm::PHINode *y = chain.y;
+  const std::vector<llvm::BasicBlock *> &tests = chain.tests;
   ASSERT_FALSE(llvm::verifyFunction(*fn, &llvm::errs()));
   ASSERT_TRUE(has_huge_function(module));
 
@@ -179,6 +200,36 @@ TEST(HugeFunctions, FoldingEmptyBlocksOfAnElifChainKeepsEachValueOnItsBranch) {
     EXPECT_EQ(y->getIncomingBlock(k), test_block) << "y = " << value << " comes from " << from;
     const auto *test = llvm::cast<llvm::BranchInst>(test_block->getTerminator());
     EXPECT_EQ(test->getSuccessor(0), merge) << "the true edge of test " << branch << " goes to the merge";
+  }
+}
+
+// SelectionDAG finds each predecessor's value in a phi by scanning it:
+// the phi of a huge elif chain goes through a stack slot instead, each
+// predecessor storing its own value and the merge loading it.
+TEST(HugeFunctions, DemotingAHugePhiStoresEachPredecessorsValueBeforeTheMerge) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const ElifChain chain = build_elif_chain(module, 3000);
+  std::map<llvm::BasicBlock *, double> value_of;
+  for (unsigned k = 0; k < chain.y->getNumIncomingValues(); ++k) {
+    value_of[chain.y->getIncomingBlock(k)] =
+        llvm::cast<llvm::ConstantFP>(chain.y->getIncomingValue(k))->getValueAPF().convertToDouble();
+  }
+
+  demote_huge_phis(module);
+
+  EXPECT_FALSE(llvm::verifyFunction(*chain.fn, &llvm::errs()));
+  EXPECT_TRUE(chain.merge->phis().empty()) << "the phi of 3,001 entries is still there";
+  const auto *load = llvm::dyn_cast<llvm::LoadInst>(&chain.merge->front());
+  ASSERT_NE(load, nullptr) << "the merge does not begin by loading the slot";
+  const llvm::Value *slot = load->getPointerOperand();
+  ASSERT_TRUE(llvm::isa<llvm::AllocaInst>(slot));
+  for (auto &[block, value] : value_of) {
+    const auto *store = llvm::dyn_cast<llvm::StoreInst>(block->getTerminator()->getPrevNode());
+    ASSERT_NE(store, nullptr) << block->getName().str() << " stores nothing before its branch";
+    EXPECT_EQ(store->getPointerOperand(), slot);
+    EXPECT_EQ(llvm::cast<llvm::ConstantFP>(store->getValueOperand())->getValueAPF().convertToDouble(), value)
+        << block->getName().str();
   }
 }
 
