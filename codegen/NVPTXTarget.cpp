@@ -215,9 +215,10 @@ std::string renumber_call_sequences(const std::string &ptx) {
       ++end;
     }
     const std::string number = ptx.substr(digits, end - digits);
-    auto [it, added] = renamed.emplace(number, std::to_string(renamed.size()));
     out.append(ptx, at, digits - at);
-    out += number.empty() ? number : it->second;
+    if (!number.empty()) {
+      out += renamed.emplace(number, std::to_string(renamed.size())).first->second;
+    }
     at = end;
   }
   out.append(ptx, at, std::string::npos);
