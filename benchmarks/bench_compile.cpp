@@ -525,15 +525,13 @@ Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Op
     prepare_nvptx_module(*module, *tm);
   }
   EntryRequest request{&module_ir, seed.name + "__bench", first_call_variant()};
-  // As emit_ptx: the quick tier's entries are compact.
-  const GpuEntryShape shape = tier == PtxTier::Quick ? GpuEntryShape::Compact : GpuEntryShape::Tuned;
   EntryModuleInfo info = build_entry_module(
       {request}, *module, TargetKind::Cuda,
       [](llvm::Module &m) {
         declare_sin_cos_partners(m);
         link_libdevice(m);
       },
-      shape);
+      gpu_entry_shape(tier));  // as emit_ptx
   parts.lower = ms_since(t0);
   PtxCompileTimings timings;
   NvptxCompileOptions options;

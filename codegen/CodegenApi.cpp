@@ -90,16 +90,13 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
     std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
     prepare_nvptx_module(*module, *tm);
   }
-  // The quick tier's entries hold one copy of each body: code generation
-  // time follows the copies (KernelEntry.h).
-  const GpuEntryShape shape = tier == PtxTier::Quick ? GpuEntryShape::Compact : GpuEntryShape::Tuned;
   EntryModuleInfo info = build_entry_module(
       entries, *module, TargetKind::Cuda,
       [](llvm::Module &m) {
         declare_sin_cos_partners(m);
         link_libdevice(m);
       },
-      shape);
+      gpu_entry_shape(tier));
   NvptxCompileOptions options;
   options.gpu = gpu;
   options.fastmath = info.all_fastmath;

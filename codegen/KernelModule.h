@@ -28,6 +28,13 @@ struct EntryModuleInfo {
   bool any_fastmath = false;
 };
 
+/// The entry shape of a PTX compile at `tier`: the quick tier's entries
+/// hold one copy of each body, since code generation time follows the
+/// copies (KernelEntry.h).
+inline GpuEntryShape gpu_entry_shape(PtxTier tier) {
+  return tier == PtxTier::Quick ? GpuEntryShape::Compact : GpuEntryShape::Tuned;
+}
+
 /// Lowers every request into `out` (function names prefixed with the entry
 /// base name), runs `after_lowering` (the GPU links libdevice there, so that
 /// entries can weigh the bodies of the libdevice functions a kernel calls),
