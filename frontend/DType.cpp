@@ -49,9 +49,6 @@ const DTypeInfo &info(DType t) {
 
 std::string_view dtype_name(DType t) { return info(t).name; }
 
-std::size_t dtype_size(DType t) { return info(t).size; }
-
-char dtype_kind(DType t) { return info(t).kind; }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (std::size_t i = 0; i < kDTypeInfo.size(); ++i) {

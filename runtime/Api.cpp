@@ -235,7 +235,8 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
   BoundCall bound;
   bind_call(*state_, target, operands, false, bound);
   runtime::Backend &backend = state_->core->backend(target);
-  Array result = runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
+  Array result =
+      runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr, state_->plan());
   if (!bound.keep.empty()) {
     backend.synchronize();  // the kernel read the copies in `keep`
   }
@@ -257,7 +258,8 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
   bind_call(*state_, target, operands, false, bound);
   runtime::Backend &backend = state_->core->backend(target);
   if (!state_->generalized) {
-    Array result = runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
+    Array result =
+        runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr, state_->plan());
     if (!bound.keep.empty()) {
       backend.synchronize();  // the kernel read the copies in `keep`
     }
@@ -323,7 +325,8 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
     (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl());
     return;
   }
-  (void)runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl());
+  (void)runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl(),
+                          state_->plan());
 }
 
 std::string Ufunc::ptx(const std::string &signature, const std::string &arch) const {

@@ -133,7 +133,7 @@ struct PreparedCall {
   /// The collapsed iteration shape: 0..kMaxDims dims, none of size 1 (an
   /// all-size-1 or 0-d call has an empty shape and size 1). Never empty of
   /// elements: Call.cpp does not call execute() when size == 0.
-  std::vector<int64_t> shape;
+  Dims shape;
   int64_t size = 1;
 };
 
@@ -148,7 +148,7 @@ struct PreparedGufunc {
   /// Per operand: whether the kernel writes it (outputs, and inputs named by
   /// writable_args): a host operand of a GPU call is copied back.
   std::vector<bool> written;
-  std::vector<int64_t> loop_shape;  // may be empty (one outer element)
+  Dims loop_shape;  // may be empty (one outer element)
   int64_t loop_size = 1;            // > 0: Call.cpp does not run empty loops
 };
 
@@ -194,7 +194,7 @@ class KernelParams {
   void push(const void *data, std::size_t size);
   /// Pushes a Count, NDim or Shape parameter of an iteration of `n`
   /// elements over `shape`; false for other roles.
-  bool push_iteration(const codegen::KernelParam &param, int64_t n, const std::vector<int64_t> &shape);
+  bool push_iteration(const codegen::KernelParam &param, int64_t n, const Dims &shape);
   /// Pushes the ErrorFlag parameter; false for other roles.
   bool push_error_flag(const codegen::KernelParam &param, void *error_flag);
   void finish();
@@ -239,6 +239,12 @@ struct BackendConfig {
   KernelCache *cache = nullptr;  // owned by the RuntimeImpl; outlives backends
 };
 
+/// What a backend keeps in a LastCallPlan (runtime/CallPlan.h) to launch the
+/// plan's next call sooner: a subclass of the backend's own.
+struct LaunchMemo {
+  virtual ~LaunchMemo() = default;
+};
+
 /// The target hooks. One instance per (Runtime, target); thread-safe.
 class Backend {
  public:
@@ -255,13 +261,21 @@ class Backend {
   /// NumPy's K order). Freed when the Array (and every copy of its holder)
   /// dies, so nothing leaks if a later step throws. `stream` is the call's
   /// (null: a synchronous call).
-  virtual Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+  virtual Array make_output(DType dtype, const Dims &shape, Residence residence,
                             StreamImpl *stream) = 0;
 
   /// Runs a prepared call. `stream` null: synchronous (returns when the output
   /// is written, host outputs included). Non-null: enqueue on that stream and
   /// return (CUDA only; device operands and output only, Call.cpp checks).
   virtual void execute(const PreparedCall &call, StreamImpl *stream) = 0;
+  /// execute() of a call run through a LastCallPlan: every call of the plan
+  /// differs only in its data pointers. `memo` is the plan's (empty when the
+  /// plan is new); the backend may fill it on one call and use it on the
+  /// next. The default runs execute().
+  virtual void execute_planned(const PreparedCall &call, StreamImpl *stream, std::unique_ptr<LaunchMemo> &memo) {
+    (void)memo;
+    execute(call, stream);
+  }
   /// Runs a prepared gufunc call: one core call per outer element (one GPU
   /// thread, or one CPU iteration). Streams and host operands as execute().
   virtual void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) = 0;
@@ -276,7 +290,7 @@ class Backend {
   /// A new C-contiguous host array holding a copy of a device view.
   virtual Array to_host(const ArrayView &device);
   /// An uninitialised C-contiguous device array.
-  virtual Array device_empty(DType dtype, const std::vector<int64_t> &shape);
+  virtual Array device_empty(DType dtype, const Dims &shape);
   /// A new stream of the device context.
   virtual Stream make_stream();
   /// A Stream wrapping a CUstream the caller owns (never destroyed by it).
@@ -304,9 +318,9 @@ Array convert_host(const ArrayView &src, DType to);
 
 /// Allocates uninitialised C-contiguous host memory for an array (64-byte
 /// aligned), owned by the Array.
-Array allocate_host(DType dtype, const std::vector<int64_t> &shape);
+Array allocate_host(DType dtype, const Dims &shape);
 
 /// The view of a C-contiguous host array of `dtype` and `shape`, data unset.
-ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape);
+ArrayView c_contiguous_host_view(DType dtype, const Dims &shape);
 
 }  // namespace ufjit::runtime

@@ -9,7 +9,7 @@
 
 namespace ufjit::runtime {
 
-std::string format_shape(const std::vector<int64_t> &shape) {
+std::string format_shape(const Dims &shape) {
   std::ostringstream os;
   os << '(';
   for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -22,7 +22,7 @@ std::string format_shape(const std::vector<int64_t> &shape) {
   return os.str();
 }
 
-int64_t checked_size(const std::vector<int64_t> &shape) {
+int64_t checked_size(const Dims &shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) {
@@ -68,7 +68,7 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>> &s
   return result;
 }
 
-bool broadcasts_to(const std::vector<int64_t> &from, const std::vector<int64_t> &to) {
+bool broadcasts_to(const Dims &from, const Dims &to) {
   if (from.size() > to.size()) {
     return false;
   }
@@ -81,7 +81,7 @@ bool broadcasts_to(const std::vector<int64_t> &from, const std::vector<int64_t> 
   return true;
 }
 
-ArrayView broadcast_to(const ArrayView &v, const std::vector<int64_t> &shape) {
+ArrayView broadcast_to(const ArrayView &v, const Dims &shape) {
   ArrayView b = v;
   const std::size_t offset = shape.size() - v.shape.size();
   b.shape = shape;
@@ -95,7 +95,7 @@ ArrayView broadcast_to(const ArrayView &v, const std::vector<int64_t> &shape) {
 namespace {
 
 /// Dims with size != 1 ordered by |stride| descending (stable), for one view.
-std::vector<int> memory_order_of(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+std::vector<int> memory_order_of(const Dims &shape, const std::vector<int64_t> &strides) {
   std::vector<int> dims;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] != 1) {
@@ -110,7 +110,7 @@ std::vector<int> memory_order_of(const std::vector<int64_t> &shape, const std::v
 
 }  // namespace
 
-std::vector<int> output_memory_order(const std::vector<int64_t> &shape, const std::vector<ArrayView> &inputs) {
+std::vector<int> output_memory_order(const Dims &shape, const std::vector<ArrayView> &inputs) {
   std::vector<int> identity(shape.size());
   std::iota(identity.begin(), identity.end(), 0);
   bool have = false;
@@ -151,8 +151,7 @@ ArrayView unpermute(const ArrayView &array, const std::vector<int> &order) {
   return v;
 }
 
-std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, std::span<ArrayView *const> views,
-                                   int max_dims) {
+Dims collapse_dims(const Dims &shape, std::span<ArrayView *const> views, int max_dims) {
   if (shape.size() == 1 && shape[0] != 1) {
     return shape;  // nothing to drop or merge
   }
@@ -174,8 +173,8 @@ std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, std::span<
       }
     }
   }
-  std::vector<int64_t> new_shape;
-  std::vector<std::vector<int64_t>> new_strides(views.size());
+  Dims new_shape;
+  std::vector<Dims> new_strides(views.size());
   for (int d : dims) {
     const auto du = static_cast<std::size_t>(d);
     // 2. Merge into the previous (outer) dim when contiguous for every view.

@@ -16,7 +16,7 @@
 namespace ufjit::runtime {
 
 /// NumPy's spelling of a shape: "(3,4)", "(5,)", "()".
-std::string format_shape(const std::vector<int64_t> &shape);
+std::string format_shape(const Dims &shape);
 
 /// The broadcast shape of several shapes (NumPy rules: align on the right,
 /// sizes equal or 1). Throws ShapeError naming every shape: "operands could
@@ -25,17 +25,17 @@ std::vector<int64_t> broadcast_shapes(const std::vector<std::vector<int64_t>> &s
 
 /// Whether `from` broadcasts to `to` without changing `to` (NumPy's rule
 /// for inputs given an `out`): no more dims, and each dim equal or 1.
-bool broadcasts_to(const std::vector<int64_t> &from, const std::vector<int64_t> &to);
+bool broadcasts_to(const Dims &from, const Dims &to);
 
 /// `v` as a view of `shape` (which must be a broadcast of v's shape): leading
 /// new dims and size-1 dims that grow get stride 0.
-ArrayView broadcast_to(const ArrayView &v, const std::vector<int64_t> &shape);
+ArrayView broadcast_to(const ArrayView &v, const Dims &shape);
 
 /// The dimension order (outermost first) in which the output of a call should
 /// be laid out in memory: the order shared by every input that has the full
 /// broadcast shape (NumPy's K order), so Fortran inputs give a Fortran
 /// output; C order when they disagree or there are none.
-std::vector<int> output_memory_order(const std::vector<int64_t> &shape, const std::vector<ArrayView> &inputs);
+std::vector<int> output_memory_order(const Dims &shape, const std::vector<ArrayView> &inputs);
 
 /// Permutes `array` (C-contiguous, of shape shape[order[0]], shape[order[1]],
 /// ...) back to `shape`'s dimension order, keeping its memory layout.
@@ -45,15 +45,15 @@ ArrayView unpermute(const ArrayView &array, const std::vector<int> &order);
 /// shape (no size-1 dims; empty when every dim is 1). Dims are ordered by
 /// the FIRST view's |strides| (put the output first). Throws ShapeError when
 /// more than `max_dims` remain.
-std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, std::span<ArrayView *const> views,
+Dims collapse_dims(const Dims &shape, std::span<ArrayView *const> views,
                                    int max_dims);
 /// The same for a braced list of views.
-inline std::vector<int64_t> collapse_dims(const std::vector<int64_t> &shape, const std::vector<ArrayView *> &views,
+inline Dims collapse_dims(const Dims &shape, const std::vector<ArrayView *> &views,
                                           int max_dims) {
   return collapse_dims(shape, std::span<ArrayView *const>(views), max_dims);
 }
 
 /// Product of `shape`; throws ShapeError on overflow or a negative dim.
-int64_t checked_size(const std::vector<int64_t> &shape);
+int64_t checked_size(const Dims &shape);
 
 }  // namespace ufjit::runtime

@@ -17,6 +17,7 @@
 #include "frontend/InternalAssert.h"
 
 #include "runtime/Broadcast.h"
+#include "runtime/CallPlan.h"
 #include "runtime/Dispatch.h"
 #include "runtime/SmallVector.h"
 #include "runtime/ViewChecks.h"
@@ -136,8 +137,8 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
 /// The shape the array inputs broadcast to (NumPy's rules). Inputs of one
 /// shape, the usual call, need no broadcasting: the result is then a
 /// reference to the first one's shape (no copy); else `storage` holds it.
-const std::vector<int64_t> &broadcast_inputs(const SplitOperands &split, std::vector<int64_t> &storage) {
-  const std::vector<int64_t> *first = nullptr;
+const Dims &broadcast_inputs(const SplitOperands &split, Dims &storage) {
+  const Dims *first = nullptr;
   bool same = true;
   for (const Operand *op : split.inputs) {
     if (op->kind != Operand::Kind::Array) {
@@ -170,13 +171,12 @@ const std::vector<int64_t> &broadcast_inputs(const SplitOperands &split, std::ve
 /// one is given, to which the inputs then broadcast (NumPy: `f(row, 1.0,
 /// out=matrix)` works; `out` itself is never broadcast). A reference to an
 /// operand's shape or to `storage`.
-const std::vector<int64_t> &call_shape(const SplitOperands &split, const std::string &ufunc_name,
-                                       std::vector<int64_t> &storage) {
-  const std::vector<int64_t> &shape = broadcast_inputs(split, storage);
+const Dims &call_shape(const SplitOperands &split, const std::string &ufunc_name, Dims &storage) {
+  const Dims &shape = broadcast_inputs(split, storage);
   if (split.out == nullptr) {
     return shape;
   }
-  const std::vector<int64_t> &target = split.out->array.shape;
+  const Dims &target = split.out->array.shape;
   if (!broadcasts_to(shape, target)) {
     throw ShapeError("out(...) of '" + ufunc_name + "' has shape " + format_shape(target) +
                      " but the inputs broadcast to " + format_shape(shape) + ", which does not broadcast to it");
@@ -189,7 +189,7 @@ const std::vector<int64_t> &call_shape(const SplitOperands &split, const std::st
 /// input were read before any output is written). An input that is exactly
 /// the output, element for element, is read and written by the same thread
 /// in the same step and needs no copy.
-bool must_stage(const ArrayView &in, const ArrayView &out, const std::vector<int64_t> &shape) {
+bool must_stage(const ArrayView &in, const ArrayView &out, const Dims &shape) {
   if (in.residence != out.residence || !may_overlap(in, out)) {
     return false;
   }
@@ -232,7 +232,7 @@ void check_async_casts(const SplitOperands &split, const CompiledSignature &sig,
 /// kernel parameters, converted copies for casts and for inputs that overlap
 /// `out`, then views broadcast to `shape`. `full_shape_inputs` collects the
 /// inputs that vote for a new output's memory order.
-void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &split, const std::vector<int64_t> &shape,
+void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &split, const Dims &shape,
                   int64_t size, StreamImpl *stream, PreparedCall &call, std::vector<Array> &temporaries,
                   std::vector<ArrayView> &full_shape_inputs) {
   const CompiledSignature &sig = *call.signature;
@@ -269,15 +269,15 @@ void place_inputs(RuntimeCore &core, Backend &backend, const SplitOperands &spli
   }
 }
 
-/// Step 6: a new output of `shape` laid out in the inputs' memory order
-/// (NumPy's K); the Array's view has `shape`'s dimension order.
-Array allocate_output(Backend &backend, DType dtype, const std::vector<int64_t> &shape,
-                      const std::vector<ArrayView> &full_shape_inputs, Residence residence, StreamImpl *stream) {
+}  // namespace
+
+Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
+                           const std::vector<ArrayView> &full_shape_inputs, Residence residence, StreamImpl *stream) {
   if (shape.size() <= 1) {
     return backend.make_output(dtype, shape, residence, stream);  // one memory order only
   }
   const std::vector<int> order = output_memory_order(shape, full_shape_inputs);
-  std::vector<int64_t> memory_shape;
+  Dims memory_shape;
   for (int d : order) {
     memory_shape.push_back(shape[static_cast<std::size_t>(d)]);
   }
@@ -286,11 +286,16 @@ Array allocate_output(Backend &backend, DType dtype, const std::vector<int64_t> 
   return Array(out_view, allocated.holder());
 }
 
-}  // namespace
-
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
-               StreamImpl *stream) {
+               StreamImpl *stream, LastCallPlan *plan) {
+  if (plan != nullptr) {  // the same structure as the last call: its plan
+    Array result;
+    if (plan->run(backend, operands, stream, result)) {
+      return result;
+    }
+  }
+
   // ---- 1. operands and their views
   SplitOperands split;
   split_operands(operands, 1, split);
@@ -304,8 +309,8 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   const Residence residence = result_residence(split);
 
   // ---- 4. broadcasting and `out` checks
-  std::vector<int64_t> shape_storage;  // used only when the shape is no operand's
-  const std::vector<int64_t> &shape = call_shape(split, ufunc_name, shape_storage);
+  Dims shape_storage;  // used only when the shape is no operand's
+  const Dims &shape = call_shape(split, ufunc_name, shape_storage);
   if (split.out != nullptr) {
     const ArrayView &o = split.out->array;
     if (o.dtype != sig.ret) {
@@ -332,7 +337,7 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   // ---- 6. allocate the output, in the inputs' memory order (NumPy's K)
   Array result;
   if (split.out == nullptr) {
-    result = allocate_output(backend, sig.ret, shape, full_shape_inputs, residence, stream);
+    result = allocate_call_output(backend, sig.ret, shape, full_shape_inputs, residence, stream);
   }
   if (size == 0) {
     return result;
@@ -353,6 +358,9 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
     call.shape = collapse_dims(shape, std::span<ArrayView *const>(views.data(), views.size()), codegen::kMaxDims);
   }
   call.size = size;
+  if (plan != nullptr) {
+    plan->record(operands, call, {&backend, stream != nullptr, &shape, &full_shape_inputs, residence});
+  }
   backend.execute(call, stream);
   return result;
 }
@@ -364,7 +372,7 @@ namespace {
 /// `view` (outer dims, then `core` layout dims) as the kernel reads it: outer
 /// dims broadcast to `loop_shape` (stride 0 where they grow), then
 /// `param_ndim - core` size-1 dims, then the core dims.
-ArrayView gufunc_view(const ArrayView &view, std::size_t core, const std::vector<int64_t> &loop_shape,
+ArrayView gufunc_view(const ArrayView &view, std::size_t core, const Dims &loop_shape,
                       int param_ndim) {
   const std::size_t outer = view.shape.size() - core;
   ArrayView outer_view = view;
@@ -556,7 +564,7 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   // ---- 4. schedule: loop dims, core dims, output shapes; `out` dtypes
   std::vector<std::vector<int64_t>> input_shapes;
   for (const Operand *op : split.inputs) {
-    input_shapes.push_back(op->kind == Operand::Kind::Array ? op->array.shape : std::vector<int64_t>{});
+    input_shapes.push_back(op->kind == Operand::Kind::Array ? op->array.shape.to_vector() : std::vector<int64_t>{});
   }
   std::vector<std::vector<int64_t>> out_shapes;
   for (const Operand *op : split.outs) {

@@ -8,12 +8,23 @@
 
 namespace ufjit::runtime {
 
+class LastCallPlan;
+
 /// Runs a ufunc call: resolve signature -> broadcast -> place arguments ->
 /// allocate output -> launch (Backend.h). `stream` null: synchronous.
 /// Returns the result, or an empty Array when `out(...)` was given.
+/// `plan`: the ufunc's LastCallPlan (CallPlan.h), for a ufunc whose
+/// `signatures` never change; the call reuses it when it can and records
+/// itself in it.
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
-               StreamImpl *stream);
+               StreamImpl *stream, LastCallPlan *plan = nullptr);
+
+/// A new output of `shape` laid out in the memory order of
+/// `full_shape_inputs` (NumPy's K); the Array's view has `shape`'s
+/// dimension order.
+Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
+                           const std::vector<ArrayView> &full_shape_inputs, Residence residence, StreamImpl *stream);
 
 /// Runs a gufunc call (@guvectorize; signatures[*].generalized()): resolve
 /// on the input dtypes -> schedule (GufuncLayout.h: outer dims broadcast,

@@ -39,7 +39,7 @@ class CpuBackend final : public Backend {
   TargetKind kind() const override { return TargetKind::Cpu; }
   std::string key() const override { return key_; }
 
-  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+  Array make_output(DType dtype, const Dims &shape, Residence residence,
                     StreamImpl * /*stream*/) override {
     if (residence != Residence::Host) {
       throw DeviceError("the CPU target cannot allocate device memory");

@@ -54,8 +54,8 @@ std::string ArrayView::describe() const {
   return os.str();
 }
 
-std::vector<int64_t> ArrayView::c_strides(const std::vector<int64_t> &shape, std::size_t itemsize) {
-  std::vector<int64_t> strides(shape.size());
+Dims ArrayView::c_strides(const Dims &shape, std::size_t itemsize) {
+  Dims strides(shape.size());
   int64_t s = static_cast<int64_t>(itemsize);
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
@@ -67,12 +67,26 @@ std::vector<int64_t> ArrayView::c_strides(const std::vector<int64_t> &shape, std
 // ---------------------------------------------------------------------- Array
 
 Array::~Array() = default;
-Array::Array(Array &&o) noexcept : view_(std::move(o.view_)), holder_(std::move(o.holder_)) { o.view_ = ArrayView(); }
+namespace {
+/// What a moved-from Array's view reads as: ArrayView's defaults, set field
+/// by field (a new ArrayView assigned would copy two empty Dims; every
+/// returned result is moved).
+void reset_view(ArrayView &v) {
+  v.data = nullptr;
+  v.dtype = ArrayView().dtype;
+  v.shape.clear();
+  v.strides.clear();
+  v.residence = Residence::Host;
+  v.device = 0;
+}
+}  // namespace
+
+Array::Array(Array &&o) noexcept : view_(std::move(o.view_)), holder_(std::move(o.holder_)) { reset_view(o.view_); }
 Array &Array::operator=(Array &&o) noexcept {
   if (this != &o) {
     view_ = std::move(o.view_);
     holder_ = std::move(o.holder_);
-    o.view_ = ArrayView();
+    reset_view(o.view_);
   }
   return *this;
 }
@@ -126,7 +140,7 @@ struct HostBuffer : Array::Holder {
 
 /// Calls `fn(src_offset, dst_offset)` for every element, C order.
 template <typename Fn>
-void for_each_element(const std::vector<int64_t> &shape, const std::vector<int64_t> &a_strides,
+void for_each_element(const Dims &shape, const std::vector<int64_t> &a_strides,
                       const std::vector<int64_t> &b_strides, Fn fn) {
   const int nd = static_cast<int>(shape.size());
   for (int64_t d : shape) {
@@ -253,7 +267,7 @@ void store(DType t, uint8_t *p, const Element &e) {
 
 }  // namespace
 
-ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape) {
+ArrayView c_contiguous_host_view(DType dtype, const Dims &shape) {
   ArrayView v;
   v.dtype = dtype;
   v.shape = shape;
@@ -262,7 +276,7 @@ ArrayView c_contiguous_host_view(DType dtype, const std::vector<int64_t> &shape)
   return v;
 }
 
-Array allocate_host(DType dtype, const std::vector<int64_t> &shape) {
+Array allocate_host(DType dtype, const Dims &shape) {
   const auto bytes = static_cast<std::size_t>(checked_bytes(dtype, shape));
   ArrayView v = c_contiguous_host_view(dtype, shape);
   auto buffer = std::make_shared<HostBuffer>(bytes);

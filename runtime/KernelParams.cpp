@@ -54,9 +54,8 @@ codegen::KernelVariant choose_variant(const PreparedCall &call) {
 }
 
 void KernelParams::push(const void *data, std::size_t size) {
-  Slot slot{};
-  std::memcpy(slot.bytes, data, size);
-  slots_.push_back(slot);
+  // The kernel reads `size` bytes of the slot: the rest stays as it is.
+  std::memcpy(slots_.append_uninitialised().bytes, data, size);
 }
 
 namespace {
@@ -151,7 +150,7 @@ KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const v
   finish();
 }
 
-bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, const std::vector<int64_t> &shape) {
+bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, const Dims &shape) {
   const std::size_t ndim = shape.size();
   switch (param.role) {
     case codegen::ParamRole::Count:
@@ -198,7 +197,7 @@ namespace {
 
 Array Backend::to_device(const ArrayView &) { no_device("to_device"); }
 Array Backend::to_host(const ArrayView &) { no_device("to_host of a device array"); }
-Array Backend::device_empty(DType, const std::vector<int64_t> &) { no_device("device_empty"); }
+Array Backend::device_empty(DType, const Dims &) { no_device("device_empty"); }
 Stream Backend::make_stream() { no_device("a stream"); }
 Stream Backend::borrow_stream(void *) { no_device("a borrowed stream"); }
 void Backend::synchronize() {}

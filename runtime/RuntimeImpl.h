@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/Backend.h"
+#include "runtime/CallPlan.h"
 #include "runtime/KernelCache.h"
 #include "runtime/PreparedCallPool.h"
 #include "ufjit/runtime.h"
@@ -105,6 +106,10 @@ struct UfuncState {
   std::function<std::shared_ptr<const std::vector<runtime::CompiledSignature>>(
       TargetKind target, std::vector<Operand> &operands, std::vector<Array> &keep, bool async)>
       bind;
+  /// The plan of the last elementwise call, reused by the next call of the
+  /// same structure (CallPlan.h); ufuncs with fixed signatures only.
+  runtime::LastCallPlan last_call;
+  runtime::LastCallPlan *plan() { return dynamic || bind || generalized ? nullptr : &last_call; }
 };
 
 struct RuntimeImpl {

@@ -35,6 +35,14 @@ class SmallVector {
     heap_.push_back(value);
     ++size_;
   }
+  /// A new last element, left uninitialised, for the caller to fill.
+  T &append_uninitialised() {
+    if (heap_.empty() && size_ < N) {
+      return inline_data()[size_++];
+    }
+    push_back(T{});
+    return data()[size_ - 1];
+  }
   /// `count` default values (zeroed).
   void resize(std::size_t count) {
     while (size_ < count) {

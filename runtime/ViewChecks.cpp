@@ -45,7 +45,7 @@ ByteExtent byte_extent(const ArrayView &v) {
   return e;
 }
 
-int64_t checked_bytes(DType dtype, const std::vector<int64_t> &shape) {
+int64_t checked_bytes(DType dtype, const Dims &shape) {
   const int64_t n = checked_size(shape);
   int64_t bytes = 0;
   if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &bytes)) {

@@ -31,7 +31,7 @@ ByteExtent byte_extent(const ArrayView &v);
 
 /// The bytes of `shape` elements of `dtype` (allocation size). Throws
 /// ShapeError for a negative dim or when the size does not fit in int64.
-int64_t checked_bytes(DType dtype, const std::vector<int64_t> &shape);
+int64_t checked_bytes(DType dtype, const Dims &shape);
 
 /// The alignment (bytes) a kernel assumes for an element: its size, or the
 /// size of one component for complex dtypes.

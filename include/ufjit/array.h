@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ufjit/dims.h"
 #include "ufjit/dtype.h"
 #include "ufjit/errors.h"
 #include "ufjit/export.h"
@@ -36,8 +37,8 @@ constexpr DType dtype_of();
 struct UFJIT_API ArrayView {
   void *data = nullptr;
   DType dtype = DType::Float64;
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;  // bytes, one per dimension
+  Dims shape;
+  Dims strides;  // bytes, one per dimension
   Residence residence = Residence::Host;
   int device = 0;  // the CUDA device ordinal, for device views
 
@@ -51,7 +52,7 @@ struct UFJIT_API ArrayView {
   std::string describe() const;
 
   /// C-order strides for `shape` and an element size.
-  static std::vector<int64_t> c_strides(const std::vector<int64_t> &shape, std::size_t itemsize);
+  static Dims c_strides(const Dims &shape, std::size_t itemsize);
 };
 
 /// An owning array on the host or the device. Move-only; frees its memory
@@ -73,7 +74,7 @@ class UFJIT_API Array {
   const ArrayView &view() const { return view_; }
   operator const ArrayView &() const { return view_; }  // NOLINT: implicit by design
   DType dtype() const { return view_.dtype; }
-  const std::vector<int64_t> &shape() const { return view_.shape; }
+  const Dims &shape() const { return view_.shape; }
   int64_t size() const { return view_.size(); }
   Residence residence() const { return view_.residence; }
   void *data() const { return view_.data; }
@@ -125,7 +126,7 @@ class UFJIT_API Array {
 
 /// A view of contiguous host memory: `view(vec)`, `view(ptr, {rows, cols})`.
 template <typename T>
-ArrayView view(T *data, std::vector<int64_t> shape) {
+ArrayView view(T *data, Dims shape) {
   ArrayView v;
   v.data = const_cast<std::remove_const_t<T> *>(data);
   v.dtype = dtype_of<std::remove_const_t<T>>();
@@ -166,7 +167,7 @@ class TypedArray {
   /// Takes `a`; throws InputError when it is empty or its dtype is not T's.
   explicit TypedArray(Array a);
   T *data() const { return static_cast<T *>(array_.data()); }
-  const std::vector<int64_t> &shape() const { return array_.shape(); }
+  const Dims &shape() const { return array_.shape(); }
   int64_t size() const { return array_.size(); }
   Residence residence() const { return array_.residence(); }
   const ArrayView &view() const { return array_.view(); }

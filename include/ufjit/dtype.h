@@ -43,20 +43,38 @@ inline constexpr int kNumDTypes = 14;
 
 /// Canonical NumPy name: "float32".
 UFJIT_API std::string_view dtype_name(DType t);
-/// Size of one element in bytes.
-UFJIT_API std::size_t dtype_size(DType t);
+/// Size of one element in bytes (inline: every view check and launch asks).
+constexpr std::size_t dtype_size(DType t) {
+  switch (t) {
+#define UFJIT_DTYPE_SIZE(name, str, size, kind) \
+  case DType::name:                             \
+    return size;
+    UFJIT_FOR_EACH_DTYPE(UFJIT_DTYPE_SIZE)
+#undef UFJIT_DTYPE_SIZE
+  }
+  return 0;  // not a DType
+}
 /// NumPy kind letter: 'b', 'i', 'u', 'f', 'c'.
-UFJIT_API char dtype_kind(DType t);
+constexpr char dtype_kind(DType t) {
+  switch (t) {
+#define UFJIT_DTYPE_KIND(name, str, size, kind) \
+  case DType::name:                             \
+    return kind;
+    UFJIT_FOR_EACH_DTYPE(UFJIT_DTYPE_KIND)
+#undef UFJIT_DTYPE_KIND
+  }
+  return '?';  // not a DType
+}
 /// Parses a canonical name or any alias of LANGUAGE.md section 2
 /// (`f4`, `single`, `double`, `intp`, ...). Returns nothing for unknown names.
 UFJIT_API std::optional<DType> dtype_from_name(std::string_view name);
 
-inline bool is_bool(DType t) { return t == DType::Bool; }
-inline bool is_signed_int(DType t) { return dtype_kind(t) == 'i'; }
-inline bool is_unsigned_int(DType t) { return dtype_kind(t) == 'u'; }
-inline bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
-inline bool is_float(DType t) { return dtype_kind(t) == 'f'; }
-inline bool is_complex(DType t) { return dtype_kind(t) == 'c'; }
+constexpr bool is_bool(DType t) { return t == DType::Bool; }
+constexpr bool is_signed_int(DType t) { return dtype_kind(t) == 'i'; }
+constexpr bool is_unsigned_int(DType t) { return dtype_kind(t) == 'u'; }
+constexpr bool is_integer(DType t) { return is_signed_int(t) || is_unsigned_int(t); }
+constexpr bool is_float(DType t) { return dtype_kind(t) == 'f'; }
+constexpr bool is_complex(DType t) { return dtype_kind(t) == 'c'; }
 
 /// NumPy's `np.result_type(a, b)` for two strongly typed operands.
 UFJIT_API DType promote(DType a, DType b);

@@ -17,6 +17,7 @@
 #include "frontend/InternalAssert.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
+#include "runtime/PackedParams.h"
 #include "runtime/ViewChecks.h"
 #include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/CudaContext.h"
@@ -138,7 +139,7 @@ class CudaBackend final : public Backend {
   TargetKind kind() const override { return TargetKind::Cuda; }
   std::string key() const override { return key_; }
 
-  Array make_output(DType dtype, const std::vector<int64_t> &shape, Residence residence,
+  Array make_output(DType dtype, const Dims &shape, Residence residence,
                     StreamImpl *stream) override {
     if (residence == Residence::Host) {
       return pinned_.allocate(dtype, shape);  // the copy engines write it directly
@@ -176,6 +177,35 @@ class CudaBackend final : public Backend {
       run_strided_host(call, variant, flag.device());
     }
     flag.check_now(nullptr);
+  }
+
+  /// A LastCallPlan's calls of device operands: the variant, the kernel and
+  /// the packed parameters of the plan's first call through here are kept,
+  /// and later calls write only their data pointers (PackedParams.h).
+  void execute_planned(const PreparedCall &call, StreamImpl *stream, std::unique_ptr<LaunchMemo> &memo) override {
+    auto *launch = static_cast<DeviceLaunch *>(memo.get());
+    if (launch == nullptr) {
+      if (!all_on_device(call) || call.size >= kTierWaitElements) {
+        execute(call, stream);  // staging, or a call long enough to wait for the optimised kernel
+        return;
+      }
+      context_->make_current();
+      const codegen::KernelVariant variant = choose_variant(call);
+      const HotKernel<cuda::CudaKernel> &hot = kernel_for(*call.signature, variant, call.size);
+      memo = std::make_unique<DeviceLaunch>(variant, hot, call);
+      launch = static_cast<DeviceLaunch *>(memo.get());
+    } else {
+      cache_->record_hit();  // as kernel_for would
+    }
+    if (!launch->variant_fits(call)) {
+      execute(call, stream);  // a contiguous kernel, and a pointer not aligned to its element
+      return;
+    }
+    context_->make_current();
+    cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
+    cuda::launch(launch->hot.kernel(), call.size, launch->params.bind(call, flag.device()),
+                 cuda::stream_handle(stream));
+    finish_device_call(flag, stream);
   }
 
   /// One thread per outer element. Host operands are staged by byte extent
@@ -264,7 +294,7 @@ class CudaBackend final : public Backend {
     return result;
   }
 
-  Array device_empty(DType dtype, const std::vector<int64_t> &shape) override {
+  Array device_empty(DType dtype, const Dims &shape) override {
     return cuda::allocate_device_array(context_, dtype, shape, false, nullptr);
   }
 
@@ -286,6 +316,39 @@ class CudaBackend final : public Backend {
  private:
   /// After a launch on device operands: a synchronous call waits and reports
   /// a raise now; an async one reports it at its stream's next synchronize.
+  /// A LastCallPlan's launch (execute_planned): what its calls share.
+  struct DeviceLaunch : LaunchMemo {
+    DeviceLaunch(const codegen::KernelVariant &v, const HotKernel<cuda::CudaKernel> &k, const PreparedCall &call)
+        : variant(v), hot(k), params(call, k.params()) {}
+    /// choose_variant's pointer condition: a contiguous kernel reads whole
+    /// elements at their natural alignment (the plan checked only the
+    /// element alignment, half of a complex element).
+    bool variant_fits(const PreparedCall &call) const {
+      if (variant.layout != codegen::Layout::Contiguous) {
+        return true;  // strided kernels take any pointers
+      }
+      const auto misaligned = [](const ArrayView &v) {
+        return (reinterpret_cast<uintptr_t>(v.data) & (dtype_size(v.dtype) - 1)) != 0;  // sizes are powers of two
+      };
+      bool fits = !misaligned(call.output);
+      for (const PreparedOperand &in : call.inputs) {
+        fits = fits && !misaligned(in.array);
+      }
+      return fits;
+    }
+    codegen::KernelVariant variant;
+    const HotKernel<cuda::CudaKernel> &hot;  // HotKernels never drops an entry; a tier-up swaps its kernel
+    PackedParams params;
+  };
+
+  static bool all_on_device(const PreparedCall &call) {
+    bool device = call.output.residence == Residence::Device;
+    for (const PreparedOperand &in : call.inputs) {
+      device = device && !in.is_scalar && in.array.residence == Residence::Device;
+    }
+    return device;
+  }
+
   void finish_device_call(cuda::RaiseFlag &flag, StreamImpl *stream) {
     if (stream == nullptr) {
       UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);

@@ -18,12 +18,12 @@ int attribute(const CudaDriver &drv, CUdevice dev, CUdevice_attribute attr) {
   return value;
 }
 
-std::size_t array_bytes(DType dtype, const std::vector<int64_t> &shape) {
+std::size_t array_bytes(DType dtype, const Dims &shape) {
   return static_cast<std::size_t>(runtime::checked_bytes(dtype, shape));
 }
 
-std::vector<int64_t> f_strides(const std::vector<int64_t> &shape, std::size_t itemsize) {
-  std::vector<int64_t> strides(shape.size());
+Dims f_strides(const Dims &shape, std::size_t itemsize) {
+  Dims strides(shape.size());
   int64_t step = static_cast<int64_t>(itemsize);
   for (std::size_t d = 0; d < shape.size(); ++d) {
     strides[d] = step;
@@ -194,7 +194,7 @@ namespace {
 /// Allocates a device array through `allocate(bytes) -> {ptr, memory, block bytes}`.
 template <typename Allocate>
 Array make_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                        const std::vector<int64_t> &shape, bool fortran_order, const Allocate &allocate) {
+                        const Dims &shape, bool fortran_order, const Allocate &allocate) {
   std::size_t itemsize = dtype_size(dtype);
   std::size_t bytes = array_bytes(dtype, shape);
   ArrayView view;
@@ -229,14 +229,14 @@ struct Allocated {
 }  // namespace
 
 Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                            const std::vector<int64_t> &shape, bool fortran_order, CUstream stream) {
+                            const Dims &shape, bool fortran_order, CUstream stream) {
   return make_device_array(context, dtype, shape, fortran_order, [&](std::size_t bytes) {
     return Allocated{context->allocate(bytes, stream), DeviceMemory::StreamOrdered, bytes};
   });
 }
 
 Array allocate_sync_result(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                           const std::vector<int64_t> &shape) {
+                           const Dims &shape) {
   return make_device_array(context, dtype, shape, false, [&](std::size_t bytes) {
     if (!DeviceBlockCache::cacheable(bytes)) {
       return Allocated{context->allocate(bytes, nullptr), DeviceMemory::StreamOrdered, bytes};

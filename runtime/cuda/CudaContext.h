@@ -122,13 +122,13 @@ class DeviceAllocation : public Array::Holder {
 /// A C-contiguous (or Fortran-ordered) device array of `shape`, allocated on
 /// `stream`. Zero elements allocate nothing (data is null).
 Array allocate_device_array(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                            const std::vector<int64_t> &shape, bool fortran_order, CUstream stream);
+                            const Dims &shape, bool fortran_order, CUstream stream);
 
 /// A C-contiguous device array for the result of a synchronous call: small
 /// ones from the context's idle blocks (DeviceBlockCache.h), others as
 /// allocate_device_array on the legacy stream.
 Array allocate_sync_result(const std::shared_ptr<const CudaContext> &context, DType dtype,
-                           const std::vector<int64_t> &shape);
+                           const Dims &shape);
 
 /// A new blocking stream of `context`, wrapped in the public RAII type.
 Stream make_stream(const std::shared_ptr<const CudaContext> &context);

@@ -89,7 +89,7 @@ PinnedPool::PinnedPool(std::shared_ptr<const CudaContext> context)
 
 PinnedPool::~PinnedPool() = default;
 
-Array PinnedPool::allocate(DType dtype, const std::vector<int64_t> &shape) {
+Array PinnedPool::allocate(DType dtype, const Dims &shape) {
   ArrayView view = runtime::c_contiguous_host_view(dtype, shape);
   const auto bytes = static_cast<std::size_t>(view.size()) * dtype_size(dtype);
   if (bytes < kMinPinnedBytes || bytes > kMaxPinnedBytes) {

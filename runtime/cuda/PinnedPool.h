@@ -29,7 +29,7 @@ class PinnedPool {
   PinnedPool &operator=(const PinnedPool &) = delete;
 
   /// A C-contiguous host array, page-locked when its size suits the pool.
-  Array allocate(DType dtype, const std::vector<int64_t> &shape);
+  Array allocate(DType dtype, const Dims &shape);
 
   struct State;  // the idle blocks; shared with the holders of live ones
 

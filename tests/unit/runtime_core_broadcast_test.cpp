@@ -14,7 +14,7 @@ ArrayView make_view(DType t, Shape shape, std::vector<int64_t> strides = {}) {
   ArrayView v;
   v.dtype = t;
   v.data = reinterpret_cast<void *>(uintptr_t{4096});
-  v.strides = strides.empty() ? ArrayView::c_strides(shape, dtype_size(t)) : strides;
+  v.strides = strides.empty() ? ArrayView::c_strides(shape, dtype_size(t)) : Dims(strides);
   v.shape = std::move(shape);
   return v;
 }
