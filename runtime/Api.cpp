@@ -22,19 +22,19 @@ struct BoundCall {
   std::vector<Operand> operands;
   std::vector<Array> keep;
   runtime::SignatureList signatures;
-  const std::vector<Operand> *use = nullptr;
+  std::span<const Operand> use;
 };
 
-void bind_call(UfuncState &state, TargetKind target, const std::vector<Operand> &operands, bool async,
+void bind_call(UfuncState &state, TargetKind target, std::span<const Operand> operands, bool async,
                BoundCall &bound) {
   if (!state.bind) {
-    bound.use = &operands;
+    bound.use = operands;
     bound.signatures = runtime::call_signatures(state, operands);
     return;
   }
-  bound.operands = operands;
+  bound.operands.assign(operands.begin(), operands.end());
   bound.signatures = state.bind(target, bound.operands, bound.keep, async);
-  bound.use = &bound.operands;
+  bound.use = bound.operands;
 }
 
 /// Types a source and wraps each ufunc's modules for the runtime.
@@ -210,56 +210,15 @@ std::vector<std::string> Ufunc::signatures() const {
   return out;
 }
 
-Array Ufunc::call(const std::vector<Operand> &operands) const {
-  if (!state_) {
-    empty_ufunc();
-  }
-  return call_on(state_->core->target_for(state_->decorator_target), operands);
-}
+namespace {
 
-Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) const {
-  if (!state_) {
-    empty_ufunc();
-  }
-  if (state_->generalized) {
-    std::vector<Array> results = call_all_on(target, operands);
-    if (results.size() > 1) {
-      throw InputError("'" + state_->name + "' has " + std::to_string(results.size()) +
-                       " outputs: use Ufunc::call_all (or outputs(...)) to get them all, or give them with out(...)");
-    }
-    if (results.empty()) {
-      return Array();
-    }
-    return std::move(results.front());
-  }
+/// Every result of a call on `target` (Ufunc::call_all_on).
+std::vector<Array> call_all_on_target(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
   BoundCall bound;
-  bind_call(*state_, target, operands, false, bound);
-  runtime::Backend &backend = state_->core->backend(target);
-  Array result =
-      runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr, state_->plan());
-  if (!bound.keep.empty()) {
-    backend.synchronize();  // the kernel read the copies in `keep`
-  }
-  return result;
-}
-
-std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands) const {
-  if (!state_) {
-    empty_ufunc();
-  }
-  return call_all_on(state_->core->target_for(state_->decorator_target), operands);
-}
-
-std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Operand> &operands) const {
-  if (!state_) {
-    empty_ufunc();
-  }
-  BoundCall bound;
-  bind_call(*state_, target, operands, false, bound);
-  runtime::Backend &backend = state_->core->backend(target);
-  if (!state_->generalized) {
-    Array result =
-        runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr, state_->plan());
+  bind_call(state, target, operands, false, bound);
+  runtime::Backend &backend = state.core->backend(target);
+  if (!state.generalized) {
+    Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
     if (!bound.keep.empty()) {
       backend.synchronize();  // the kernel read the copies in `keep`
     }
@@ -269,7 +228,62 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
     }
     return results;
   }
-  return runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, nullptr);
+  return runtime::run_gufunc_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr);
+}
+
+/// The one result of a call on `target` (Ufunc::call_on).
+Array call_on_target(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
+  if (state.generalized) {
+    std::vector<Array> results = call_all_on_target(state, target, operands);
+    if (results.size() > 1) {
+      throw InputError("'" + state.name + "' has " + std::to_string(results.size()) +
+                       " outputs: use Ufunc::call_all (or outputs(...)) to get them all, or give them with out(...)");
+    }
+    if (results.empty()) {
+      return Array();
+    }
+    return std::move(results.front());
+  }
+  BoundCall bound;
+  bind_call(state, target, operands, false, bound);
+  runtime::Backend &backend = state.core->backend(target);
+  Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
+  if (!bound.keep.empty()) {
+    backend.synchronize();  // the kernel read the copies in `keep`
+  }
+  return result;
+}
+
+}  // namespace
+
+Array Ufunc::call(const std::vector<Operand> &operands) const { return call_operands(operands); }
+
+Array Ufunc::call_operands(std::span<const Operand> operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_on_target(*state_, state_->core->target_for(state_->decorator_target), operands);
+}
+
+Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_on_target(*state_, target, operands);
+}
+
+std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_all_on_target(*state_, state_->core->target_for(state_->decorator_target), operands);
+}
+
+std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Operand> &operands) const {
+  if (!state_) {
+    empty_ufunc();
+  }
+  return call_all_on_target(*state_, target, operands);
 }
 
 std::vector<Array> Ufunc::call_all(const std::vector<Operand> &operands, const CoreAxes &axes,
@@ -312,6 +326,10 @@ std::string Ufunc::layout() const {
 }
 
 void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) const {
+  call_async_operands(stream, operands);
+}
+
+void Ufunc::call_async_operands(Stream &stream, std::span<const Operand> operands) const {
   if (!state_) {
     empty_ufunc();
   }
@@ -322,10 +340,10 @@ void Ufunc::call_async(Stream &stream, const std::vector<Operand> &operands) con
   bind_call(*state_, TargetKind::Cuda, operands, true, bound);
   runtime::Backend &backend = state_->core->backend(TargetKind::Cuda);
   if (state_->generalized) {
-    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl());
+    (void)runtime::run_gufunc_call(*state_->core, backend, state_->name, *bound.signatures, bound.use, stream.impl());
     return;
   }
-  (void)runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, *bound.use, stream.impl(),
+  (void)runtime::run_call(*state_->core, backend, state_->name, *bound.signatures, bound.use, stream.impl(),
                           state_->plan());
 }
 

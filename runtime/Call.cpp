@@ -38,7 +38,7 @@ struct SplitOperands {
 };
 
 /// Step 1a: inputs and out(...) operands. `max_outs`: 1 for ufuncs.
-void split_operands(const std::vector<Operand> &operands, std::size_t max_outs, SplitOperands &split) {
+void split_operands(std::span<const Operand> operands, std::size_t max_outs, SplitOperands &split) {
   for (const Operand &op : operands) {
     if (op.kind != Operand::Kind::Out) {
       split.inputs.push_back(&op);
@@ -287,7 +287,7 @@ Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
 }
 
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
-               const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
+               const std::vector<CompiledSignature> &signatures, std::span<const Operand> operands,
                StreamImpl *stream, LastCallPlan *plan) {
   if (plan != nullptr) {  // the same structure as the last call: its plan
     Array result;
@@ -491,7 +491,7 @@ std::vector<std::vector<int>> resolve_core_axes(const GufuncLayout &layout, cons
 /// call run as usual, new outputs' core dims put at their axes.
 std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                                       const std::vector<CompiledSignature> &signatures,
-                                      const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes &axes) {
+                                      std::span<const Operand> operands, StreamImpl *stream, const CoreAxes &axes) {
   const GufuncLayout &layout = *signatures.front().layout;
   SplitOperands split;
   split_operands(operands, layout.outputs.size(), split);
@@ -515,7 +515,7 @@ std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const
                         std::to_string(layout.inputs.size()) + " inputs, got " + std::to_string(split.inputs.size()));
   }
   const std::vector<std::vector<int>> entries = resolve_core_axes(layout, axes, ndims, ufunc_name);
-  std::vector<Operand> moved = operands;
+  std::vector<Operand> moved(operands.begin(), operands.end());
   std::size_t input = 0;
   std::size_t output = layout.inputs.size();
   for (Operand &op : moved) {
@@ -536,7 +536,7 @@ std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const
 
 std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                                    const std::vector<CompiledSignature> &signatures,
-                                   const std::vector<Operand> &operands, StreamImpl *stream, const CoreAxes *axes) {
+                                   std::span<const Operand> operands, StreamImpl *stream, const CoreAxes *axes) {
   internal_assert(!signatures.empty() && signatures.front().generalized()) << "run_gufunc_call of a ufunc";
   const GufuncLayout &layout = *signatures.front().layout;
   const std::size_t n_out = layout.outputs.size();

@@ -1,6 +1,8 @@
 // The generic call algorithm of every ufunc on every target (runtime/Call.cpp).
 #pragma once
 
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,8 +19,15 @@ class LastCallPlan;
 /// `signatures` never change; the call reuses it when it can and records
 /// itself in it.
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
-               const std::vector<CompiledSignature> &signatures, const std::vector<Operand> &operands,
+               const std::vector<CompiledSignature> &signatures, std::span<const Operand> operands,
                StreamImpl *stream, LastCallPlan *plan = nullptr);
+/// run_call of a braced list: `run_call(core, backend, name, {sig}, {Operand(v)}, nullptr)`.
+inline Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+                      const std::vector<CompiledSignature> &signatures, std::initializer_list<Operand> operands,
+                      StreamImpl *stream, LastCallPlan *plan = nullptr) {
+  return run_call(core, backend, ufunc_name, signatures, std::span<const Operand>(operands.begin(), operands.size()),
+                  stream, plan);
+}
 
 /// A new output of `shape` laid out in the memory order of
 /// `full_shape_inputs` (NumPy's K); the Array's view has `shape`'s
@@ -33,7 +42,7 @@ Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
 /// every output was given with out(...).
 std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                                    const std::vector<CompiledSignature> &signatures,
-                                   const std::vector<Operand> &operands, StreamImpl *stream,
+                                   std::span<const Operand> operands, StreamImpl *stream,
                                    const CoreAxes *axes = nullptr);
 
 }  // namespace ufjit::runtime

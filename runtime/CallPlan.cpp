@@ -34,7 +34,7 @@ bool ranges_meet(uintptr_t a, const ByteExtent &ea, uintptr_t b, const ByteExten
 
 }  // namespace
 
-bool LastCallPlan::matches(const std::vector<Operand> &operands, StreamImpl *stream, const Backend &backend) const {
+bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream, const Backend &backend) const {
   if (!valid_ || backend_ != &backend || async_ != (stream != nullptr) || operands.size() != keys_.size()) {
     return false;
   }
@@ -50,7 +50,7 @@ bool LastCallPlan::matches(const std::vector<Operand> &operands, StreamImpl *str
   return true;
 }
 
-bool LastCallPlan::pointers_pass(const std::vector<Operand> &operands) const {
+bool LastCallPlan::pointers_pass(std::span<const Operand> operands) const {
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const auto address = reinterpret_cast<uintptr_t>(operands[k].array.data);
     if (address == 0 || (address & (keys_[k].alignment - 1)) != 0 || !range_fits(address, keys_[k].extent)) {
@@ -76,7 +76,7 @@ bool LastCallPlan::pointers_pass(const std::vector<Operand> &operands) const {
   return true;
 }
 
-bool LastCallPlan::run(Backend &backend, const std::vector<Operand> &operands, StreamImpl *stream, Array &result) {
+bool LastCallPlan::run(Backend &backend, std::span<const Operand> operands, StreamImpl *stream, Array &result) {
   std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock() || !matches(operands, stream, backend) || !pointers_pass(operands)) {
     return false;
@@ -97,7 +97,7 @@ bool LastCallPlan::run(Backend &backend, const std::vector<Operand> &operands, S
   return true;
 }
 
-void LastCallPlan::record(const std::vector<Operand> &operands, const PreparedCall &call, const Facts &facts) {
+void LastCallPlan::record(std::span<const Operand> operands, const PreparedCall &call, const Facts &facts) {
   std::size_t input = 0;
   std::size_t out_index = operands.size();
   for (std::size_t k = 0; k < operands.size(); ++k) {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "runtime/Backend.h"
@@ -33,7 +34,7 @@ class LastCallPlan {
   /// their data pointers pass the checks; `result` then holds the new output
   /// (empty with out(...)). Returns false, having done nothing, otherwise,
   /// and when another thread holds the plan.
-  bool run(Backend &backend, const std::vector<Operand> &operands, StreamImpl *stream, Array &result);
+  bool run(Backend &backend, std::span<const Operand> operands, StreamImpl *stream, Array &result);
 
   /// What run_call knows of a call it prepared, for record().
   struct Facts {
@@ -49,7 +50,7 @@ class LastCallPlan {
   /// passed) as the plan for later calls, when it is a call this plan can
   /// reuse (see the top of this file). `call`'s data pointers are replaced
   /// on every reuse.
-  void record(const std::vector<Operand> &operands, const PreparedCall &call, const Facts &facts);
+  void record(std::span<const Operand> operands, const PreparedCall &call, const Facts &facts);
 
  private:
   /// What a matching operand must equal, and what its pointer is checked
@@ -64,8 +65,8 @@ class LastCallPlan {
     ByteExtent extent;
     std::size_t alignment = 1;  // a power of two
   };
-  bool matches(const std::vector<Operand> &operands, StreamImpl *stream, const Backend &backend) const;
-  bool pointers_pass(const std::vector<Operand> &operands) const;
+  bool matches(std::span<const Operand> operands, StreamImpl *stream, const Backend &backend) const;
+  bool pointers_pass(std::span<const Operand> operands) const;
 
   std::mutex mutex_;  // try_lock only: a call never waits for another's plan
   bool valid_ = false;

@@ -95,7 +95,7 @@ SignatureList signatures_for(UfuncState &state, const std::vector<DType> &args, 
   return next;
 }
 
-SignatureList call_signatures(UfuncState &state, const std::vector<Operand> &operands) {
+SignatureList call_signatures(UfuncState &state, std::span<const Operand> operands) {
   if (!state.dynamic) {
     return SignatureList(std::shared_ptr<const void>(), &state.signatures);  // aliasing: no ownership
   }

@@ -43,6 +43,6 @@ SignatureList signatures_for(UfuncState &state, const std::vector<DType> &args, 
 /// The signature list a call of `state` with `operands` runs with: the
 /// ufunc's own, or for a dynamic ufunc or gufunc the one signature for the
 /// operands' types (compiled at the first such call).
-SignatureList call_signatures(UfuncState &state, const std::vector<Operand> &operands);
+SignatureList call_signatures(UfuncState &state, std::span<const Operand> operands);
 
 }  // namespace ufjit::runtime

@@ -8,10 +8,12 @@
 // at once is compiled once. No LLVM or CUDA type appears here.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -166,7 +168,8 @@ class UFJIT_API Ufunc {
   /// through a temporary copy. Every view is checked first (errors.h).
   template <typename... Args>
   Array operator()(Args &&...args) const {
-    return call(make_operands(std::forward<Args>(args)...));
+    const std::array<Operand, sizeof...(Args)> operands{Operand(std::forward<Args>(args))...};
+    return call_operands(operands);
   }
   Array call(const std::vector<Operand> &operands) const;
   /// Runs on `target` instead of the ufunc's default.
@@ -196,7 +199,8 @@ class UFJIT_API Ufunc {
   /// after it: program order is the only order to think about.
   template <typename... Args>
   void async(Stream &stream, Args &&...args) const {
-    call_async(stream, make_operands(std::forward<Args>(args)...));
+    const std::array<Operand, sizeof...(Args)> operands{Operand(std::forward<Args>(args))...};
+    call_async_operands(stream, operands);
   }
   void call_async(Stream &stream, const std::vector<Operand> &operands) const;
 
@@ -237,6 +241,11 @@ class UFJIT_API Ufunc {
   explicit Ufunc(std::shared_ptr<UfuncState> state) : state_(std::move(state)) {}
 
  private:
+  /// call() and call_async() of the variadic forms, whose operands are built
+  /// in place on the caller's stack (no heap allocation per call).
+  Array call_operands(std::span<const Operand> operands) const;
+  void call_async_operands(Stream &stream, std::span<const Operand> operands) const;
+
   /// The operands of a variadic call, each built in place: a braced
   /// std::vector<Operand>{...} would copy every operand (and its view's
   /// shape and strides) once more from the initializer list.

@@ -84,13 +84,15 @@ TEST_F(CallPlanTest, AnInputOverlappingOutIsReadBeforeOutIsWritten) {
   std::vector<int32_t> y(6, 0);
   run({Operand(view(x.data(), {5})), Operand(Out{view(y.data() + 1, {5})})});  // disjoint: recorded
   Array unused;
-  EXPECT_FALSE(plan.run(backend_, {Operand(view(x.data(), {5})), Operand(Out{view(x.data() + 1, {5})})}, nullptr, unused));
+  EXPECT_FALSE(plan.run(backend_, std::vector<Operand>{Operand(view(x.data(), {5})), Operand(Out{view(x.data() + 1, {5})})}, nullptr,
+                        unused));
   // x[1:] = x[:-1], NumPy's way: every input element read first.
   run({Operand(view(x.data(), {5})), Operand(Out{view(x.data() + 1, {5})})});
   EXPECT_EQ(x, (std::vector<int32_t>{1, 1, 2, 3, 4, 5}));
   // In place, element for element, needs no copy and keeps the plan.
   run({Operand(view(x.data(), {6})), Operand(Out{view(y.data(), {6})})});
-  EXPECT_TRUE(plan.run(backend_, {Operand(view(x.data(), {6})), Operand(Out{view(x.data(), {6})})}, nullptr, unused));
+  EXPECT_TRUE(plan.run(backend_, std::vector<Operand>{Operand(view(x.data(), {6})), Operand(Out{view(x.data(), {6})})}, nullptr,
+                       unused));
   EXPECT_EQ(x, (std::vector<int32_t>{1, 1, 2, 3, 4, 5}));
 }
 
