@@ -314,8 +314,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  /// After a launch on device operands: a synchronous call waits and reports
-  /// a raise now; an async one reports it at its stream's next synchronize.
   /// A LastCallPlan's launch (execute_planned): what its calls share.
   struct DeviceLaunch : LaunchMemo {
     DeviceLaunch(const codegen::KernelVariant &v, const HotKernel<cuda::CudaKernel> &k, const PreparedCall &call)
@@ -349,6 +347,8 @@ class CudaBackend final : public Backend {
     return device;
   }
 
+  /// After a launch on device operands: a synchronous call waits and reports
+  /// a raise now; an async one reports it at its stream's next synchronize.
   void finish_device_call(cuda::RaiseFlag &flag, StreamImpl *stream) {
     if (stream == nullptr) {
       UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
