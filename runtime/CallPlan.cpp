@@ -5,35 +5,6 @@
 
 namespace ufjit::runtime {
 
-namespace {
-
-bool same_dims(const Dims &a, const Dims &b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (std::size_t d = 0; d < a.size(); ++d) {
-    if (a[d] != b[d]) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/// Whether `[address + lo, address + hi)` stays inside the address space
-/// (validate_view's check, on a recorded extent).
-bool range_fits(uintptr_t address, const ByteExtent &extent) {
-  uintptr_t end = 0;
-  return address >= static_cast<uintptr_t>(-extent.lo) &&
-         !__builtin_add_overflow(address, static_cast<uintptr_t>(extent.hi), &end);
-}
-
-bool ranges_meet(uintptr_t a, const ByteExtent &ea, uintptr_t b, const ByteExtent &eb) {
-  return a - static_cast<uintptr_t>(-ea.lo) < b + static_cast<uintptr_t>(eb.hi) &&
-         b - static_cast<uintptr_t>(-eb.lo) < a + static_cast<uintptr_t>(ea.hi);
-}
-
-}  // namespace
-
 bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream, const Backend &backend) const {
   if (!valid_ || backend_ != &backend || async_ != (stream != nullptr) || operands.size() != keys_.size()) {
     return false;
@@ -42,8 +13,8 @@ bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream
     const Operand &op = operands[k];
     const OperandKey &key = keys_[k];
     if (op.kind != key.kind || op.array.dtype != key.dtype || op.array.residence != key.residence ||
-        op.array.device != key.device || !same_dims(op.array.shape, key.shape) ||
-        !same_dims(op.array.strides, key.strides)) {
+        op.array.device != key.device || op.array.shape != key.shape ||
+        op.array.strides != key.strides) {
       return false;
     }
   }
@@ -53,7 +24,7 @@ bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream
 bool LastCallPlan::pointers_pass(std::span<const Operand> operands) const {
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const auto address = reinterpret_cast<uintptr_t>(operands[k].array.data);
-    if (address == 0 || (address & (keys_[k].alignment - 1)) != 0 || !range_fits(address, keys_[k].extent)) {
+    if (address == 0 || (address & (keys_[k].alignment - 1)) != 0 || !extent_fits_address_space(address, keys_[k].extent)) {
       return false;
     }
   }
@@ -68,8 +39,8 @@ bool LastCallPlan::pointers_pass(std::span<const Operand> operands) const {
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const ArrayView &in = operands[k].array;
     if (k != out_index_ && keys_[k].residence == keys_[out_index_].residence &&
-        ranges_meet(reinterpret_cast<uintptr_t>(in.data), keys_[k].extent, out_address, keys_[out_index_].extent) &&
-        !(same_dims(in.shape, out.shape) && same_elements(in, out))) {
+        extents_meet(reinterpret_cast<uintptr_t>(in.data), keys_[k].extent, out_address, keys_[out_index_].extent) &&
+        !(in.shape == out.shape && same_elements(in, out))) {
       return false;
     }
   }

@@ -74,9 +74,7 @@ void validate_view(const ArrayView &v, LabelRef label) {
   }
   const ByteExtent extent = byte_extent(v);
   const auto address = reinterpret_cast<uintptr_t>(v.data);
-  uintptr_t end = 0;
-  if (address < static_cast<uintptr_t>(-extent.lo) ||
-      __builtin_add_overflow(address, static_cast<uintptr_t>(extent.hi), &end)) {
+  if (!extent_fits_address_space(address, extent)) {
     throw ShapeError(label() + " (" + v.describe() + ") reaches outside the address space with its strides");
   }
   const auto align = static_cast<int64_t>(element_alignment(v.dtype));
@@ -98,13 +96,7 @@ bool may_overlap(const ArrayView &a, const ArrayView &b) {
   }
   // Both ranges are known not to wrap (validate_view), so plain comparisons
   // of the addresses as integers are exact.
-  const auto a0 = reinterpret_cast<uintptr_t>(a.data);
-  const auto b0 = reinterpret_cast<uintptr_t>(b.data);
-  const uintptr_t a_lo = a0 - static_cast<uintptr_t>(-ea.lo);
-  const uintptr_t a_hi = a0 + static_cast<uintptr_t>(ea.hi);
-  const uintptr_t b_lo = b0 - static_cast<uintptr_t>(-eb.lo);
-  const uintptr_t b_hi = b0 + static_cast<uintptr_t>(eb.hi);
-  return a_lo < b_hi && b_lo < a_hi;
+  return extents_meet(reinterpret_cast<uintptr_t>(a.data), ea, reinterpret_cast<uintptr_t>(b.data), eb);
 }
 
 bool same_elements(const ArrayView &a, const ArrayView &b) {

@@ -29,6 +29,21 @@ struct ByteExtent {
 /// dim. Throws ShapeError when it does not fit in int64.
 ByteExtent byte_extent(const ArrayView &v);
 
+/// Whether the bytes [address + extent.lo, address + extent.hi) lie inside
+/// the address space (validate_view's range check).
+inline bool extent_fits_address_space(uintptr_t address, const ByteExtent &extent) {
+  uintptr_t end = 0;
+  return address >= static_cast<uintptr_t>(-extent.lo) &&
+         !__builtin_add_overflow(address, static_cast<uintptr_t>(extent.hi), &end);
+}
+
+/// Whether two such byte ranges, each inside the address space, intersect
+/// (may_overlap's test on non-empty extents).
+inline bool extents_meet(uintptr_t a, const ByteExtent &ea, uintptr_t b, const ByteExtent &eb) {
+  return a - static_cast<uintptr_t>(-ea.lo) < b + static_cast<uintptr_t>(eb.hi) &&
+         b - static_cast<uintptr_t>(-eb.lo) < a + static_cast<uintptr_t>(ea.hi);
+}
+
 /// The bytes of `shape` elements of `dtype` (allocation size). Throws
 /// ShapeError for a negative dim or when the size does not fit in int64.
 int64_t checked_bytes(DType dtype, const Dims &shape);

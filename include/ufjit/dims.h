@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <vector>
@@ -152,7 +151,19 @@ class Dims {
     return from;
   }
 
-  friend bool operator==(const Dims &a, const Dims &b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+  /// A plain loop, as copy_from: every call of a ufunc compares its
+  /// operands' dims with its last call's (runtime/CallPlan.h).
+  friend bool operator==(const Dims &a, const Dims &b) {
+    if (a.size_ != b.size_) {
+      return false;
+    }
+    for (std::size_t d = 0; d < a.size_; ++d) {
+      if (a.data_[d] != b.data_[d]) {
+        return false;
+      }
+    }
+    return true;
+  }
   friend bool operator!=(const Dims &a, const Dims &b) { return !(a == b); }
   friend bool operator==(const Dims &a, const std::vector<int64_t> &b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());

@@ -155,11 +155,7 @@ class CudaBackend final : public Backend {
   void execute(const PreparedCall &call, StreamImpl *stream) override {
     context_->make_current();
     const codegen::KernelVariant variant = choose_variant(call);
-    bool any_host = call.output.residence == Residence::Host;
-    for (const PreparedOperand &in : call.inputs) {
-      any_host = any_host || (!in.is_scalar && in.array.residence == Residence::Host);
-    }
-    if (!any_host) {
+    if (!any_host_operand(call)) {
       cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
       run_on_device(call, variant, cuda::stream_handle(stream), flag.device());
       finish_device_call(flag, stream);
@@ -185,7 +181,7 @@ class CudaBackend final : public Backend {
   void execute_planned(const PreparedCall &call, StreamImpl *stream, std::unique_ptr<LaunchMemo> &memo) override {
     auto *launch = static_cast<DeviceLaunch *>(memo.get());
     if (launch == nullptr) {
-      if (!all_on_device(call) || call.size >= kTierWaitElements) {
+      if (any_host_operand(call) || call.size >= kTierWaitElements) {  // (plans hold no scalars)
         execute(call, stream);  // staging, or a call long enough to wait for the optimised kernel
         return;
       }
@@ -339,12 +335,13 @@ class CudaBackend final : public Backend {
     PackedParams params;
   };
 
-  static bool all_on_device(const PreparedCall &call) {
-    bool device = call.output.residence == Residence::Device;
+  /// Whether the output or an array input is host memory (staged).
+  static bool any_host_operand(const PreparedCall &call) {
+    bool any_host = call.output.residence == Residence::Host;
     for (const PreparedOperand &in : call.inputs) {
-      device = device && !in.is_scalar && in.array.residence == Residence::Device;
+      any_host = any_host || (!in.is_scalar && in.array.residence == Residence::Host);
     }
-    return device;
+    return any_host;
   }
 
   /// After a launch on device operands: a synchronous call waits and reports
