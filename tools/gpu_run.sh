@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs ufjit's GPU checks and benchmarks ON a GPU host, from the repository
 # root, out of the bundle that tools/make_bundle.sh made (.bundle/ufjit-bundle.tar.xz):
-#   ufjit info; the GPU suite and the CUDA C++ interop suite; the API (semantic) suite with UFJIT_TARGET=cuda;
+#   ufjit info; the GPU suite, the CUDA C++ interop suite and the runtime's own GPU tests; the API (semantic) suite with UFJIT_TARGET=cuda;
 #   compute-sanitizer memcheck and racecheck over the GPU suite; bench_gpu; the Numba/CuPy
 #   comparison. Logs and JSON results go to $OUT (default /tmp/ufjit-gpu-out):
 #   run.log, summary.json, gpu_tests.json, api_tests.json, sanitizer.log,
@@ -45,6 +45,7 @@ step examples 60 sh -c "for e in main_job add_ufunc gaussian_pdf polar_distance 
 step cli_cuda 60 python3 "$root/tools/gpu_cli_check.py" "$B/bin/ufjit" "$B/examples/src" /tmp/ufjit-cli-check
 step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
 step cudacpp_gpu_tests 60 "$B/tests/ufjit_cudacpp_gpu_tests" --gtest_output=json:"$OUT/cudacpp_gpu_tests.json"
+step runtime_gpu_tests 30 "$B/tests/ufjit_runtime_gpu_tests" --gtest_output=json:"$OUT/runtime_gpu_tests.json"
 step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*'
@@ -72,7 +73,7 @@ python3 - "$OUT" <<'PY' | tee -a "$log"
 import json, os, sys
 out = sys.argv[1]
 summary = {}
-for suite in ("gpu_tests", "cudacpp_gpu_tests", "api_tests"):
+for suite in ("gpu_tests", "cudacpp_gpu_tests", "runtime_gpu_tests", "api_tests"):
     path = os.path.join(out, suite + ".json")
     if not os.path.exists(path):
         summary[suite] = "no result"

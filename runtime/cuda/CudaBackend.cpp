@@ -4,6 +4,7 @@
 #include "runtime/cuda/CudaBackend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -25,6 +26,7 @@
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/KernelKeys.h"
+#include "runtime/cuda/ContextWarmUp.h"
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
@@ -117,18 +119,16 @@ class CudaBackend final : public Backend {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
-    // The driver's PTX compiler is a library that libcuda loads at its first
-    // link, which a cold first call otherwise waits for: one tiny link on the
-    // tier-up worker, while the caller makes its first kernel's PTX.
-    if (warm_up_.claimed()) {
-      tier_up_.submit([context = context_] {
-        try {
-          (void)cuda::link_ptx(*context, kDriverJitWarmUpPtx, "warm_up.ptx");
-        } catch (const std::exception &) {
-          // The first real link then pays for the load; nothing else changes.
-        }
-      });
+    if (enabled_in_environment("UFJIT_WARMUP")) {
+      const Clock::time_point t0 = Clock::now();
+      context_warm_up_ = cuda::warm_up_context(context_);
+      if (driver::debug_level() >= 1) {
+        std::cerr << "ufjit: context warm-up for " << props.arch() << ": "
+                  << (context_warm_up_ ? "done" : "skipped (no cubin for this device, or a step failed)") << " in "
+                  << ms_between(t0, Clock::now()) << " ms\n";
+      }
     }
+    driver_jit_warm_up_pending_ = warm_up_.claimed();
   }
 
   ~CudaBackend() override {
@@ -519,6 +519,9 @@ class CudaBackend final : public Backend {
     // not for fastmath, whose quick kernel would round differently (no FMA
     // contraction without the code generator's optimizations).
     const bool quick = tiering_ && !linked && !sig.module->options.fastmath;
+    if (!linked) {
+      warm_up_driver_jit_once();
+    }
     const Clock::time_point t1 = Clock::now();
     const std::string ptx = codegen::emit_ptx({entry_request(sig, variant)}, gpu_,
                                               quick ? codegen::PtxTier::Quick : codegen::PtxTier::Optimized);
@@ -545,6 +548,25 @@ class CudaBackend final : public Backend {
                 << ms_between(t4, Clock::now()) << " ms\n";
     }
     return kernel;
+  }
+
+  /// The driver's PTX compiler is a library that libcuda loads at its first
+  /// link, which a cold first call otherwise waits for: one tiny link on the
+  /// tier-up worker while the caller makes its first kernel's PTX. Started at
+  /// the first compile, not with the backend: a process whose kernels all
+  /// come from the disk cache never needs it, and its link would run beside
+  /// that process's first module load, in the driver at the same time.
+  void warm_up_driver_jit_once() {
+    if (!driver_jit_warm_up_pending_.exchange(false)) {
+      return;
+    }
+    tier_up_.submit([context = context_] {
+      try {
+        (void)cuda::link_ptx(*context, kDriverJitWarmUpPtx, "warm_up.ptx");
+      } catch (const std::exception &) {
+        // The first real link then pays for the load; nothing else changes.
+      }
+    });
   }
 
   static codegen::EntryRequest entry_request(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
@@ -587,6 +609,10 @@ class CudaBackend final : public Backend {
   CompilerWarmUp warm_up_;
   // Destroyed after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
+  /// This backend warms the driver's PTX compiler up at its first compile.
+  std::atomic<bool> driver_jit_warm_up_pending_{false};
+  /// Kept loaded for the context's life (ContextWarmUp.h); null if skipped.
+  std::shared_ptr<cuda::CudaKernel> context_warm_up_;
   KernelCache *cache_;
   bool warn_low_occupancy_;
   std::mutex warned_mutex_;

@@ -2,8 +2,9 @@
 #include "runtime/cuda/CudaModule.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <vector>
+#include <memory>
 
 #include "codegen/LaunchHint.h"
 #include "ufjit/errors.h"
@@ -14,22 +15,26 @@ namespace {
 constexpr std::size_t kLogBytes = 16 * 1024;
 
 /// Log buffers and the option arrays that point at them, for one JIT call.
+/// Only the first byte of each buffer is cleared: the driver writes a
+/// NUL-terminated log within the size it is given, and zeroing 32 KiB was a
+/// quarter of the host instructions of a disk-warm first call.
 struct JitLogs {
-  std::vector<char> error = std::vector<char>(kLogBytes, '\0');
-  std::vector<char> info = std::vector<char>(kLogBytes, '\0');
-  std::vector<CUjit_option> options;
-  std::vector<void *> values;
+  std::unique_ptr<char[]> error{new char[kLogBytes]};
+  std::unique_ptr<char[]> info{new char[kLogBytes]};
+  std::array<CUjit_option, 4> options{CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                                      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  std::array<void *, 4> values{};
 
   JitLogs() {
-    options = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-               CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-    values = {error.data(), reinterpret_cast<void *>(kLogBytes), info.data(), reinterpret_cast<void *>(kLogBytes)};
+    error[0] = '\0';
+    info[0] = '\0';
+    values = {error.get(), reinterpret_cast<void *>(kLogBytes), info.get(), reinterpret_cast<void *>(kLogBytes)};
   }
   unsigned count() const { return static_cast<unsigned>(options.size()); }
   /// The error log, else the info log, trimmed.
   std::string text() const {
-    std::string log = error.data();
-    std::string more = info.data();
+    std::string log(error.get(), strnlen(error.get(), kLogBytes));
+    std::string more(info.get(), strnlen(info.get(), kLogBytes));
     if (!more.empty()) {
       log += log.empty() ? "" : "\n";
       log += more;
