@@ -259,8 +259,10 @@ void Lexer::lex_name() {
 }
 
 void Lexer::lex_operator() {
+  const std::string_view rest = std::string_view(text_).substr(pos_);
   for (std::string_view op : kOperators) {
-    if (text_.compare(pos_, op.size(), op) != 0) continue;
+    // The first byte rules out all but a few, without a call per operator.
+    if (op[0] != rest[0] || !rest.starts_with(op)) continue;
     push(TokenKind::Op, pos_, pos_ + op.size());
     pos_ += op.size();
     if (op == "(" || op == "[" || op == "{") {
@@ -481,7 +483,7 @@ std::vector<Token> tokenize(const SourceFile &file, DiagnosticEngine &diags) {
 
 bool is_python_keyword(std::string_view word) {
   for (std::string_view k : kKeywords) {
-    if (k == word) return true;
+    if (!word.empty() && k[0] == word[0] && k == word) return true;
   }
   return false;
 }

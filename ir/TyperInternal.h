@@ -387,6 +387,9 @@ class BodyTyper {
   /// Infer mode, first phase: a local assigned only weak values so far reads
   /// as a weak value, so that `acc = 0.0; acc += x32` makes acc float32.
   bool weak_reads_ = false;
+  /// This pass read some local as a weak value (weak_read returned one): the
+  /// only way the second phase's passes can differ from the first's.
+  mutable bool read_weak_value_ = false;
   std::optional<Type> return_union_;  // unified type of every returned value
   Stmt body_;
   std::vector<Variable> temps_;

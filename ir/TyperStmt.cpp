@@ -73,6 +73,7 @@ std::optional<Value> BodyTyper::weak_read(const std::string &name) const {
   if (it == candidates_.end()) return std::nullopt;
   const Candidates &c = it->second;
   if (c.strong || c.conflict || c.empty()) return std::nullopt;
+  read_weak_value_ = true;
   // Only the kind matters for typing; the value stands in for range checks.
   if (c.weak_complex) return Value::weak_num(PyNum::of_complex({1.0, 0.0}));
   if (c.weak_float) return Value::weak_num(PyNum::of_float(1.0));
@@ -165,6 +166,7 @@ Value BodyTyper::type_constant(const ast::Expr &e) {
 bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
   mode_ = mode;
   changed_ = false;
+  read_weak_value_ = false;
   flow_ = Flow();
   for (const std::string &p : param_names_) flow_.assigned.insert(p);
   break_flows_.clear();
@@ -209,6 +211,13 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   // with the IR: a local left with only weak values is int64/float64/complex128.
   int passes = 0;
   for (bool weak_reads : {true, false}) {
+    // The second phase differs from the first only where a local is read as
+    // a weak value: when the first phase's last pass (which changed nothing)
+    // read none, a second-phase pass would repeat it exactly and change
+    // nothing either. Skipping it saves a quarter of typing a function.
+    if (!weak_reads && !read_weak_value_) {
+      break;
+    }
     weak_reads_ = weak_reads;
     while (run_pass(Mode::Infer, def)) {
       ++passes;
