@@ -3,6 +3,7 @@
 // weak float constant that adapts to a float32 operand.
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "frontend/InternalAssert.h"
 #include "ir/TyperInternal.h"
@@ -510,16 +511,14 @@ std::optional<Type> unify_types(const Type &a, const Type &b, std::string &messa
   return std::nullopt;
 }
 
-std::string Candidates::key() const {
-  std::optional<Type> r = resolve();
-  return (r ? r->str() : std::string("?")) + "|" + (strong ? strong->str() : std::string("-")) + "|" +
-         (weak_int ? "i" : "") + (weak_float ? "f" : "") + (weak_complex ? "c" : "") + (conflict ? "!" : "");
-}
-
 bool Candidates::add(const Value &v) {
-  std::string before = key();
+  // What "changed" means, compared field by field (the types with ==, which
+  // tells apart exactly the types that print differently): no strings built
+  // per assignment typed.
+  const auto state = [this] { return std::make_tuple(resolve(), strong, weak_int, weak_float, weak_complex, conflict); };
+  const auto before = state();
   add_value(v);
-  return key() != before;
+  return state() != before;
 }
 
 void Candidates::add_value(const Value &v) {

@@ -97,7 +97,6 @@ struct Candidates {
   /// candidates changed (not merely the range of weak integers, which would
   /// keep growing for `i = 0; while ...: i += 1`).
   bool add(const Value &v);
-  std::string key() const;
   void add_value(const Value &v);
   /// The variable's type: weak-aware unification of the candidates.
   std::optional<Type> resolve() const;
