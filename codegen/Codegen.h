@@ -77,7 +77,8 @@ std::string emit_ptx(const std::vector<EntryRequest> &entries, const GpuOptions 
 /// caller only, so that one Runtime of a process warms up, not each.
 bool claim_ptx_warm_up();
 
-/// Compiles a small built-in ufunc (a branch, exp, sin, cos) to PTX at the
+/// Compiles a small built-in ufunc (a branch, exp, sin, cos, powers, a
+/// helper returning a tuple) to PTX at the
 /// quick tier and discards it: LLVM's targets initialised, libdevice read,
 /// and the code of the frontend, lowering, libdevice linking and NVPTX code
 /// generation paged in, which a fresh process's first compile otherwise pays

@@ -127,9 +127,14 @@ bool claim_ptx_warm_up() {
 }
 
 bool warm_up_ptx_compiler() noexcept {
+  // A branch, exp, sin, cos, powers, and a helper returning a tuple that the
+  // caller unpacks: the typer's paths for helpers and tuples are paged in
+  // too, which a first `vectorize` of such a source otherwise pays for.
   static const char kSource[] =
-      "import math\n@vectorize(['float32(float32, float32)'])\ndef warm_up(x, y):\n    if x < y:\n"
-      "        return math.exp(x) * y\n    return math.sin(x) + math.cos(y) ** 2\n";
+      "import math\nfrom numba import cuda\n\n@cuda.jit(device=True)\ndef warm_up_helper(a, b):\n"
+      "    return a * math.cos(b), a - b\n\n@vectorize(['float32(float32, float32)'])\ndef warm_up(x, y):\n"
+      "    p, q = warm_up_helper(x, y)\n    if x < y:\n        return math.exp(p) * y\n"
+      "    return (math.sin(x) + q ** 2) ** 0.5\n";
   try {
     auto file = std::make_shared<const SourceFile>("<warm-up>", kSource);
     DiagnosticEngine diags;

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <string>
 
-#include "codegen/LaunchHint.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaModule.h"
 
@@ -30,21 +29,19 @@ std::shared_ptr<CudaKernel> warm_up_context(const std::shared_ptr<const CudaCont
     const std::string image(reinterpret_cast<const char *>(cubin->data), cubin->size);
     std::shared_ptr<CudaKernel> kernel = load_kernel(context, image, kWarmUpEntry, HintSource::InModule);
     const CudaDriver &drv = context->drv();
-    // The hint's byte is the copies' device end: its size is the hint, its
-    // value is never read.
-    CUdeviceptr byte = 0;
-    std::size_t bytes = 0;
-    const std::string hint = codegen::launch_hint_symbol(kWarmUpEntry);
+    // Device scratch from the context's pool on the legacy stream, as a
+    // small call on host arrays takes it (HostStaging's direct path).
+    const CUdeviceptr scratch = context->allocate(256, nullptr);
     uint8_t value = 0;
-    bool ready = drv.cuModuleGetGlobal_v2(&byte, &bytes, kernel->module, hint.c_str()) == CUDA_SUCCESS &&
-                 drv.cuMemcpyHtoDAsync_v2(byte, &value, 1, nullptr) == CUDA_SUCCESS &&
+    bool ready = drv.cuMemcpyHtoDAsync_v2(scratch, &value, 1, nullptr) == CUDA_SUCCESS &&
                  drv.cuLaunchKernel(kernel->function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr) == CUDA_SUCCESS &&
-                 drv.cuMemcpyDtoHAsync_v2(&value, byte, 1, nullptr) == CUDA_SUCCESS;
+                 drv.cuMemcpyDtoHAsync_v2(&value, scratch, 1, nullptr) == CUDA_SUCCESS;
+    context->free(scratch);
     // Waited for on every path: `value` and the module outlive what was enqueued.
     ready = drv.cuStreamSynchronize(nullptr) == CUDA_SUCCESS && ready;
     return ready ? kernel : nullptr;
   } catch (...) {
-    return nullptr;  // a driver that refuses the cubin: the first real load does the work
+    return nullptr;  // a step the driver refused: the first call does that work itself
   }
 }
 

@@ -11,9 +11,10 @@
 // - the first launch, and the first copy from pageable memory each way.
 //
 // So the backend, right after making its context (100 ms and more), loads one
-// tiny cubin with a global through load_kernel, launches its empty kernel
-// once and copies one byte each way on the legacy stream, the path of a small
-// call on host arrays (HostStaging's direct path): about 0.2 ms. The cubins
+// tiny cubin with a global through load_kernel, takes 256 bytes of device
+// scratch from the context's pool, launches its empty kernel once and copies
+// one byte each way on the legacy stream, the path of a small call on host
+// arrays (HostStaging's direct path): about 0.2 ms. The cubins
 // are built by the CUDA toolkit's ptxas when ufjit is configured, one per
 // SASS family (cmake/UfjitWarmUpCubins.cmake), and embedded. A device none of
 // them runs on, a build without ptxas, or any failed step skips the warm-up:
