@@ -212,22 +212,32 @@ std::vector<std::string> Ufunc::signatures() const {
 
 namespace {
 
-/// Every result of a call on `target` (Ufunc::call_all_on).
-std::vector<Array> call_all_on_target(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
+/// A synchronous call of an elementwise ufunc on `target`: its result,
+/// empty with out(...).
+Array run_elementwise(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
   BoundCall bound;
   bind_call(state, target, operands, false, bound);
   runtime::Backend &backend = state.core->backend(target);
+  Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
+  if (!bound.keep.empty()) {
+    backend.synchronize();  // the kernel read the copies in `keep`
+  }
+  return result;
+}
+
+/// Every result of a call on `target` (Ufunc::call_all_on).
+std::vector<Array> call_all_on_target(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
   if (!state.generalized) {
-    Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
-    if (!bound.keep.empty()) {
-      backend.synchronize();  // the kernel read the copies in `keep`
-    }
+    Array result = run_elementwise(state, target, operands);
     std::vector<Array> results;
     if (!result.empty_handle()) {
       results.push_back(std::move(result));
     }
     return results;
   }
+  BoundCall bound;
+  bind_call(state, target, operands, false, bound);
+  runtime::Backend &backend = state.core->backend(target);
   return runtime::run_gufunc_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr);
 }
 
@@ -244,14 +254,7 @@ Array call_on_target(UfuncState &state, TargetKind target, std::span<const Opera
     }
     return std::move(results.front());
   }
-  BoundCall bound;
-  bind_call(state, target, operands, false, bound);
-  runtime::Backend &backend = state.core->backend(target);
-  Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
-  if (!bound.keep.empty()) {
-    backend.synchronize();  // the kernel read the copies in `keep`
-  }
-  return result;
+  return run_elementwise(state, target, operands);
 }
 
 }  // namespace
