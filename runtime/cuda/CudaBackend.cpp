@@ -306,7 +306,7 @@ class CudaBackend final : public Backend {
   cache::DiskCacheCounters disk_counters() const { return disk_.counters(); }
 
   void run_method(const MethodLaunch &launch) override {
-    cuda::run_cuda_method(launch, context_, *cache_, disk_, gpu_, key_);
+    cuda::run_cuda_method(launch, context_, *cache_, disk_, gpu_, key_, [this] { warm_up_driver_jit_once(); });
   }
 
  private:

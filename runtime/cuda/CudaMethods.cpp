@@ -2,6 +2,7 @@
 #include "runtime/cuda/CudaMethods.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "runtime/cuda/CudaModule.h"
@@ -27,7 +28,7 @@ CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterp
 /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
 std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, MethodKernel method,
                                         const std::shared_ptr<const CudaContext> &context, cache::DiskCache &disk,
-                                        const codegen::GpuOptions &gpu) {
+                                        const codegen::GpuOptions &gpu, const std::function<void()> &before_compile) {
   const std::string entry = codegen::method_entry_name(sig.base_name, method);
   const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir_code_key(sig), entry, *context, gpu);
   const cache::KeyHash hash = cache::hash_key(disk_key);
@@ -38,6 +39,7 @@ std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, M
       // Rejected by the driver: recompile and overwrite it below.
     }
   }
+  before_compile();
   codegen::EntryRequest request;
   request.module = sig.module.get();
   request.base_name = sig.base_name;
@@ -54,13 +56,14 @@ class MethodLauncher {
  public:
   MethodLauncher(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
                  runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                 const std::string &target_key)
+                 const std::string &target_key, const std::function<void()> &before_compile)
       : sig_(*launch.signature),
         context_(context),
         cache_(cache),
         disk_(disk),
         gpu_(gpu),
         target_key_(target_key),
+        before_compile_(before_compile),
         flag_(context, *launch.signature, nullptr) {}
 
   /// The kernel of `method`, compiled or cached.
@@ -73,7 +76,7 @@ class MethodLauncher {
     key.float_options = float_options(sig_);
     auto compiled = std::static_pointer_cast<const CudaKernel>(
         cache_.get_or_compile(key, [&]() -> std::shared_ptr<const runtime::CompiledKernel> {
-          return build(sig_, method, context_, disk_, gpu_);
+          return build(sig_, method, context_, disk_, gpu_, before_compile_);
         }));
     kernels_.push_back(compiled);
     return *compiled;
@@ -113,6 +116,7 @@ class MethodLauncher {
   cache::DiskCache &disk_;
   const codegen::GpuOptions &gpu_;
   const std::string &target_key_;
+  const std::function<void()> &before_compile_;
   RaiseFlag flag_;
   std::vector<std::shared_ptr<const CudaKernel>> kernels_;  // alive until the launches finished
 };
@@ -197,9 +201,9 @@ void run_accumulate(MethodLauncher &l, const runtime::MethodLaunch &launch) {
 
 void run_cuda_method(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
                      runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                     const std::string &target_key) {
+                     const std::string &target_key, const std::function<void()> &before_compile) {
   context->make_current();
-  MethodLauncher launcher(launch, context, cache, disk, gpu, target_key);
+  MethodLauncher launcher(launch, context, cache, disk, gpu, target_key, before_compile);
   if (launch.method == MethodKernel::Accumulate || launch.method == MethodKernel::AccumulateRows) {
     run_accumulate(launcher, launch);
   } else {

@@ -14,6 +14,7 @@
 // (runtime/cuda/RaiseFlag.h).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,8 +27,10 @@
 namespace ufjit::cuda {
 
 /// Runs `launch` (device memory) on the legacy stream and waits for it.
+/// `before_compile` runs before a method kernel found in neither cache is
+/// compiled (the backend's driver JIT warm-up).
 void run_cuda_method(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
                      runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                     const std::string &target_key);
+                     const std::string &target_key, const std::function<void()> &before_compile);
 
 }  // namespace ufjit::cuda
