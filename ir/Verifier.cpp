@@ -11,6 +11,13 @@ namespace ufjit::ir {
 
 namespace {
 
+/// Checks `ok`; builds the message `what` only when it fails (a check runs on
+/// every node of every module typed, its message almost never).
+#define VERIFY_CHECK(ok, what) \
+  do {                         \
+    if (!(ok)) fail(what);     \
+  } while (false)
+
 bool is_float_type(const Type &t) { return t.is_float(); }
 
 Type complex_part(const Type &t) {
@@ -79,9 +86,9 @@ class FunctionVerifier : public IRVisitor {
       params_.insert(p.name);
     }
     for (const Variable &l : f_.locals) declare(l, names, "local");
-    check(static_cast<bool>(f_.body), "function without a body");
+    VERIFY_CHECK(static_cast<bool>(f_.body), "function without a body");
     visit_stmt(f_.body);
-    if (!f_.ret.is_void()) check(always_returns(f_.body), "a path falls off the end of a non-void function");
+    if (!f_.ret.is_void()) VERIFY_CHECK(always_returns(f_.body), "a path falls off the end of a non-void function");
   }
 
  protected:
@@ -89,45 +96,45 @@ class FunctionVerifier : public IRVisitor {
 
   void visit(const Var *op) override {
     auto it = vars_.find(op->name);
-    check(it != vars_.end(), "undeclared variable '" + op->name + "'");
-    check(it->second == op->type,
+    VERIFY_CHECK(it != vars_.end(), "undeclared variable '" + op->name + "'");
+    VERIFY_CHECK(it->second == op->type,
           "variable '" + op->name + "' used as " + op->type.str() + " but declared " + it->second.str());
   }
 
   void visit(const Cast *op) override {
-    check(op->type.is_scalar() && op->value.type().is_scalar(), "Cast of a non-scalar: " + print(Expr(node(op))));
+    VERIFY_CHECK(op->type.is_scalar() && op->value.type().is_scalar(), "Cast of a non-scalar: " + print(Expr(node(op))));
     IRVisitor::visit(op);
   }
 
   void visit(const Binary *op) override {
-    check(op->a.type() == op->b.type() && op->type == op->a.type(), "Binary operand types differ");
+    VERIFY_CHECK(op->a.type() == op->b.type() && op->type == op->a.type(), "Binary operand types differ");
     IRVisitor::visit(op);
   }
 
   void visit(const Compare *op) override {
-    check(op->a.type() == op->b.type() && op->type.is_bool(), "Compare operand types differ");
+    VERIFY_CHECK(op->a.type() == op->b.type() && op->type.is_bool(), "Compare operand types differ");
     IRVisitor::visit(op);
   }
 
   void visit(const Select *op) override {
-    check(op->cond.type().is_bool(), "Select condition is not bool");
-    check(op->a.type() == op->b.type() && op->type == op->a.type(), "Select arm types differ");
+    VERIFY_CHECK(op->cond.type().is_bool(), "Select condition is not bool");
+    VERIFY_CHECK(op->a.type() == op->b.type() && op->type == op->a.type(), "Select arm types differ");
     IRVisitor::visit(op);
   }
 
   void visit(const ShortCircuit *op) override {
-    check(op->a.type() == op->b.type() && op->type == op->a.type(), "ShortCircuit operand types differ");
+    VERIFY_CHECK(op->a.type() == op->b.type() && op->type == op->a.type(), "ShortCircuit operand types differ");
     IRVisitor::visit(op);
   }
 
   void visit(const Call *op) override {
     if (const ExternFunction *ext = module_.find_extern(op->callee)) {
-      check(ext->params.size() == op->args.size(), "call of extern '" + op->callee + "' with wrong arity");
+      VERIFY_CHECK(ext->params.size() == op->args.size(), "call of extern '" + op->callee + "' with wrong arity");
       for (std::size_t i = 0; i < op->args.size() && i < ext->params.size(); ++i) {
-        check(op->args[i].type() == ext->params[i], "argument " + std::to_string(i) + " of extern call '" +
+        VERIFY_CHECK(op->args[i].type() == ext->params[i], "argument " + std::to_string(i) + " of extern call '" +
                                                         op->callee + "' has type " + op->args[i].type().str());
       }
-      check(op->type == ext->ret, "call of extern '" + op->callee + "' typed " + op->type.str());
+      VERIFY_CHECK(op->type == ext->ret, "call of extern '" + op->callee + "' typed " + op->type.str());
       IRVisitor::visit(op);
       return;
     }
@@ -138,18 +145,18 @@ class FunctionVerifier : public IRVisitor {
       callee_index = found->second;
       callee = &module_.functions[callee_index];
     }
-    check(callee != nullptr, "call of unknown function '" + op->callee + "'");
-    check(callee_index < index_, "call of '" + op->callee +
+    VERIFY_CHECK(callee != nullptr, "call of unknown function '" + op->callee + "'");
+    VERIFY_CHECK(callee_index < index_, "call of '" + op->callee +
                                      "', which is not defined before its caller (recursion, or callees out of order)");
-    check(callee->params.size() == op->args.size(), "call of '" + op->callee + "' with " +
+    VERIFY_CHECK(callee->params.size() == op->args.size(), "call of '" + op->callee + "' with " +
                                                         std::to_string(op->args.size()) + " arguments, expected " +
                                                         std::to_string(callee->params.size()));
     for (std::size_t i = 0; i < op->args.size(); ++i) {
-      check(op->args[i].type() == callee->params[i].type,
+      VERIFY_CHECK(op->args[i].type() == callee->params[i].type,
             "argument " + std::to_string(i) + " of call '" + op->callee + "' has type " + op->args[i].type().str() +
                 ", parameter is " + callee->params[i].type.str());
     }
-    check(op->type == callee->ret, "call of '" + op->callee + "' typed " + op->type.str() + ", returns " +
+    VERIFY_CHECK(op->type == callee->ret, "call of '" + op->callee + "' typed " + op->type.str() + ", returns " +
                                        callee->ret.str());
     IRVisitor::visit(op);
   }
@@ -160,7 +167,7 @@ class FunctionVerifier : public IRVisitor {
   }
 
   void visit(const MakeTuple *op) override {
-    check(op->type.is_tuple() && op->type.elements().size() == op->elements.size(), "MakeTuple type mismatch");
+    VERIFY_CHECK(op->type.is_tuple() && op->type.elements().size() == op->elements.size(), "MakeTuple type mismatch");
     IRVisitor::visit(op);
   }
 
@@ -172,42 +179,42 @@ class FunctionVerifier : public IRVisitor {
   }
 
   void visit(const ArrayLoad *op) override {
-    check(array_operand(op->array), "ArrayLoad of a non-array or an array that is not a variable or a view");
+    VERIFY_CHECK(array_operand(op->array), "ArrayLoad of a non-array or an array that is not a variable or a view");
     IRVisitor::visit(op);
   }
 
   void visit(const ArrayDim *op) override {
-    check(array_operand(op->array), "ArrayDim of a non-array variable");
+    VERIFY_CHECK(array_operand(op->array), "ArrayDim of a non-array variable");
     IRVisitor::visit(op);
   }
 
   void visit(const ArraySlice *op) override {
-    check(array_operand(op->array), "ArraySlice of a non-array variable");
+    VERIFY_CHECK(array_operand(op->array), "ArraySlice of a non-array variable");
     IRVisitor::visit(op);
   }
 
   void visit(const Assign *op) override {
     auto it = vars_.find(op->var);
-    check(it != vars_.end(), "assignment to undeclared variable '" + op->var + "'");
+    VERIFY_CHECK(it != vars_.end(), "assignment to undeclared variable '" + op->var + "'");
     // An array local holds a view (`row = a[i]`); array parameters are never reassigned.
-    check(!it->second.is_array() || params_.count(op->var) == 0, "assignment to array parameter '" + op->var + "'");
-    check(it->second == op->value.type(), "assignment of " + op->value.type().str() + " to '" + op->var +
+    VERIFY_CHECK(!it->second.is_array() || params_.count(op->var) == 0, "assignment to array parameter '" + op->var + "'");
+    VERIFY_CHECK(it->second == op->value.type(), "assignment of " + op->value.type().str() + " to '" + op->var +
                                               "' declared " + it->second.str());
     IRVisitor::visit(op);
   }
 
   void visit(const ArrayStore *op) override {
-    check(array_operand(op->array), "ArrayStore to a non-array variable");
+    VERIFY_CHECK(array_operand(op->array), "ArrayStore to a non-array variable");
     IRVisitor::visit(op);
   }
 
   void visit(const If *op) override {
-    check(op->cond.type().is_bool(), "If condition is not bool");
+    VERIFY_CHECK(op->cond.type().is_bool(), "If condition is not bool");
     IRVisitor::visit(op);
   }
 
   void visit(const While *op) override {
-    check(op->cond.type().is_bool(), "While condition is not bool");
+    VERIFY_CHECK(op->cond.type().is_bool(), "While condition is not bool");
     visit_expr(op->cond);
     ++loop_depth_;
     visit_stmt(op->body);
@@ -216,10 +223,10 @@ class FunctionVerifier : public IRVisitor {
 
   void visit(const ForRange *op) override {
     auto it = vars_.find(op->var);
-    check(it != vars_.end(), "loop variable '" + op->var + "' is not declared");
-    check(it->second == op->start.type(), "loop variable '" + op->var + "' declared " + it->second.str() +
+    VERIFY_CHECK(it != vars_.end(), "loop variable '" + op->var + "' is not declared");
+    VERIFY_CHECK(it->second == op->start.type(), "loop variable '" + op->var + "' declared " + it->second.str() +
                                               ", range of " + op->start.type().str());
-    check(op->start.type() == op->stop.type() && op->stop.type() == op->step.type(), "range bound types differ");
+    VERIFY_CHECK(op->start.type() == op->stop.type() && op->stop.type() == op->step.type(), "range bound types differ");
     visit_expr(op->start);
     visit_expr(op->stop);
     visit_expr(op->step);
@@ -228,16 +235,16 @@ class FunctionVerifier : public IRVisitor {
     --loop_depth_;
   }
 
-  void visit(const Break *) override { check(loop_depth_ > 0, "break outside a loop"); }
-  void visit(const Continue *) override { check(loop_depth_ > 0, "continue outside a loop"); }
+  void visit(const Break *) override { VERIFY_CHECK(loop_depth_ > 0, "break outside a loop"); }
+  void visit(const Continue *) override { VERIFY_CHECK(loop_depth_ > 0, "continue outside a loop"); }
 
   void visit(const Return *op) override {
     if (f_.ret.is_void()) {
-      check(!op->value, "return with a value in a void function");
+      VERIFY_CHECK(!op->value, "return with a value in a void function");
       return;
     }
-    check(static_cast<bool>(op->value), "return without a value in a function returning " + f_.ret.str());
-    check(op->value.type() == f_.ret, "return of " + op->value.type().str() + " in a function returning " +
+    VERIFY_CHECK(static_cast<bool>(op->value), "return without a value in a function returning " + f_.ret.str());
+    VERIFY_CHECK(op->value.type() == f_.ret, "return of " + op->value.type().str() + " in a function returning " +
                                           f_.ret.str());
     IRVisitor::visit(op);
   }
@@ -250,9 +257,9 @@ class FunctionVerifier : public IRVisitor {
   }
 
   void declare(const Variable &v, std::set<std::string> &names, const char *what) {
-    check(!v.name.empty(), std::string(what) + " with an empty name");
-    check(!v.type.is_void(), std::string(what) + " '" + v.name + "' of type void");
-    check(names.insert(v.name).second, std::string(what) + " '" + v.name + "' declared twice");
+    VERIFY_CHECK(!v.name.empty(), std::string(what) + " with an empty name");
+    VERIFY_CHECK(!v.type.is_void(), std::string(what) + " '" + v.name + "' of type void");
+    VERIFY_CHECK(names.insert(v.name).second, std::string(what) + " '" + v.name + "' declared twice");
     vars_[v.name] = v.type;
   }
   std::set<std::string> params_;
@@ -268,44 +275,44 @@ class FunctionVerifier : public IRVisitor {
     };
     switch (op->op) {
       case IntrinsicOp::Ldexp:
-        check(is_float_type(op->type) && arg(0) == op->type && arg(1) == Type::scalar(DType::Int32),
+        VERIFY_CHECK(is_float_type(op->type) && arg(0) == op->type && arg(1) == Type::scalar(DType::Int32),
               "ldexp types: " + op->type.str());
         return;
       case IntrinsicOp::Frexp:
-        check(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), Type::scalar(DType::Int32)}),
+        VERIFY_CHECK(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), Type::scalar(DType::Int32)}),
               "frexp types: " + op->type.str());
         return;
       case IntrinsicOp::Modf:
-        check(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), arg(0)}), "modf types: " + op->type.str());
+        VERIFY_CHECK(is_float_type(arg(0)) && op->type == Type::tuple({arg(0), arg(0)}), "modf types: " + op->type.str());
         return;
       case IntrinsicOp::IsNan:
       case IntrinsicOp::IsInf:
       case IntrinsicOp::IsFinite:
-        check(op->type.is_bool() && (arg(0).is_float() || arg(0).is_complex()), name + " types");
+        VERIFY_CHECK(op->type.is_bool() && (arg(0).is_float() || arg(0).is_complex()), name + " types");
         return;
       case IntrinsicOp::IAbs:
-        check(arg(0).is_int() && op->type == arg(0), "iabs types");
+        VERIFY_CHECK(arg(0).is_int() && op->type == arg(0), "iabs types");
         return;
       case IntrinsicOp::Popc:
       case IntrinsicOp::Clz:
       case IntrinsicOp::Brev:
-        check(arg(0).is_int() && op->type == arg(0), name + " types");
+        VERIFY_CHECK(arg(0).is_int() && op->type == arg(0), name + " types");
         return;
       case IntrinsicOp::Ffs:
-        check(arg(0).is_int() && op->type == Type::scalar(DType::UInt32), "ffs types");
+        VERIFY_CHECK(arg(0).is_int() && op->type == Type::scalar(DType::UInt32), "ffs types");
         return;
       case IntrinsicOp::Gcd:
       case IntrinsicOp::Lcm:
-        check(op->type.is_int() && all_args_are(op->type), name + " types");
+        VERIFY_CHECK(op->type.is_int() && all_args_are(op->type), name + " types");
         return;
       case IntrinsicOp::Real:
       case IntrinsicOp::Imag:
       case IntrinsicOp::CAbs:
       case IntrinsicOp::Phase:
-        check(arg(0).is_complex() && op->type == complex_part(arg(0)), name + " types");
+        VERIFY_CHECK(arg(0).is_complex() && op->type == complex_part(arg(0)), name + " types");
         return;
       case IntrinsicOp::MakeComplex:
-        check((arg(0) == Type::scalar(DType::Float32) || arg(0) == Type::scalar(DType::Float64)) && arg(1) == arg(0) &&
+        VERIFY_CHECK((arg(0) == Type::scalar(DType::Float32) || arg(0) == Type::scalar(DType::Float64)) && arg(1) == arg(0) &&
                   complex_part(op->type) == arg(0) && op->type.is_complex(),
               "complex() types");
         return;
@@ -327,16 +334,16 @@ class FunctionVerifier : public IRVisitor {
       case IntrinsicOp::CAcosh:
       case IntrinsicOp::CAtanh:
       case IntrinsicOp::CPow:
-        check(op->type.is_complex() && all_args_are(op->type), name + " types");
+        VERIFY_CHECK(op->type.is_complex() && all_args_are(op->type), name + " types");
         return;
       default:
-        check(op->type.is_float() && all_args_are(op->type), name + " of " + op->type.str() + " needs float arguments of that type");
+        VERIFY_CHECK(op->type.is_float() && all_args_are(op->type), name + " of " + op->type.str() + " needs float arguments of that type");
         return;
     }
   }
 
-  void check(bool ok, const std::string &what) {
-    internal_assert(ok) << "IR verifier: module '" << module_.name << "', function '" << f_.name << "': " << what;
+  [[noreturn]] void fail(const std::string &what) const {
+    internal_error << "IR verifier: module '" << module_.name << "', function '" << f_.name << "': " << what;
   }
 
   const Module &module_;
@@ -346,6 +353,8 @@ class FunctionVerifier : public IRVisitor {
   int loop_depth_ = 0;
   const std::map<std::string, std::size_t> &index_of_;
 };
+
+#undef VERIFY_CHECK
 
 }  // namespace
 
