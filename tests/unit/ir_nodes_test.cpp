@@ -124,6 +124,23 @@ TEST(IRPrinter, FloatsPrintShortestRoundTrip) {
   }
 }
 
+TEST(IRPrinter, FloatsPrintPositionalForExponentsFromMinusFourBelowSixteen) {
+  EXPECT_EQ(format_double(0.0001), "0.0001");
+  EXPECT_EQ(format_double(1.5e-5), "1.5e-05");
+  EXPECT_EQ(format_double(1e15), "1000000000000000.0");
+  EXPECT_EQ(format_double(1e16), "1e+16");
+  EXPECT_EQ(format_double(-123.25), "-123.25");
+  // More significant digits than the exponent: positional past 16, as %g.
+  EXPECT_EQ(format_double(12345678901234568.0), "12345678901234568.0");
+  // A float32 integer past its significant digits prints its own digits.
+  EXPECT_EQ(format_float(DType::Float32, 423941184.0), "423941184.0");
+  EXPECT_EQ(format_float(DType::Float32, static_cast<double>(1e-7f)), "1e-07");
+  EXPECT_EQ(format_float(DType::Complex64, static_cast<double>(0.3f)), "0.3");
+  // float16 (no std::to_chars): the shortest text that rounds to it in float16.
+  EXPECT_EQ(format_float(DType::Float16, 0.0999755859375), "0.1");
+  EXPECT_EQ(format_float(DType::Float16, 65504.0), "65504.0");
+}
+
 TEST(IRPrinter, PrintsConstantsWithTypes) {
   EXPECT_EQ(print(Const::make_float(DType::Float32, 0.5)), "0.5:float32");
   EXPECT_EQ(print(Const::make_int(DType::Int8, -3)), "-3:int8");
