@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/CFG.h>
@@ -22,18 +23,25 @@ namespace ufjit::codegen {
 void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks) {
   callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any ir) {
     // InstCombine and ADCE revisit an elif chain's phi of n entries for
-    // each of its n blocks (40,000 branches: 2.2 s and 1.0 s of 5.5 s).
-    if (pass != "SimplifyCFGPass" && pass != "GVNPass" && pass != "InstCombinePass" && pass != "ADCEPass") {
+    // each of its n blocks (40,000 branches: 2.2 s and 1.0 s of 5.5 s);
+    // JumpThreading folds the chain's empty blocks into that phi one at a
+    // time (10,000 returns merged in one block: 10 s).
+    if (pass != "SimplifyCFGPass" && pass != "GVNPass" && pass != "InstCombinePass" && pass != "ADCEPass" &&
+        pass != "JumpThreadingPass") {
       return true;
     }
     const llvm::Function *const *f = llvm::any_cast<const llvm::Function *>(&ir);
-    return f == nullptr || (*f)->size() <= kHugeFunctionBlocks;
+    return f == nullptr || !is_huge_function(**f);
   });
+}
+
+bool is_huge_function(const llvm::Function &f) {
+  return f.size() > kHugeFunctionBlocks || f.hasFnAttribute(kHugePartAttribute);
 }
 
 bool has_huge_function(const llvm::Module &module) {
   for (const llvm::Function &f : module) {
-    if (f.size() > kHugeFunctionBlocks) return true;
+    if (is_huge_function(f)) return true;
   }
   return false;
 }
@@ -85,6 +93,17 @@ std::vector<llvm::BasicBlock *> cut_block(llvm::BasicBlock *block, std::size_t e
   return pieces;
 }
 
+/// Promotes `f`'s promotable stack slots (its variables) to SSA values.
+void promote_variables(llvm::Function &f) {
+  llvm::DominatorTree dt(f);
+  std::vector<llvm::AllocaInst *> allocas;
+  for (llvm::Instruction &inst : f.getEntryBlock()) {
+    auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
+    if (alloca != nullptr && llvm::isAllocaPromotable(alloca)) allocas.push_back(alloca);
+  }
+  if (!allocas.empty()) llvm::PromoteMemToReg(allocas, dt);
+}
+
 /// Gives `piece` a copy (a freeze, the identity on any defined value) of each
 /// value from outside it that many instructions use, such as a parameter
 /// every statement reads: CodeExtractor walks all uses of each input of a
@@ -120,17 +139,9 @@ void outline_huge_blocks(llvm::Module &module) {
       if (block.size() > kHugeBlockInstructions) huge.push_back(&block);
     }
     if (huge.empty()) continue;
-    {
-      // Values instead of stack slots: what crosses a cut is then a few SSA
-      // values, not variables behind pointers the optimizer cannot promote.
-      llvm::DominatorTree dt(*f);
-      std::vector<llvm::AllocaInst *> allocas;
-      for (llvm::Instruction &inst : f->getEntryBlock()) {
-        auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
-        if (alloca != nullptr && llvm::isAllocaPromotable(alloca)) allocas.push_back(alloca);
-      }
-      if (!allocas.empty()) llvm::PromoteMemToReg(allocas, dt);
-    }
+    // Values instead of stack slots: what crosses a cut is then a few SSA
+    // values, not variables behind pointers the optimizer cannot promote.
+    promote_variables(*f);
     std::vector<llvm::BasicBlock *> pieces;
     for (llvm::BasicBlock *block : huge) {
       std::vector<llvm::BasicBlock *> cut = cut_block(block, kOutlineInstructions);
@@ -162,7 +173,7 @@ void outline_huge_blocks(llvm::Module &module) {
 
 void demote_huge_phis(llvm::Module &module) {
   for (llvm::Function &f : module) {
-    if (f.size() <= kHugeFunctionBlocks) continue;
+    if (!is_huge_function(f)) continue;
     std::vector<llvm::PHINode *> huge;
     for (llvm::BasicBlock &block : f) {
       for (llvm::PHINode &phi : block.phis()) {
@@ -175,7 +186,7 @@ void demote_huge_phis(llvm::Module &module) {
 
 void fold_empty_blocks_of_huge_functions(llvm::Module &module) {
   for (llvm::Function &f : module) {
-    if (f.size() <= kHugeFunctionBlocks) continue;
+    if (!is_huge_function(f)) continue;
     // Blocks holding only `br dest`, with one predecessor that is a branch.
     llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> pred_of;
     for (llvm::BasicBlock &block : llvm::drop_begin(f)) {
@@ -226,6 +237,181 @@ void fold_empty_blocks_of_huge_functions(llvm::Module &module) {
       block->eraseFromParent();
     }
   }
+}
+
+namespace {
+
+/// Gives `f` one return block: each `ret v` becomes a branch to a block that
+/// returns the phi of the values. No part cut from `f` then returns (a
+/// return moved into a part would leave the part, not `f`).
+void unify_returns(llvm::Function &f) {
+  std::vector<llvm::ReturnInst *> returns;
+  for (llvm::BasicBlock &block : f) {
+    if (auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator())) returns.push_back(ret);
+  }
+  if (returns.size() < 2) return;
+  llvm::LLVMContext &context = f.getContext();
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(context, "unified.return", &f);
+  llvm::PHINode *value = nullptr;
+  if (!f.getReturnType()->isVoidTy()) {
+    value = llvm::PHINode::Create(f.getReturnType(), static_cast<unsigned>(returns.size()), "return.value", exit);
+  }
+  llvm::ReturnInst::Create(context, value, exit);
+  for (llvm::ReturnInst *ret : returns) {
+    if (value != nullptr) value->addIncoming(ret->getReturnValue(), ret->getParent());
+    llvm::BranchInst::Create(exit, ret->getParent());
+    ret->eraseFromParent();
+  }
+}
+
+/// The dominator tree's nodes, children before parents (iteratively: the
+/// tree of an elif chain is as deep as the chain).
+std::vector<llvm::DomTreeNode *> dominator_post_order(llvm::DominatorTree &dt) {
+  std::vector<llvm::DomTreeNode *> order;
+  std::vector<std::pair<llvm::DomTreeNode *, std::size_t>> stack{{dt.getRootNode(), 0}};
+  while (!stack.empty()) {
+    llvm::DomTreeNode *node = stack.back().first;
+    const std::size_t next = stack.back().second++;
+    if (next < node->getNumChildren()) {
+      stack.push_back({*(node->begin() + static_cast<std::ptrdiff_t>(next)), 0});
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+/// Whether a part may begin at `block`: reached by one branch, with no phi
+/// (the part's entry is then `block` itself, not a block split off it).
+bool can_begin_part(const llvm::BasicBlock &block) {
+  const llvm::BasicBlock *pred = block.getSinglePredecessor();
+  return pred != nullptr && pred != &block && llvm::isa<llvm::BranchInst>(pred->getTerminator()) &&
+         block.phis().empty() && !block.isEHPad();
+}
+
+/// Every block dominated by `head`, but for the parts already cut below it,
+/// whose calls stand in for them (`cut`: a part's first block -> the block
+/// of its call). `head` first: the part's entry.
+std::vector<llvm::BasicBlock *> part_blocks(llvm::DomTreeNode *head,
+                                            const llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> &cut) {
+  std::vector<llvm::BasicBlock *> blocks;
+  std::vector<llvm::DomTreeNode *> stack{head};
+  while (!stack.empty()) {
+    llvm::DomTreeNode *node = stack.back();
+    stack.pop_back();
+    auto it = node == head ? cut.end() : cut.find(node->getBlock());
+    if (it != cut.end()) {
+      blocks.push_back(it->second);
+      continue;
+    }
+    blocks.push_back(node->getBlock());
+    for (llvm::DomTreeNode *child : node->children()) stack.push_back(child);
+  }
+  return blocks;
+}
+
+/// The phis of the blocks that `blocks` branch out to: a part's only values
+/// used after it are such phis' entries (a value defined in a dominator
+/// subtree is used outside it by phis only).
+std::vector<llvm::PHINode *> exit_phis(const std::vector<llvm::BasicBlock *> &blocks) {
+  llvm::DenseSet<llvm::BasicBlock *> inside(blocks.begin(), blocks.end());
+  llvm::SmallPtrSet<llvm::PHINode *, 16> seen;
+  std::vector<llvm::PHINode *> phis;
+  for (llvm::BasicBlock *block : blocks) {
+    for (llvm::BasicBlock *succ : llvm::successors(block)) {
+      if (inside.count(succ) != 0) continue;
+      for (llvm::PHINode &phi : succ->phis()) {
+        if (seen.insert(&phi).second) phis.push_back(&phi);
+      }
+    }
+  }
+  return phis;
+}
+
+/// outline_huge_regions for one function.
+void outline_regions_of(llvm::Function &f) {
+  // Unreachable blocks (the lowering's dead ends after a return) would be
+  // predecessors of a part from outside it.
+  llvm::removeUnreachableBlocks(f);
+  promote_variables(f);
+  unify_returns(f);
+  llvm::DominatorTree dt(f);
+  const std::vector<llvm::DomTreeNode *> order = dominator_post_order(dt);
+  // Choose the parts' first blocks from the leaves up: a node heads a part
+  // once the blocks it dominates, less the parts cut below it, reach
+  // kOutlineBlocks; the part then counts as one block (its call) above.
+  llvm::DenseMap<llvm::DomTreeNode *, std::size_t> weight;
+  llvm::DenseMap<llvm::DomTreeNode *, bool> returns;
+  std::vector<llvm::DomTreeNode *> heads;
+  llvm::DenseSet<llvm::DomTreeNode *> is_head;
+  for (llvm::DomTreeNode *node : order) {
+    std::size_t w = 1;
+    bool has_return = llvm::isa<llvm::ReturnInst>(node->getBlock()->getTerminator());
+    for (llvm::DomTreeNode *child : node->children()) {
+      w += weight[child];
+      has_return = has_return || returns[child];
+    }
+    returns[node] = has_return;
+    if (w >= kOutlineBlocks && !has_return && node != dt.getRootNode() && can_begin_part(*node->getBlock())) {
+      heads.push_back(node);
+      is_head.insert(node);
+      w = 1;
+    }
+    weight[node] = w;
+  }
+  if (heads.empty()) return;
+  // The part each block will be in: its nearest head (null: `f` itself).
+  llvm::DenseMap<llvm::DomTreeNode *, llvm::DomTreeNode *> owner;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    llvm::DomTreeNode *node = *it;
+    owner[node] = is_head.count(node) != 0 ? node : node->getIDom() != nullptr ? owner[node->getIDom()] : nullptr;
+  }
+  // Cut from the leaves up, each part holding the calls of the parts below.
+  // A phi after a part goes through a stack slot of the part (or `f`) that
+  // holds the phi, which the parts below get as a pointer; a slot of the
+  // part's own would be one more output pointer at each level of nesting.
+  llvm::CodeExtractorAnalysisCache cache(f);
+  llvm::DenseMap<llvm::BasicBlock *, llvm::BasicBlock *> cut;
+  llvm::DenseMap<llvm::DomTreeNode *, std::vector<llvm::AllocaInst *>> slots;
+  llvm::DenseSet<llvm::DomTreeNode *> failed;
+  for (llvm::DomTreeNode *head : heads) {
+    std::vector<llvm::BasicBlock *> blocks = part_blocks(head, cut);
+    for (llvm::PHINode *phi : exit_phis(blocks)) {
+      llvm::DomTreeNode *home = owner[dt.getNode(phi->getParent())];
+      while (home != nullptr && failed.count(home) != 0) {
+        home = home->getIDom() != nullptr ? owner[home->getIDom()] : nullptr;
+      }
+      llvm::BasicBlock *at = home != nullptr ? home->getBlock() : &f.getEntryBlock();
+      llvm::AllocaInst *slot = llvm::DemotePHIToStack(phi, at->getFirstInsertionPt());
+      if (home != nullptr) slots[home].push_back(slot);
+    }
+    llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, true, nullptr,
+                                  "part");
+    llvm::Function *part = extractor.isEligible() ? extractor.extractCodeRegion(cache) : nullptr;
+    // Slots belong in a function's entry block: a slot elsewhere is
+    // allocated each time its block runs.
+    llvm::Instruction *slot_point =
+        part != nullptr ? part->getEntryBlock().getTerminator() : &*f.getEntryBlock().getFirstInsertionPt();
+    for (llvm::AllocaInst *slot : slots[head]) slot->moveBefore(slot_point);
+    if (part == nullptr) {
+      failed.insert(head);
+      continue;
+    }
+    part->addFnAttr(llvm::Attribute::NoInline);
+    part->addFnAttr(kHugePartAttribute);
+    cut[head->getBlock()] = llvm::cast<llvm::Instruction>(part->user_back())->getParent();
+  }
+}
+
+}  // namespace
+
+void outline_huge_regions(llvm::Module &module) {
+  std::vector<llvm::Function *> huge;
+  for (llvm::Function &f : module) {
+    if (!f.isDeclaration() && f.size() > kHugeFunctionBlocks) huge.push_back(&f);
+  }
+  for (llvm::Function *f : huge) outline_regions_of(*f);
 }
 
 }  // namespace ufjit::codegen

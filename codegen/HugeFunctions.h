@@ -8,10 +8,15 @@
 // (10,000 elifs: 9 s); GVN propagates `x == c` of each branch to every
 // dominated use of x (n branches times n uses: 4 s); InstCombine and ADCE
 // revisit the phi of an elif chain of n assignments for each of its blocks
-// (40,000 branches: 2.2 s and 1.0 s of the optimizer's 5.5 s). On a function of more
-// than kHugeFunctionBlocks blocks they are skipped: the code is still valid
-// and optimized by every other pass; only a function too big to be fast
-// anyway loses their clean-ups.
+// (40,000 branches: 2.2 s and 1.0 s of the optimizer's 5.5 s), and
+// JumpThreading folds empty blocks into such a phi as SimplifyCFG does. On a
+// function of more than kHugeFunctionBlocks blocks they are skipped: the
+// code is still valid and optimized by every other pass; only a function too
+// big to be fast anyway loses their clean-ups.
+//
+// A huge function is cut into functions of about kOutlineBlocks blocks
+// before the optimizer (outline_huge_regions), on both targets; the parts
+// count as huge for the skipping and for the code generator's settings.
 //
 // One huge basic block (tens of thousands of statements in a row) makes the
 // code generators superlinear: SelectionDAG works a block at a time and its
@@ -27,6 +32,7 @@
 #include <cstddef>
 
 namespace llvm {
+class Function;
 class Module;
 class PassInstrumentationCallbacks;
 }  // namespace llvm
@@ -42,11 +48,19 @@ constexpr std::size_t kHugeBlockInstructions = 20000;
 /// The size of the pieces split_huge_blocks cuts a huge block into.
 constexpr std::size_t kSplitBlockInstructions = 2000;
 
+/// Marks the functions that outline_huge_regions cuts from a huge function:
+/// huge themselves for the pass skipping and the code generator's settings.
+inline constexpr const char *kHugePartAttribute = "ufjit-huge-part";
+
+/// Whether `f` has more than kHugeFunctionBlocks blocks or was cut from such
+/// a function.
+bool is_huge_function(const llvm::Function &f);
+
 /// Registers the skipping on `callbacks` (pass them to the PassBuilder).
 void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks);
 
-/// Whether a function of `module` has more than kHugeFunctionBlocks blocks
-/// (NVPTX's code generator runs GVN too, at CodeGenOptLevel::Aggressive).
+/// Whether a function of `module` is huge (is_huge_function; NVPTX's code
+/// generator runs GVN too, at CodeGenOptLevel::Aggressive).
 bool has_huge_function(const llvm::Module &module);
 
 /// Whether a block of `module` has more than kHugeBlockInstructions
@@ -65,7 +79,21 @@ constexpr std::size_t kOutlineInstructions = 2000;
 /// quadratic pass. The same operations in the same order.
 void outline_huge_blocks(llvm::Module &module);
 
-/// In functions of more than kHugeFunctionBlocks blocks, removes the blocks
+/// The number of blocks outline_huge_regions moves into each function.
+constexpr std::size_t kOutlineBlocks = 2500;
+
+/// Cuts every function of more than kHugeFunctionBlocks blocks into
+/// noinline functions of about kOutlineBlocks blocks (marked
+/// kHugePartAttribute), before the optimizer: on one function of 300,000
+/// blocks (an elif chain of 100,000 branches) every pass of O3 grew 12-20x
+/// per 10x branches on the GPU host, its working set beyond the caches, as
+/// for huge blocks. Each part is the blocks a block dominates (entered only
+/// through it), less the parts cut below it, which it calls; a phi after a
+/// part goes through a stack slot. Returns are first merged into one block,
+/// which no part holds. The same operations in the same order.
+void outline_huge_regions(llvm::Module &module);
+
+/// In huge functions (is_huge_function), removes the blocks
 /// that hold only an unconditional branch: their predecessor branches to the
 /// destination, whose phis take the predecessor as the incoming block. The
 /// code generator's CodeGenPrepare does the same one block at a time with a
@@ -77,7 +105,7 @@ void fold_empty_blocks_of_huge_functions(llvm::Module &module);
 /// memory before code generation (demote_huge_phis).
 constexpr std::size_t kHugePhiEntries = 1000;
 
-/// In functions of more than kHugeFunctionBlocks blocks, turns each phi of
+/// In huge functions (is_huge_function), turns each phi of
 /// more than kHugePhiEntries incoming values into a stack slot that each
 /// predecessor stores to and the phi's block loads: SelectionDAG looks up
 /// each predecessor's value in the phi by a scan of its entries, quadratic

@@ -253,6 +253,7 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   if (has_huge_block(module)) {
     outline_huge_blocks(module);
   }
+  outline_huge_regions(module);
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
   // Entries stay external, and so do their launch hints (LaunchHint.h).

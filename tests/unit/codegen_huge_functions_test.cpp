@@ -233,6 +233,44 @@ TEST(HugeFunctions, DemotingAHugePhiStoresEachPredecessorsValueBeforeTheMerge) {
   }
 }
 
+// An elif chain of 6,000 branches (12,000 blocks) becomes a chain of noinline
+// parts of about kOutlineBlocks blocks, each calling the next; the merge's
+// phi goes through one stack slot of the function, which every part gets as
+// a pointer (one per part, not one more per level of nesting).
+TEST(HugeFunctions, OutliningAHugeElifChainLeavesBoundedPartsCallingEachOther) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const ElifChain chain = build_elif_chain(module, 6000);
+  ASSERT_TRUE(has_huge_function(module));
+
+  outline_huge_regions(module);
+
+  ASSERT_FALSE(llvm::verifyModule(module, &llvm::errs()));
+  std::vector<llvm::Function *> parts;
+  for (llvm::Function &f : module) {
+    if (&f == chain.fn) continue;
+    parts.push_back(&f);
+    EXPECT_TRUE(f.hasFnAttribute(llvm::Attribute::NoInline)) << f.getName().str();
+    EXPECT_TRUE(f.hasFnAttribute(kHugePartAttribute)) << f.getName().str();
+    EXPECT_TRUE(is_huge_function(f)) << "a part counts as huge for the pass skipping";
+    EXPECT_LE(f.size(), kOutlineBlocks + 8) << f.getName().str();
+    EXPECT_LE(f.arg_size(), 2u) << f.getName().str() << ": x and the merge's slot";
+  }
+  EXPECT_GE(parts.size(), 12000 / kOutlineBlocks - 1);
+  EXPECT_LE(chain.fn->size(), kOutlineBlocks + 8);
+  EXPECT_TRUE(chain.merge->phis().empty()) << "the merge reads its value from the slot";
+  // Each part is called once: by the function or by the part above it.
+  for (llvm::Function *part : parts) EXPECT_EQ(part->getNumUses(), 1u) << part->getName().str();
+}
+
+TEST(HugeFunctions, OutliningLeavesAFunctionOfFewBlocksAlone) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  build_elif_chain(module, 1000);  // 2,000 blocks
+  outline_huge_regions(module);
+  EXPECT_EQ(std::distance(module.begin(), module.end()), 1);
+}
+
 /// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
 /// available (a skip otherwise).
 void expect_ptx_assembles(const std::string &source) {

@@ -1,0 +1,131 @@
+// Kernels whose function has more than kHugeFunctionBlocks blocks, which the
+// compiler cuts into functions of bounded size before optimizing them
+// (codegen/HugeFunctions.h, outline_huge_regions): each shape of control
+// flow must keep its exact results. Through the C++ API on the default
+// target (UFJIT_TARGET=cuda runs this suite on the GPU); the expected values
+// come from plain loops here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ufjit/ufjit.h>
+
+namespace {
+
+class HugeKernel : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { rt_ = std::make_unique<ufjit::Runtime>(); }
+  static void TearDownTestSuite() { rt_.reset(); }
+
+  /// `source`'s ufunc applied to `x`, back on the host.
+  static std::vector<double> apply(const std::string &source, const std::vector<double> &x) {
+    ufjit::Ufunc f = rt_->vectorize(source);
+    return rt_->to_host(f(x).view()).to_vector<double>();
+  }
+
+  static std::unique_ptr<ufjit::Runtime> rt_;
+};
+std::unique_ptr<ufjit::Runtime> HugeKernel::rt_;
+
+constexpr int kBranches = 3000;  // 6,000 blocks and more: past kHugeFunctionBlocks
+
+/// 0, 1, ..., n + 9, and values on no branch.
+std::vector<double> branch_inputs(int n) {
+  std::vector<double> x;
+  for (int i = 0; i < n + 10; ++i) x.push_back(static_cast<double>(i));
+  for (double v : {0.5, -3.0, 1e9}) x.push_back(v);
+  return x;
+}
+
+bool on_a_branch(double v, int n) { return v >= 0 && v < n && v == std::floor(v); }
+
+TEST_F(HugeKernel, EveryBranchOfAnElifChainOfReturnsGivesItsValue) {
+  // Every branch returns: the function's returns are merged into one block
+  // before it is cut, so no part returns from the kernel by itself.
+  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    if x == 0.0:\n        return 1.0\n";
+  for (int i = 1; i < kBranches; ++i) {
+    s += "    elif x == " + std::to_string(i) + ".0:\n        return " + std::to_string(i + 1) + ".0\n";
+  }
+  s += "    return -1.0\n";
+  const std::vector<double> x = branch_inputs(kBranches);
+  const std::vector<double> got = apply(s, x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(got[i], on_a_branch(x[i], kBranches) ? x[i] + 1 : -1.0) << "x = " << x[i];
+  }
+}
+
+TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
+  // Two values leave each part (through stack slots), and the parts run once
+  // per iteration of the loop around the chain.
+  std::string s =
+      "@vectorize(['float64(float64)'])\ndef k(x):\n    total = 0.0\n    for r in range(3):\n"
+      "        a = -1.0\n        b = 0.5\n        if x + r == 0.0:\n            a = 1.0\n            b = 2.0\n";
+  for (int i = 1; i < kBranches; ++i) {
+    s += "        elif x + r == " + std::to_string(i) + ".0:\n            a = " + std::to_string(i + 1) +
+         ".0\n            b = " + std::to_string(2 * i) + ".0\n";
+  }
+  s += "        total = total * 3.0 + a - b\n    return total\n";
+  const std::vector<double> x = branch_inputs(kBranches);
+  const std::vector<double> got = apply(s, x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double total = 0;
+    for (int r = 0; r < 3; ++r) {
+      const double v = x[i] + r;
+      const bool hit = on_a_branch(v, kBranches);
+      const double a = hit ? v + 1 : -1.0;
+      const double b = hit ? (v == 0 ? 2.0 : 2 * v) : 0.5;
+      total = total * 3.0 + a - b;
+    }
+    ASSERT_EQ(got[i], total) << "x = " << x[i];
+  }
+}
+
+TEST_F(HugeKernel, ASequenceOfIfStatementsAddsEveryTermThatApplies) {
+  // Not a chain: each `if` merges before the next, so a part's exits are
+  // merges nested inside the part above it.
+  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = 0.0\n";
+  for (int i = 0; i < kBranches; ++i) {
+    s += "    if x > " + std::to_string(i) + ".0:\n        y = y + " + std::to_string(i % 5 + 1) + ".0\n";
+  }
+  s += "    return y\n";
+  const std::vector<double> x = branch_inputs(kBranches);
+  const std::vector<double> got = apply(s, x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double y = 0;
+    for (int k = 0; k < kBranches; ++k) {
+      if (x[i] > k) y += k % 5 + 1;
+    }
+    ASSERT_EQ(got[i], y) << "x = " << x[i];
+  }
+}
+
+TEST_F(HugeKernel, ARaiseDeepInAnElifChainStillReportsItsElement) {
+  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+  for (int i = 1; i < kBranches; ++i) {
+    if (i == kBranches - 7) {
+      s += "    elif x == " + std::to_string(i) + ".0:\n        raise ValueError('branch " + std::to_string(i) +
+           "')\n";
+      continue;
+    }
+    s += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
+  }
+  s += "    return y\n";
+  ufjit::Ufunc f = rt_->vectorize(s);
+  const std::vector<double> fine = {0.0, 5.0, static_cast<double>(kBranches - 1)};
+  EXPECT_EQ(rt_->to_host(f(fine).view()).to_vector<double>(),
+            (std::vector<double>{1.0, 6.0, static_cast<double>(kBranches)}));
+  try {
+    f(std::vector<double>{1.0, static_cast<double>(kBranches - 7), 2.0});
+    FAIL() << "the raise did not reach the caller";
+  } catch (const ufjit::KernelError &e) {
+    EXPECT_NE(std::string(e.what()).find("branch " + std::to_string(kBranches - 7)), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
