@@ -5,6 +5,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/CFG.h>
@@ -329,6 +330,41 @@ std::vector<llvm::PHINode *> exit_phis(const std::vector<llvm::BasicBlock *> &bl
   return phis;
 }
 
+/// Gives each part one copy (a freeze, the identity on any defined value)
+/// of every value from outside it that many instructions use, such as the
+/// parameter each test of an elif chain reads: CodeExtractor walks all uses
+/// of each input of a part, and with the uses of the parts not yet cut
+/// that is n^2 / kOutlineBlocks over the chain (`owner`: each dominator
+/// node's part, null for the function itself; phis keep their values).
+void localize_part_inputs(llvm::DominatorTree &dt,
+                          llvm::DenseMap<llvm::DomTreeNode *, llvm::DomTreeNode *> &owner) {
+  constexpr unsigned kManyUses = 16;
+  llvm::DenseMap<std::pair<llvm::DomTreeNode *, llvm::Value *>, llvm::Value *> local;
+  llvm::DenseSet<llvm::Value *> copies;
+  for (llvm::DomTreeNode *node : llvm::depth_first(dt.getRootNode())) {
+    llvm::DomTreeNode *part = owner[node];
+    if (part == nullptr) continue;
+    for (llvm::Instruction &inst : *node->getBlock()) {
+      if (llvm::isa<llvm::PHINode>(inst) || copies.count(&inst) != 0) continue;
+      for (llvm::Use &use : inst.operands()) {
+        llvm::Value *v = use.get();
+        auto *defined = llvm::dyn_cast<llvm::Instruction>(v);
+        const bool outside =
+            llvm::isa<llvm::Argument>(v) || (defined != nullptr && owner[dt.getNode(defined->getParent())] != part);
+        if (!outside || !v->hasNUsesOrMore(kManyUses)) continue;
+        auto [it, fresh] = local.try_emplace({part, v}, nullptr);
+        if (fresh) {
+          // At the part's first block, which the value dominates (it
+          // dominates a use the part's first block dominates, from outside).
+          it->second = new llvm::FreezeInst(v, v->getName() + ".local", part->getBlock()->getFirstInsertionPt());
+          copies.insert(it->second);
+        }
+        use.set(it->second);
+      }
+    }
+  }
+}
+
 /// outline_huge_regions for one function.
 void outline_regions_of(llvm::Function &f) {
   // Unreachable blocks (the lowering's dead ends after a return) would be
@@ -367,6 +403,7 @@ void outline_regions_of(llvm::Function &f) {
     llvm::DomTreeNode *node = *it;
     owner[node] = is_head.count(node) != 0 ? node : node->getIDom() != nullptr ? owner[node->getIDom()] : nullptr;
   }
+  localize_part_inputs(dt, owner);
   // Cut from the leaves up, each part holding the calls of the parts below.
   // A phi after a part goes through a stack slot of the part (or `f`) that
   // holds the phi, which the parts below get as a pointer; a slot of the
