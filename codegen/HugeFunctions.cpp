@@ -37,7 +37,7 @@ void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks 
 }
 
 bool is_huge_function(const llvm::Function &f) {
-  return f.size() > kHugeFunctionBlocks || f.hasFnAttribute(kHugePartAttribute);
+  return f.size() > kHugeFunctionBlocks || f.hasFnAttribute(kHugeAttribute);
 }
 
 bool has_huge_function(const llvm::Module &module) {
@@ -436,7 +436,7 @@ void outline_regions_of(llvm::Function &f) {
       continue;
     }
     part->addFnAttr(llvm::Attribute::NoInline);
-    part->addFnAttr(kHugePartAttribute);
+    part->addFnAttr(kHugeAttribute);
     cut[head->getBlock()] = llvm::cast<llvm::Instruction>(part->user_back())->getParent();
   }
 }
@@ -448,7 +448,10 @@ void outline_huge_regions(llvm::Module &module) {
   for (llvm::Function &f : module) {
     if (!f.isDeclaration() && f.size() > kHugeFunctionBlocks) huge.push_back(&f);
   }
-  for (llvm::Function *f : huge) outline_regions_of(*f);
+  for (llvm::Function *f : huge) {
+    f->addFnAttr(kHugeAttribute);
+    outline_regions_of(*f);
+  }
 }
 
 }  // namespace ufjit::codegen

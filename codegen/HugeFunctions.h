@@ -39,8 +39,13 @@ class PassInstrumentationCallbacks;
 
 namespace ufjit::codegen {
 
-/// About 1,500 elifs, 10,000 if statements or loops.
-constexpr std::size_t kHugeFunctionBlocks = 5000;
+/// About 330-500 elifs, 2,000 if statements or loops. Decided on the lowered
+/// function, before the optimizer: an elif chain of 1,500 tuple assignments
+/// in two nested `range(2)` loops (3,000 blocks) was unrolled into four
+/// chains that SimplifyCFG made select chains of, where InstCombine was
+/// quadratic (100 s on both targets; with 5,000 here it was not huge when
+/// lowered, and no longer huge once SimplifyCFG had folded it).
+constexpr std::size_t kHugeFunctionBlocks = 1000;
 
 /// A block of more than this many instructions is huge (as HostJit's
 /// kMaxScheduledBlock).
@@ -48,12 +53,15 @@ constexpr std::size_t kHugeBlockInstructions = 20000;
 /// The size of the pieces split_huge_blocks cuts a huge block into.
 constexpr std::size_t kSplitBlockInstructions = 2000;
 
-/// Marks the functions that outline_huge_regions cuts from a huge function:
-/// huge themselves for the pass skipping and the code generator's settings.
-inline constexpr const char *kHugePartAttribute = "ufjit-huge-part";
+/// Marks, before the optimizer, a function of more than kHugeFunctionBlocks
+/// blocks and the parts cut from it (outline_huge_regions): huge for the
+/// pass skipping and the code generator's settings whatever size a pass
+/// leaves it (SimplifyCFG folds an elif chain into a few blocks of selects,
+/// where InstCombine is quadratic).
+inline constexpr const char *kHugeAttribute = "ufjit-huge";
 
-/// Whether `f` has more than kHugeFunctionBlocks blocks or was cut from such
-/// a function.
+/// Whether `f` has more than kHugeFunctionBlocks blocks or carries
+/// kHugeAttribute.
 bool is_huge_function(const llvm::Function &f);
 
 /// Registers the skipping on `callbacks` (pass them to the PassBuilder).
@@ -82,9 +90,9 @@ void outline_huge_blocks(llvm::Module &module);
 /// The number of blocks outline_huge_regions moves into each function.
 constexpr std::size_t kOutlineBlocks = 2500;
 
-/// Cuts every function of more than kHugeFunctionBlocks blocks into
-/// noinline functions of about kOutlineBlocks blocks (marked
-/// kHugePartAttribute), before the optimizer: on one function of 300,000
+/// Marks every function of more than kHugeFunctionBlocks blocks with
+/// kHugeAttribute and cuts it into noinline functions of about
+/// kOutlineBlocks blocks (marked too), before the optimizer: on one function of 300,000
 /// blocks (an elif chain of 100,000 branches) every pass of O3 grew 12-20x
 /// per 10x branches on the GPU host, its working set beyond the caches, as
 /// for huge blocks. Each part is the blocks a block dominates (entered only

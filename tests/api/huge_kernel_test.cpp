@@ -85,6 +85,40 @@ TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
   }
 }
 
+TEST_F(HugeKernel, AChainOfTupleAssignmentsInNestedLoopsKeepsBothValues) {
+  // The loops unroll into four copies of the chain.
+  constexpr int kTupleBranches = 1500;
+  std::string s =
+      "@vectorize(['float64(float64)'])\ndef k(x):\n    t = 0.0\n    for a in range(2):\n        for c in range(2):\n"
+      "            p, q = 0.0, 1.0\n            if x + a == 0.0:\n                p, q = 1.0, 2.0\n";
+  for (int i = 1; i < kTupleBranches; ++i) {
+    s += "            elif x + a == " + std::to_string(i) + ".0:\n                p, q = " + std::to_string(i) +
+         ".0, q + " + std::to_string(i % 3) + ".0\n";
+  }
+  s += "            t = t * 2.0 + p - q\n    return t\n";
+  const std::vector<double> x = branch_inputs(kTupleBranches);
+  const std::vector<double> got = apply(s, x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double t = 0;
+    for (int a = 0; a < 2; ++a) {
+      for (int c = 0; c < 2; ++c) {
+        const double v = x[i] + a;
+        double p = 0.0, q = 1.0;
+        if (v == 0.0) {
+          p = 1.0;
+          q = 2.0;
+        } else if (on_a_branch(v, kTupleBranches)) {
+          p = v;
+          q = q + static_cast<double>(static_cast<int>(v) % 3);
+        }
+        t = t * 2.0 + p - q;
+      }
+    }
+    ASSERT_EQ(got[i], t) << "x = " << x[i];
+  }
+}
+
 TEST_F(HugeKernel, ASequenceOfIfStatementsAddsEveryTermThatApplies) {
   // Not a chain: each `if` merges before the next, so a part's exits are
   // merges nested inside the part above it.

@@ -251,24 +251,35 @@ TEST(HugeFunctions, OutliningAHugeElifChainLeavesBoundedPartsCallingEachOther) {
     if (&f == chain.fn) continue;
     parts.push_back(&f);
     EXPECT_TRUE(f.hasFnAttribute(llvm::Attribute::NoInline)) << f.getName().str();
-    EXPECT_TRUE(f.hasFnAttribute(kHugePartAttribute)) << f.getName().str();
+    EXPECT_TRUE(f.hasFnAttribute(kHugeAttribute)) << f.getName().str();
     EXPECT_TRUE(is_huge_function(f)) << "a part counts as huge for the pass skipping";
     EXPECT_LE(f.size(), kOutlineBlocks + 8) << f.getName().str();
     EXPECT_LE(f.arg_size(), 2u) << f.getName().str() << ": x and the merge's slot";
   }
   EXPECT_GE(parts.size(), 12000 / kOutlineBlocks - 1);
   EXPECT_LE(chain.fn->size(), kOutlineBlocks + 8);
+  EXPECT_TRUE(chain.fn->hasFnAttribute(kHugeAttribute)) << "huge whatever size a pass leaves it";
   EXPECT_TRUE(chain.merge->phis().empty()) << "the merge reads its value from the slot";
   // Each part is called once: by the function or by the part above it.
   for (llvm::Function *part : parts) EXPECT_EQ(part->getNumUses(), 1u) << part->getName().str();
 }
 
-TEST(HugeFunctions, OutliningLeavesAFunctionOfFewBlocksAlone) {
+TEST(HugeFunctions, AHugeFunctionSmallerThanAPartIsMarkedButNotCut) {
   llvm::LLVMContext context;
   llvm::Module module("m", context);
-  build_elif_chain(module, 1000);  // 2,000 blocks
+  const ElifChain chain = build_elif_chain(module, 1000);  // 2,000 blocks
   outline_huge_regions(module);
   EXPECT_EQ(std::distance(module.begin(), module.end()), 1);
+  EXPECT_TRUE(chain.fn->hasFnAttribute(kHugeAttribute));
+}
+
+TEST(HugeFunctions, AFunctionOfFewBlocksIsLeftAlone) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const ElifChain chain = build_elif_chain(module, 300);  // 600 blocks
+  outline_huge_regions(module);
+  EXPECT_FALSE(chain.fn->hasFnAttribute(kHugeAttribute));
+  EXPECT_FALSE(has_huge_function(module));
 }
 
 /// The PTX of `source`'s first ufunc, assembled by nvJitLink when it is
