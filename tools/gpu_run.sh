@@ -97,6 +97,12 @@ for tool, logname in (("memcheck", "sanitizer.log"), ("racecheck", "racecheck.lo
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(json.dumps(summary, indent=1))
 PY
-for name in "${!rc[@]}"; do say "rc $name=${rc[$name]}"; done
+status=0
+for name in "${!rc[@]}"; do
+  say "rc $name=${rc[$name]}"
+  [[ ${rc[$name]} == 0 ]] || status=1
+done
 grep -A12 '^kernel ' "$log" | head -n 14
 grep -A8 '^| kernel' "$log" | head -n 9
+# A failed step or suite, not the tables above (absent with UFJIT_SKIP_BENCH=1).
+exit $status
