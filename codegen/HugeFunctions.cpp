@@ -450,7 +450,8 @@ void outline_huge_regions(llvm::Module &module) {
   }
   for (llvm::Function *f : huge) {
     f->addFnAttr(kHugeAttribute);
-    outline_regions_of(*f);
+    // Smaller than a part: nothing to cut, so nothing to prepare for it.
+    if (f->size() > kOutlineBlocks) outline_regions_of(*f);
   }
 }
 

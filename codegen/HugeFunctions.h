@@ -91,8 +91,8 @@ void outline_huge_blocks(llvm::Module &module);
 constexpr std::size_t kOutlineBlocks = 2500;
 
 /// Marks every function of more than kHugeFunctionBlocks blocks with
-/// kHugeAttribute and cuts it into noinline functions of about
-/// kOutlineBlocks blocks (marked too), before the optimizer: on one function of 300,000
+/// kHugeAttribute and, past kOutlineBlocks, cuts it into noinline functions
+/// of about kOutlineBlocks blocks (marked too), before the optimizer: on one function of 300,000
 /// blocks (an elif chain of 100,000 branches) every pass of O3 grew 12-20x
 /// per 10x branches on the GPU host, its working set beyond the caches, as
 /// for huge blocks. Each part is the blocks a block dominates (entered only
