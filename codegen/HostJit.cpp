@@ -242,8 +242,9 @@ std::vector<std::string> build_host_module(const std::vector<EntryRequest> &entr
   std::set<std::string> keep(info.entry_names.begin(), info.entry_names.end());
   llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) { return keep.count(gv.getName().str()) != 0; });
   mark_libm_declarations(module);
-  // A function of more than kHugeFunctionBlocks blocks becomes functions of
-  // bounded size, as on NVPTX: O3 then stays linear in the source's size.
+  // A function of more than kHugeFunctionBlocks blocks is marked huge and,
+  // past kOutlineBlocks, cut into functions of bounded size, as on NVPTX: O3
+  // then stays linear in the source's size.
   outline_huge_regions(module);
   // glibc's vector math is less accurate than the scalar library and SLEEF's
   // 1-ulp functions (up to 4 ulp), so only fastmath code may use it.

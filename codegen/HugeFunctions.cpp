@@ -1,16 +1,13 @@
 #include "codegen/HugeFunctions.h"
 
-#include <map>
 #include <vector>
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
-#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/IR/IRBuilder.h>
 #include <llvm/Transforms/Utils/CodeExtractor.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/PromoteMemToReg.h>
@@ -105,24 +102,44 @@ void promote_variables(llvm::Function &f) {
   if (!allocas.empty()) llvm::PromoteMemToReg(allocas, dt);
 }
 
-/// Gives `piece` a copy (a freeze, the identity on any defined value) of each
-/// value from outside it that many instructions use, such as a parameter
-/// every statement reads: CodeExtractor walks all uses of each input of a
-/// region, which over a function of n pieces that all read it is n^2.
-void localize_shared_inputs(llvm::BasicBlock *piece) {
-  constexpr unsigned kManyUses = 16;
-  std::map<llvm::Value *, llvm::Value *> local;
-  llvm::IRBuilder<> b(&*piece->getFirstInsertionPt());
-  for (llvm::Instruction &inst : *piece) {
-    if (llvm::isa<llvm::FreezeInst>(inst) && local.count(inst.getOperand(0)) != 0) continue;
-    for (llvm::Use &use : inst.operands()) {
-      llvm::Value *v = use.get();
-      auto *defined = llvm::dyn_cast<llvm::Instruction>(v);
-      const bool outside = llvm::isa<llvm::Argument>(v) || (defined != nullptr && defined->getParent() != piece);
-      if (!outside || !v->hasNUsesOrMore(kManyUses)) continue;
-      auto [it, fresh] = local.try_emplace(v, nullptr);
-      if (fresh) it->second = b.CreateFreeze(v, v->getName() + ".local");
-      use.set(it->second);
+/// Values from outside a region that at least this many instructions use
+/// get a copy of the region's own (localize_inputs).
+constexpr unsigned kManyUses = 16;
+
+/// Gives each region one copy (a freeze, the identity on any defined value)
+/// of every value from outside it that kManyUses or more instructions use,
+/// such as a parameter that every statement or every test of an elif chain
+/// reads, made at the region's first block: CodeExtractor walks all uses of
+/// each input of what it cuts, which over a function cut into n regions
+/// that all read the value is n^2. `region_of(block)` is the first block of
+/// the region holding `block`, null for none; `blocks` lists the regions'
+/// blocks. Phis keep their values.
+template <typename RegionOf>
+void localize_inputs(const std::vector<llvm::BasicBlock *> &blocks, RegionOf region_of) {
+  llvm::DenseMap<std::pair<llvm::BasicBlock *, llvm::Value *>, llvm::Value *> copy_of;
+  llvm::DenseMap<llvm::BasicBlock *, llvm::Instruction *> insert_at;  // the copies in the order made
+  llvm::DenseSet<llvm::Value *> copies;
+  for (llvm::BasicBlock *block : blocks) {
+    llvm::BasicBlock *region = region_of(block);
+    if (region == nullptr) continue;
+    for (llvm::Instruction &inst : *block) {
+      if (llvm::isa<llvm::PHINode>(inst) || copies.count(&inst) != 0) continue;
+      for (llvm::Use &use : inst.operands()) {
+        llvm::Value *v = use.get();
+        auto *defined = llvm::dyn_cast<llvm::Instruction>(v);
+        const bool outside =
+            llvm::isa<llvm::Argument>(v) || (defined != nullptr && region_of(defined->getParent()) != region);
+        if (!outside || !v->hasNUsesOrMore(kManyUses)) continue;
+        auto [it, fresh] = copy_of.try_emplace({region, v}, nullptr);
+        if (fresh) {
+          // The value dominates the region's first block: it dominates a
+          // use that block dominates, from outside the region.
+          llvm::Instruction *at = insert_at.try_emplace(region, &*region->getFirstInsertionPt()).first->second;
+          it->second = new llvm::FreezeInst(v, v->getName() + ".local", at->getIterator());
+          copies.insert(it->second);
+        }
+        use.set(it->second);
+      }
     }
   }
 }
@@ -156,9 +173,8 @@ void outline_huge_blocks(llvm::Module &module) {
       auto *branch = llvm::dyn_cast<llvm::BranchInst>(piece->getTerminator());
       return branch == nullptr || branch->isConditional() || piece == &f->getEntryBlock();
     });
-    for (llvm::BasicBlock *piece : pieces) {
-      localize_shared_inputs(piece);
-    }
+    const llvm::DenseSet<llvm::BasicBlock *> is_piece(pieces.begin(), pieces.end());
+    localize_inputs(pieces, [&](llvm::BasicBlock *block) { return is_piece.count(block) != 0 ? block : nullptr; });
     llvm::DominatorTree dt(*f);
     llvm::CodeExtractorAnalysisCache cache(*f);
     for (llvm::BasicBlock *piece : pieces) {
@@ -330,41 +346,6 @@ std::vector<llvm::PHINode *> exit_phis(const std::vector<llvm::BasicBlock *> &bl
   return phis;
 }
 
-/// Gives each part one copy (a freeze, the identity on any defined value)
-/// of every value from outside it that many instructions use, such as the
-/// parameter each test of an elif chain reads: CodeExtractor walks all uses
-/// of each input of a part, and with the uses of the parts not yet cut
-/// that is n^2 / kOutlineBlocks over the chain (`owner`: each dominator
-/// node's part, null for the function itself; phis keep their values).
-void localize_part_inputs(llvm::DominatorTree &dt,
-                          llvm::DenseMap<llvm::DomTreeNode *, llvm::DomTreeNode *> &owner) {
-  constexpr unsigned kManyUses = 16;
-  llvm::DenseMap<std::pair<llvm::DomTreeNode *, llvm::Value *>, llvm::Value *> local;
-  llvm::DenseSet<llvm::Value *> copies;
-  for (llvm::DomTreeNode *node : llvm::depth_first(dt.getRootNode())) {
-    llvm::DomTreeNode *part = owner[node];
-    if (part == nullptr) continue;
-    for (llvm::Instruction &inst : *node->getBlock()) {
-      if (llvm::isa<llvm::PHINode>(inst) || copies.count(&inst) != 0) continue;
-      for (llvm::Use &use : inst.operands()) {
-        llvm::Value *v = use.get();
-        auto *defined = llvm::dyn_cast<llvm::Instruction>(v);
-        const bool outside =
-            llvm::isa<llvm::Argument>(v) || (defined != nullptr && owner[dt.getNode(defined->getParent())] != part);
-        if (!outside || !v->hasNUsesOrMore(kManyUses)) continue;
-        auto [it, fresh] = local.try_emplace({part, v}, nullptr);
-        if (fresh) {
-          // At the part's first block, which the value dominates (it
-          // dominates a use the part's first block dominates, from outside).
-          it->second = new llvm::FreezeInst(v, v->getName() + ".local", part->getBlock()->getFirstInsertionPt());
-          copies.insert(it->second);
-        }
-        use.set(it->second);
-      }
-    }
-  }
-}
-
 /// outline_huge_regions for one function.
 void outline_regions_of(llvm::Function &f) {
   // Unreachable blocks (the lowering's dead ends after a return) would be
@@ -403,7 +384,12 @@ void outline_regions_of(llvm::Function &f) {
     llvm::DomTreeNode *node = *it;
     owner[node] = is_head.count(node) != 0 ? node : node->getIDom() != nullptr ? owner[node->getIDom()] : nullptr;
   }
-  localize_part_inputs(dt, owner);
+  std::vector<llvm::BasicBlock *> dominated_blocks;
+  for (llvm::DomTreeNode *node : order) dominated_blocks.push_back(node->getBlock());
+  localize_inputs(dominated_blocks, [&](llvm::BasicBlock *block) {
+    llvm::DomTreeNode *head = owner.lookup(dt.getNode(block));
+    return head != nullptr ? head->getBlock() : nullptr;
+  });
   // Cut from the leaves up, each part holding the calls of the parts below.
   // A phi after a part goes through a stack slot of the part (or `f`) that
   // holds the phi, which the parts below get as a pointer; a slot of the

@@ -14,9 +14,10 @@
 // code is still valid and optimized by every other pass; only a function too
 // big to be fast anyway loses their clean-ups.
 //
-// A huge function is cut into functions of about kOutlineBlocks blocks
-// before the optimizer (outline_huge_regions), on both targets; the parts
-// count as huge for the skipping and for the code generator's settings.
+// A huge function is marked as such before the optimizer and, past
+// kOutlineBlocks blocks, cut into functions of about that size
+// (outline_huge_regions), on both targets; the parts count as huge for the
+// skipping and for the code generator's settings.
 //
 // One huge basic block (tens of thousands of statements in a row) makes the
 // code generators superlinear: SelectionDAG works a block at a time and its
@@ -92,10 +93,10 @@ constexpr std::size_t kOutlineBlocks = 2500;
 
 /// Marks every function of more than kHugeFunctionBlocks blocks with
 /// kHugeAttribute and, past kOutlineBlocks, cuts it into noinline functions
-/// of about kOutlineBlocks blocks (marked too), before the optimizer: on one function of 300,000
-/// blocks (an elif chain of 100,000 branches) every pass of O3 grew 12-20x
-/// per 10x branches on the GPU host, its working set beyond the caches, as
-/// for huge blocks. Each part is the blocks a block dominates (entered only
+/// of about kOutlineBlocks blocks (marked too), before the optimizer: on one
+/// function of 300,000 blocks (an elif chain of 100,000 branches) every pass
+/// of O3 grew 12-20x per 10x branches on the GPU host, its working set
+/// beyond the caches, as for huge blocks. Each part is the blocks a block dominates (entered only
 /// through it), less the parts cut below it, which it calls; a phi after a
 /// part goes through a stack slot. Returns are first merged into one block,
 /// which no part holds. The same operations in the same order.
