@@ -13,6 +13,8 @@
 
 #include <ufjit/ufjit.h>
 
+#include "tests/unit/generated_sources.h"
+
 namespace {
 
 class HugeKernel : public ::testing::Test {
@@ -45,13 +47,8 @@ bool on_a_branch(double v, int n) { return v >= 0 && v < n && v == std::floor(v)
 TEST_F(HugeKernel, EveryBranchOfAnElifChainOfReturnsGivesItsValue) {
   // Every branch returns: the function's returns are merged into one block
   // before it is cut, so no part returns from the kernel by itself.
-  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    if x == 0.0:\n        return 1.0\n";
-  for (int i = 1; i < kBranches; ++i) {
-    s += "    elif x == " + std::to_string(i) + ".0:\n        return " + std::to_string(i + 1) + ".0\n";
-  }
-  s += "    return -1.0\n";
   const std::vector<double> x = branch_inputs(kBranches);
-  const std::vector<double> got = apply(s, x);
+  const std::vector<double> got = apply(ufjit::testing::elif_chain_of_returns(kBranches), x);
   ASSERT_EQ(got.size(), x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     ASSERT_EQ(got[i], on_a_branch(x[i], kBranches) ? x[i] + 1 : -1.0) << "x = " << x[i];
@@ -88,16 +85,8 @@ TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
 TEST_F(HugeKernel, AChainOfTupleAssignmentsInNestedLoopsKeepsBothValues) {
   // The loops unroll into four copies of the chain.
   constexpr int kTupleBranches = 1500;
-  std::string s =
-      "@vectorize(['float64(float64)'])\ndef k(x):\n    t = 0.0\n    for a in range(2):\n        for c in range(2):\n"
-      "            p, q = 0.0, 1.0\n            if x + a == 0.0:\n                p, q = 1.0, 2.0\n";
-  for (int i = 1; i < kTupleBranches; ++i) {
-    s += "            elif x + a == " + std::to_string(i) + ".0:\n                p, q = " + std::to_string(i) +
-         ".0, q + " + std::to_string(i % 3) + ".0\n";
-  }
-  s += "            t = t * 2.0 + p - q\n    return t\n";
   const std::vector<double> x = branch_inputs(kTupleBranches);
-  const std::vector<double> got = apply(s, x);
+  const std::vector<double> got = apply(ufjit::testing::nested_loop_tuple_chain(kTupleBranches), x);
   ASSERT_EQ(got.size(), x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     double t = 0;

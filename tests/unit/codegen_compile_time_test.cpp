@@ -14,6 +14,7 @@
 #include "codegen/KernelABI.h"
 #include "frontend/Diagnostics.h"
 #include "ir/Frontend.h"
+#include "tests/unit/generated_sources.h"
 
 namespace ufjit::codegen {
 namespace {
@@ -51,15 +52,6 @@ double compile_seconds(const std::string &source, Target target = Target::Cpu, u
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// `if x == 0.0: return 1.0`, then `elif x == i: return i + 1` up to n - 1.
-std::string elif_chain(int n) {
-  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    if x == 0.0:\n        return 1.0\n";
-  for (int i = 1; i < n; ++i) {
-    s += "    elif x == " + std::to_string(i) + ".0:\n        return " + std::to_string(i + 1) + ".0\n";
-  }
-  return s + "    return -1.0\n";
-}
-
 TEST_F(CompileTime, HelperChainIsNotQuadratic) {
   // Bottom-up always-inlining cloned each helper with all it had inlined:
   // 10,000 helpers took 106 s.
@@ -94,34 +86,21 @@ TEST_F(CompileTime, LongElifChainOnAScalarOperandIsNotQuadratic) {
   // were hoisted and InstCombine was quadratic in the select chain that
   // SimplifyCFG made of it: 1,000 elifs took 17 s, 3,000 over 100 s. Now
   // 10,000 take 2 s.
-  EXPECT_LT(compile_seconds(elif_chain(10000), Target::Cpu, 1), 40.0);
+  EXPECT_LT(compile_seconds(ufjit::testing::elif_chain_of_returns(10000), Target::Cpu, 1), 40.0);
 }
 
 TEST_F(CompileTime, LongElifChainToPtxIsNotQuadratic) {
   // SimplifyCFG and GVN (in the optimizer and in NVPTX's code generator)
   // were quadratic in the chain: 10,000 elifs took 19 s. Now 20,000 take 4 s.
-  EXPECT_LT(compile_seconds(elif_chain(20000), Target::Ptx), 40.0);
-}
-
-/// An elif chain of tuple assignments in two nested `range(2)` loops: the
-/// optimizer unrolls the loops into four chains.
-std::string nested_loop_chain(int n) {
-  std::string s =
-      "@vectorize(['float64(float64)'])\ndef k(x):\n    t = 0.0\n    for a in range(2):\n        for c in range(2):\n"
-      "            p, q = 0.0, 1.0\n            if x + a == 0.0:\n                p, q = 1.0, 2.0\n";
-  for (int i = 1; i < n; ++i) {
-    s += "            elif x + a == " + std::to_string(i) + ".0:\n                p, q = " + std::to_string(i) +
-         ".0, q + " + std::to_string(i % 3) + ".0\n";
-  }
-  return s + "            t = t * 2.0 + p - q\n    return t\n";
+  EXPECT_LT(compile_seconds(ufjit::testing::elif_chain_of_returns(20000), Target::Ptx), 40.0);
 }
 
 TEST_F(CompileTime, ElifChainInNestedLoopsIsNotQuadraticOnEitherTarget) {
   // 3,000 blocks when lowered, so not huge at 5,000, and folded by
   // SimplifyCFG into select chains where InstCombine was quadratic: 100 s on
   // each target. Now huge from the start: 0.3-0.7 s.
-  EXPECT_LT(compile_seconds(nested_loop_chain(1500), Target::Cpu), 20.0);
-  EXPECT_LT(compile_seconds(nested_loop_chain(1500), Target::Ptx), 20.0);
+  EXPECT_LT(compile_seconds(ufjit::testing::nested_loop_tuple_chain(1500), Target::Cpu), 20.0);
+  EXPECT_LT(compile_seconds(ufjit::testing::nested_loop_tuple_chain(1500), Target::Ptx), 20.0);
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+// Generated kernel sources shared by the compile-time tests
+// (tests/unit/codegen_compile_time_test.cpp), which time them, and the huge
+// kernel tests (tests/api/huge_kernel_test.cpp), which check their results.
+#pragma once
+
+#include <string>
+
+namespace ufjit::testing {
+
+/// `if x == 0.0: return 1.0`, then `elif x == i: return i + 1` up to n - 1,
+/// else -1.
+inline std::string elif_chain_of_returns(int n) {
+  std::string s = "@vectorize(['float64(float64)'])\ndef k(x):\n    if x == 0.0:\n        return 1.0\n";
+  for (int i = 1; i < n; ++i) {
+    s += "    elif x == " + std::to_string(i) + ".0:\n        return " + std::to_string(i + 1) + ".0\n";
+  }
+  return s + "    return -1.0\n";
+}
+
+/// An elif chain of tuple assignments in two nested `range(2)` loops (the
+/// optimizer unrolls them into four chains): for x + a == i, (p, q) become
+/// (i, q + i % 3) ((1, 2) for 0), and t accumulates t * 2 + p - q.
+inline std::string nested_loop_tuple_chain(int n) {
+  std::string s =
+      "@vectorize(['float64(float64)'])\ndef k(x):\n    t = 0.0\n    for a in range(2):\n        for c in range(2):\n"
+      "            p, q = 0.0, 1.0\n            if x + a == 0.0:\n                p, q = 1.0, 2.0\n";
+  for (int i = 1; i < n; ++i) {
+    s += "            elif x + a == " + std::to_string(i) + ".0:\n                p, q = " + std::to_string(i) +
+         ".0, q + " + std::to_string(i % 3) + ".0\n";
+  }
+  return s + "            t = t * 2.0 + p - q\n    return t\n";
+}
+
+}  // namespace ufjit::testing
