@@ -1,4 +1,6 @@
 // The public API: Runtime, Ufunc, UfuncSet, version() (ufjit/runtime.h).
+#include <string_view>
+
 #include "codegen/Codegen.h"
 #include "frontend/Diagnostics.h"
 #include "frontend/LargeStack.h"
@@ -8,6 +10,7 @@
 #include "runtime/GufuncLayout.h"
 #include "runtime/DynamicUfunc.h"
 #include "runtime/ViewChecks.h"
+#include "runtime/cache/DiskCache.h"
 #include "ufjit/files.h"
 
 namespace ufjit {
@@ -37,6 +40,33 @@ void bind_call(UfuncState &state, TargetKind target, std::span<const Operand> op
   bound.use = bound.operands;
 }
 
+/// What the typer reads, hashed before it runs: the source text, the
+/// signatures given with it and the link options (length-prefixed, so that
+/// no two lists hash alike by their separators).
+runtime::SourceKey source_key_of(const std::string &source, const std::vector<std::string> &signatures,
+                                 const ir::LinkOptions &link) {
+  std::string text = "ufjit-source-1";
+  auto add = [&text](std::string_view field) {
+    text += ';';
+    text += std::to_string(field.size());
+    text += ':';
+    text += field;
+  };
+  add(source);
+  auto add_list = [&](const std::vector<std::string> &list) {
+    add(std::to_string(list.size()));
+    for (const std::string &item : list) {
+      add(item);
+    }
+  };
+  add_list(signatures);
+  add_list(link.files);
+  add(link.base_dir);
+  add_list(link.nvrtc_options);
+  const cache::KeyHash hash = cache::hash_bytes(text);
+  return runtime::SourceKey{hash.low, hash.high};
+}
+
 /// Types a source and wraps each ufunc's modules for the runtime.
 std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
                                        const std::string &source_name, const std::vector<std::string> &signatures,
@@ -45,6 +75,12 @@ std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCor
   DiagnosticEngine diags;
   diags.retain(file);
   const ir::LinkOptions link{options.link, options.base_dir, options.nvrtc_options};
+  // A CUDA backend already made loads the kernels this source ran with
+  // before (its disk cache's source index) while the typer runs here.
+  const runtime::SourceKey source_key = source_key_of(source, signatures, link);
+  if (runtime::Backend *cuda = core->made_backend(TargetKind::Cuda)) {
+    cuda->prefetch(source_key);
+  }
   std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures, link);
   diags.throw_if_errors();
   if (!program) {
@@ -75,6 +111,7 @@ std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCor
       sig.ufunc_name = typed.name;
       sig.signature = typed.signatures[i].str();
       sig.index = static_cast<int>(i);
+      sig.source = source_key;
       runtime::finish_signature(sig);
       state->signatures.push_back(std::move(sig));
     }

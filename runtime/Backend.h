@@ -80,6 +80,16 @@ struct ExternalKernel {
                             const std::string &arch) const = 0;
 };
 
+/// A source's compile before it is typed: an XXH3-128 of its text, the
+/// signatures and link options given with it (runtime/Api.cpp). It keys the
+/// disk cache's source index (runtime/cache/SourceIndex.h). Zero: none (a
+/// signature typed at call time, CUDA C++, a generated cast).
+struct SourceKey {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  bool empty() const { return low == 0 && high == 0; }
+};
+
 /// One signature of a ufunc, compiled to typed IR. Owned by the ufunc's state
 /// and immutable after construction; PreparedCall points at it.
 struct CompiledSignature {
@@ -102,6 +112,9 @@ struct CompiledSignature {
   std::shared_ptr<const GufuncLayout> layout;  // null: an elementwise ufunc
   std::vector<DType> out_dtypes;               // per output
   std::vector<int> arg_ndims;                  // per argument (inputs, outputs): 0 a scalar
+
+  /// The source it was typed from, when known before typing.
+  SourceKey source;
 
   /// Non-null: code from elsewhere (module null); see ExternalKernel.
   std::shared_ptr<const ExternalKernel> external;
@@ -297,6 +310,10 @@ class Backend {
   virtual Stream borrow_stream(void *cu_stream);
   /// Waits for all work this backend enqueued.
   virtual void synchronize();
+  /// `vectorize` is about to type a source of this key: a backend may start
+  /// loading the kernels it ran with before (the CUDA backend reads the disk
+  /// cache's source index), so that they are ready for the first call.
+  virtual void prefetch(const SourceKey &source) { (void)source; }
 };
 
 /// The CPU backend (runtime/CpuBackend.cpp): codegen::CpuCompiler + a pool.

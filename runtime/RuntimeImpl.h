@@ -42,6 +42,11 @@ class RuntimeCore {
   /// The backend of `target`, created on first use. Throws NoDeviceError for
   /// CUDA without a usable device.
   Backend &backend(TargetKind target);
+  /// The backend of `target` if it was made already, else null (never
+  /// makes one: a CUDA context takes 0.2 s).
+  Backend *made_backend(TargetKind target) const {
+    return (target == TargetKind::Cpu ? cpu_ready_ : cuda_ready_).load(std::memory_order_acquire);
+  }
 
   /// The target a ufunc's call runs on: an explicit RuntimeOptions::target or
   /// UFJIT_TARGET wins; else the decorator's (`cuda` falls back to the CPU

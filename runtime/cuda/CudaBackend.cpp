@@ -22,6 +22,7 @@
 #include "runtime/ViewChecks.h"
 #include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/ContextWarmUp.h"
+#include "runtime/cuda/CubinPrefetch.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaMethods.h"
 #include "runtime/cuda/CudaModule.h"
@@ -115,7 +116,8 @@ class CudaBackend final : public Backend {
         warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
         staging_(context_),
-        pinned_(context_) {
+        pinned_(context_),
+        prefetch_(context_, disk_, gpu_, tier_up_) {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
@@ -129,6 +131,7 @@ class CudaBackend final : public Backend {
       }
     }
     driver_jit_warm_up_pending_ = warm_up_.claimed();
+    tier_up_.start();  // here, not in a first `vectorize`'s prefetch (CubinPrefetch.h)
   }
 
   ~CudaBackend() override {
@@ -302,6 +305,8 @@ class CudaBackend final : public Backend {
     context_->make_current();
     UFJIT_CU_CHECK(context_->drv(), cuCtxSynchronize);
   }
+
+  void prefetch(const SourceKey &source) override { prefetch_.start(source); }
 
   cache::DiskCacheCounters disk_counters() const { return disk_.counters(); }
 
@@ -493,9 +498,17 @@ class CudaBackend final : public Backend {
     const bool log = driver::debug_level() >= 1;
     const Clock::time_point t0 = Clock::now();
     const cuda::HintSource hints = sig.external ? cuda::HintSource::None : cuda::HintSource::InModule;
+    if (std::shared_ptr<cuda::CudaKernel> kernel = prefetch_.take(sig.source, hash)) {
+      if (log) {
+        std::cerr << "ufjit: " << entry << ": disk cache hit, prefetched while typing, taken in "
+                  << ms_between(t0, Clock::now()) << " ms\n";
+      }
+      return kernel;
+    }
     if (std::optional<std::string> cubin = disk_.load(hash)) {
       try {
         std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, *cubin, entry, hints);
+        prefetch_.note(sig.source, hash, entry);  // for the next process, if its index lacks it
         if (log) {
           std::cerr << "ufjit: " << entry << ": disk cache hit, read and loaded in " << ms_between(t0, Clock::now())
                     << " ms\n";
@@ -539,6 +552,7 @@ class CudaBackend final : public Backend {
       tier_up(sig, variant, hash, entry + " " + disk_key.arch);  // only optimised kernels go to disk
     } else {
       disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
+      prefetch_.note(sig.source, hash, entry);
     }
     if (log) {
       std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX"
@@ -592,6 +606,7 @@ class CudaBackend final : public Backend {
                                            entry + ".ptx");
         kernels_.replace(*owned, variant, cuda::load_kernel(context_, cubin, entry, cuda::HintSource::InModule));
         disk_.store_in_background(hash, label, std::move(cubin));
+        prefetch_.note_here(owned->source, hash, entry);
         if (driver::debug_level() >= 1) {
           std::cerr << "ufjit: " << entry << ": optimised kernel swapped in after " << ms_between(t0, Clock::now())
                     << " ms in the background\n";
@@ -623,6 +638,8 @@ class CudaBackend final : public Backend {
   codegen::GpuOptions gpu_;
   std::string key_;
   HotKernels<cuda::CudaKernel> kernels_;
+  /// Kernels loaded while their source is typed; jobs run on tier_up_.
+  cuda::CubinPrefetch prefetch_;
   /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
   bool tiering_ = enabled_in_environment("UFJIT_TIERING");
   // Declared last: destroyed first, finishing its jobs while everything they

@@ -21,18 +21,34 @@ std::string ir_code_key(const runtime::CompiledSignature &sig) {
   return "ir-xxh3-128:" + cache::KeyHash{sig.ir_hash, sig.ir_hash_high}.hex();
 }
 
-cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
-                             const CudaContext &context, const codegen::GpuOptions &gpu) {
+namespace {
+
+cache::DiskCacheKey device_key(std::string code, const std::string &entry, std::string float_options,
+                               const CudaContext &context, const codegen::GpuOptions &gpu) {
   cache::DiskCacheKey key;
   key.ir = std::move(code);
   key.entry = entry;
   key.arch = context.properties().arch() + "/" + gpu.arch;
   key.ptx_isa = gpu.canonical();
-  key.float_options = float_options(sig);
+  key.float_options = std::move(float_options);
   key.ufjit_version = UFJIT_VERSION;
   key.llvm_version = UFJIT_LLVM_VERSION;
   key.driver_version = context.drv().version;
   return key;
+}
+
+}  // namespace
+
+cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
+                             const CudaContext &context, const codegen::GpuOptions &gpu) {
+  return device_key(std::move(code), entry, float_options(sig), context, gpu);
+}
+
+cache::DiskCacheKey source_index_key(const runtime::SourceKey &source, const CudaContext &context,
+                                     const codegen::GpuOptions &gpu) {
+  // The float options are the source's own (its decorators): part of `source`.
+  return device_key("source-xxh3-128:" + cache::KeyHash{source.low, source.high}.hex(), "source-index", "", context,
+                    gpu);
 }
 
 }  // namespace ufjit::cuda

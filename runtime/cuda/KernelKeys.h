@@ -28,4 +28,9 @@ std::string ir_code_key(const runtime::CompiledSignature &sig);
 cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
                              const CudaContext &context, const codegen::GpuOptions &gpu);
 
+/// The disk-cache key of the source index of `source` (SourceIndex.h) for
+/// this context's device and `gpu`: the cubins it lists are of that device.
+cache::DiskCacheKey source_index_key(const runtime::SourceKey &source, const CudaContext &context,
+                                     const codegen::GpuOptions &gpu);
+
 }  // namespace ufjit::cuda

@@ -16,17 +16,30 @@ TierUp::~TierUp() {
   }
 }
 
+bool TierUp::start_locked() {
+  if (worker_.joinable()) {
+    return true;
+  }
+  try {
+    worker_ = std::thread([this] { work(); });
+    return true;
+  } catch (const std::system_error &) {
+    return false;
+  }
+}
+
+void TierUp::start() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  (void)start_locked();
+}
+
 void TierUp::submit(std::function<void()> job) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (!worker_.joinable()) {
-    try {
-      worker_ = std::thread([this] { work(); });
-    } catch (const std::system_error &) {
-      // No thread to be had: the optimised kernel now, on the caller's time.
-      lock.unlock();
-      job();
-      return;
-    }
+  if (!start_locked()) {
+    // No thread to be had: the optimised kernel now, on the caller's time.
+    lock.unlock();
+    job();
+    return;
   }
   queue_.push_back(std::move(job));
   lock.unlock();

@@ -25,6 +25,11 @@ class TierUp {
   TierUp(const TierUp &) = delete;
   TierUp &operator=(const TierUp &) = delete;
 
+  /// Starts the worker now rather than at the first job, so that the first
+  /// job's caller does not wait for a thread to be made (the CUDA backend
+  /// starts it beside its context's creation). Without a thread, jobs run
+  /// on their caller's thread as before.
+  void start();
   /// Queues `job` (it must catch its own errors); starts the worker on the
   /// first job. Runs `job` here when no thread can be started.
   void submit(std::function<void()> job);
@@ -32,7 +37,8 @@ class TierUp {
   void wait_idle();
 
  private:
-  void work();  // the worker's loop
+  void work();          // the worker's loop
+  bool start_locked();  // starts the worker unless it runs; false when no thread can be made
 
   std::mutex mutex_;
   std::condition_variable changed_;

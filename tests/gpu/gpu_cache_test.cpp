@@ -1,6 +1,7 @@
 // The disk cache on the GPU: entries are made by the driver's linker, a
-// corrupted or truncated entry is recompiled (never loaded), and a directory
-// that cannot be written is used read-only without errors.
+// corrupted or truncated entry is recompiled (never loaded), a directory
+// that cannot be written is used read-only without errors, and a warm first
+// call takes the kernel its source index let load while it was typed.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -58,6 +59,36 @@ void run_once(const std::string &source, double constant) {
   }
 }
 
+/// A source no earlier run has cached, run once: its cubin is now on disk.
+std::string cached_once(double *constant) {
+  const std::string source = unique_source(constant);
+  run_once(source, *constant);
+  return source;
+}
+
+/// The source's ufunc in a fresh Runtime whose context exists before
+/// `vectorize`, as in a program that has used the GPU already; the
+/// prefetch of its kernels is let finish before the call, as typing a
+/// larger source would. Returns what the runtime logged at UFJIT_DEBUG=1.
+std::string run_with_context_first(const std::string &source, double constant) {
+  setenv("UFJIT_DEBUG", "1", 1);
+  ::testing::internal::CaptureStderr();
+  {
+    RuntimeOptions options;
+    options.target = TargetKind::Cuda;
+    Runtime rt(options);
+    Array context_made = rt.device_empty(DType::Float64, {1});
+    Ufunc f = rt.vectorize(source);
+    rt.synchronize();
+    std::vector<double> x = {1.0, 2.0, 3.0};
+    std::vector<double> got = download<double>(rt, f(rt.to_device(x)));
+    EXPECT_EQ(got, (std::vector<double>{1.0 + constant, 2.0 + constant, 3.0 + constant}));
+  }
+  std::string log = ::testing::internal::GetCapturedStderr();
+  unsetenv("UFJIT_DEBUG");
+  return log;
+}
+
 class GpuDiskCache : public GpuTest {
  protected:
   void SetUp() override {
@@ -76,27 +107,55 @@ class GpuDiskCache : public GpuTest {
 TEST_F(GpuDiskCache, FirstCallStoresACubinThatASecondRuntimeReuses) {
   CacheDirScope scope(dir_);
   double constant = 0;
-  const std::string source = unique_source(&constant);
-  run_once(source, constant);
-  std::vector<CacheEntryInfo> entries = list_cache();
+  const std::string source = cached_once(&constant);
+  std::vector<CacheEntryInfo> entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_NE(entries[0].label.find("shift"), std::string::npos) << entries[0].label;
   const int64_t bytes_before = static_cast<int64_t>(entries[0].bytes);
 
   run_once(source, constant);
 
-  entries = list_cache();
+  entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u) << "the second Runtime compiled again instead of loading";
   EXPECT_EQ(static_cast<int64_t>(entries[0].bytes), bytes_before);
   EXPECT_TRUE(verify_cache(false).corrupt.empty());
 }
 
+TEST_F(GpuDiskCache, AWarmFirstCallTakesTheKernelLoadedWhileItsSourceWasTyped) {
+  CacheDirScope scope(dir_);
+  double constant = 0;
+  const std::string source = cached_once(&constant);
+  ASSERT_EQ(cached_cubins().size(), 1u);
+  ASSERT_EQ(list_cache().size(), 2u) << "no source index was stored beside the cubin";
+
+  const std::string log = run_with_context_first(source, constant);
+
+  EXPECT_NE(log.find("prefetched while typing"), std::string::npos) << log;
+  EXPECT_EQ(log.find("LLVM to PTX"), std::string::npos) << "compiled again:\n" << log;
+  EXPECT_EQ(list_cache().size(), 2u);
+  EXPECT_TRUE(verify_cache(false).corrupt.empty());
+}
+
+TEST_F(GpuDiskCache, AnIndexWhoseCubinIsGoneCostsOnlyACompile) {
+  CacheDirScope scope(dir_);
+  double constant = 0;
+  const std::string source = cached_once(&constant);
+  std::vector<CacheEntryInfo> cubins = cached_cubins();
+  ASSERT_EQ(cubins.size(), 1u);
+  ASSERT_TRUE(std::filesystem::remove(cubins[0].path));
+
+  const std::string log = run_with_context_first(source, constant);
+
+  EXPECT_EQ(log.find("prefetched while typing"), std::string::npos) << log;
+  EXPECT_NE(log.find("LLVM to PTX"), std::string::npos) << log;
+  EXPECT_EQ(cached_cubins().size(), 1u) << "the compiled kernel was not stored again";
+}
+
 TEST_F(GpuDiskCache, CorruptedEntryIsRecompiledNotLoaded) {
   CacheDirScope scope(dir_);
   double constant = 0;
-  const std::string source = unique_source(&constant);
-  run_once(source, constant);
-  std::vector<CacheEntryInfo> entries = list_cache();
+  const std::string source = cached_once(&constant);
+  std::vector<CacheEntryInfo> entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u);
   {
     // Overwrite the middle of the cubin with garbage of the same length.
@@ -110,22 +169,21 @@ TEST_F(GpuDiskCache, CorruptedEntryIsRecompiledNotLoaded) {
   run_once(source, constant);
 
   EXPECT_TRUE(verify_cache(false).corrupt.empty()) << "the corrupt entry was not replaced";
-  EXPECT_EQ(list_cache().size(), 1u);
+  EXPECT_EQ(cached_cubins().size(), 1u);
 }
 
 TEST_F(GpuDiskCache, TruncatedEntryIsRecompiledNotLoaded) {
   CacheDirScope scope(dir_);
   double constant = 0;
-  const std::string source = unique_source(&constant);
-  run_once(source, constant);
-  std::vector<CacheEntryInfo> entries = list_cache();
+  const std::string source = cached_once(&constant);
+  std::vector<CacheEntryInfo> entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u);
   std::filesystem::resize_file(entries[0].path, entries[0].bytes / 3);
 
   run_once(source, constant);
 
   EXPECT_TRUE(verify_cache(false).corrupt.empty());
-  entries = list_cache();
+  entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_GT(entries[0].bytes, 0u);
 }
@@ -134,8 +192,7 @@ TEST_F(GpuDiskCache, UnwritableCacheDirectoryIsUsedWithoutErrors) {
   // procfs refuses new files even to root, unlike a chmod-ed directory.
   CacheDirScope scope("/proc/self/fdinfo");
   double constant = 0;
-  const std::string source = unique_source(&constant);
-  run_once(source, constant);
+  const std::string source = cached_once(&constant);
   run_once(source, constant);
 }
 
@@ -143,8 +200,7 @@ TEST_F(GpuDiskCache, UfjitCacheOffWritesNothing) {
   CacheDirScope scope(dir_);
   setenv("UFJIT_CACHE", "off", 1);
   double constant = 0;
-  const std::string source = unique_source(&constant);
-  run_once(source, constant);
+  const std::string source = cached_once(&constant);
   unsetenv("UFJIT_CACHE");
   EXPECT_TRUE(list_cache().empty());
 }

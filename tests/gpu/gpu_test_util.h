@@ -36,6 +36,18 @@ class GpuTest : public ::testing::Test {
   std::unique_ptr<Runtime> rt_;
 };
 
+/// The cache's cubins: every entry but the source indexes, which list the
+/// cubins a source ran with (runtime/cache/SourceIndex.h).
+inline std::vector<CacheEntryInfo> cached_cubins() {
+  std::vector<CacheEntryInfo> cubins;
+  for (CacheEntryInfo &entry : list_cache()) {
+    if (entry.label.rfind("source index ", 0) != 0) {
+      cubins.push_back(std::move(entry));
+    }
+  }
+  return cubins;
+}
+
 /// Uniform values in [lo, hi), never all zeros.
 template <typename T>
 std::vector<T> random_values(std::size_t n, unsigned seed, double lo, double hi) {

@@ -145,12 +145,12 @@ TEST_F(GpuTiering, QuickFirstCallOptimisedLaterCallsAndTheDiskHitGiveTheBitsOfTh
     }
     EXPECT_TRUE(quick == untiered) << "the quick kernel's results differ from the optimised kernel's";
     EXPECT_TRUE(optimised == untiered) << "the swapped-in kernel's results differ";
-    const std::vector<CacheEntryInfo> entries = list_cache();
+    const std::vector<CacheEntryInfo> entries = cached_cubins();
     EXPECT_EQ(entries.size(), 1u) << "only the optimised kernel is stored";
     Runtime rt(options);
     Ufunc f = rt.vectorize(k.source);
     EXPECT_TRUE(result_bytes(call_on_host(f, x)) == untiered) << "the disk-cached kernel's results differ";
-    EXPECT_EQ(list_cache().size(), 1u) << "a disk hit compiled again";
+    EXPECT_EQ(cached_cubins().size(), 1u) << "a disk hit compiled again";
   }
 }
 
@@ -165,7 +165,7 @@ TEST_F(GpuTiering, AnUnsynchronizedRuntimeStillLeavesTheOptimisedKernelOnDisk) {
     Ufunc f = rt.vectorize(k.source);
     call_on_host(f, x);
   }  // no synchronize(): the destructor finishes the optimised compile
-  const std::vector<CacheEntryInfo> entries = list_cache();
+  const std::vector<CacheEntryInfo> entries = cached_cubins();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_TRUE(verify_cache(false).corrupt.empty());
 }
