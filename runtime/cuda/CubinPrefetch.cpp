@@ -2,12 +2,16 @@
 #include "runtime/cuda/CubinPrefetch.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
+#include <iostream>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "runtime/cache/SourceIndex.h"
 #include "runtime/cuda/KernelKeys.h"
+#include "runtime/driver/Pipeline.h"
 
 namespace ufjit::cuda {
 
@@ -18,18 +22,26 @@ runtime::PrefetchKey prefetch_key(const cache::KeyHash &cubin) { return {cubin.l
 
 }  // namespace
 
+CubinPrefetch::CubinPrefetch(std::shared_ptr<const CudaContext> context, cache::DiskCache &disk,
+                             const codegen::GpuOptions &gpu, TierUp &worker)
+    : context_(std::move(context)), disk_(disk), gpu_(gpu), worker_(worker) {
+  const char *env = std::getenv("UFJIT_PREFETCH");
+  enabled_ = env == nullptr || std::string_view(env) != "0";
+}
+
 cache::KeyHash CubinPrefetch::index_key(const runtime::SourceKey &source) const {
   return cache::hash_key(source_index_key(source, *context_, gpu_));
 }
 
 void CubinPrefetch::start(const runtime::SourceKey &source) {
-  if (source.empty() || !disk_.enabled() || !kernels_.expect(prefetch_key(source))) {
+  if (!enabled_ || source.empty() || !disk_.enabled() || !kernels_.expect(prefetch_key(source))) {
     return;
   }
-  worker_.submit([this, source] { load_listed(source); });
+  worker_.submit([this, source, queued = Clock::now()] { load_listed(source, queued); });
 }
 
-void CubinPrefetch::load_listed(const runtime::SourceKey &source) {
+void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_point queued) {
+  const Clock::time_point started = Clock::now();
   if (!kernels_.begin(prefetch_key(source))) {
     return;  // a first call came before this job started and loaded its kernel itself
   }
@@ -47,6 +59,7 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source) {
     keys.push_back(prefetch_key(cubin.key));
   }
   const std::vector<runtime::PrefetchKey> to_load = kernels_.listed(prefetch_key(source), keys);
+  const Clock::time_point read = Clock::now();
   for (const cache::IndexedCubin &cubin : cubins) {
     const runtime::PrefetchKey key = prefetch_key(cubin.key);
     if (std::find(to_load.begin(), to_load.end(), key) == to_load.end() || !kernels_.claim(key)) {
@@ -61,6 +74,14 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source) {
       kernel = nullptr;  // rejected by the driver: the first call reads it, fails too, and recompiles
     }
     kernels_.finish(key, std::move(kernel));
+  }
+  if (driver::debug_level() >= 1 && !cubins.empty()) {
+    const auto ms = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    std::cerr << "ufjit: prefetch: started " << ms(queued, started) << " ms after vectorize, index of "
+              << cubins.size() << " cubin" << (cubins.size() == 1 ? "" : "s") << " read in " << ms(started, read)
+              << " ms, " << to_load.size() << " loaded in " << ms(read, Clock::now()) << " ms\n";
   }
 }
 

@@ -9,6 +9,7 @@
 // source's index, on the worker too, writing only when the index lacks it.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -26,9 +27,9 @@ class CubinPrefetch {
  public:
   /// Everything is the backend's and outlives this object; `worker` is used
   /// by start() and note() only, so it may be declared after this one.
+  /// UFJIT_PREFETCH=0 turns start() off (indexes are still written).
   CubinPrefetch(std::shared_ptr<const CudaContext> context, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                TierUp &worker)
-      : context_(std::move(context)), disk_(disk), gpu_(gpu), worker_(worker) {}
+                TierUp &worker);
 
   /// Queues the load of the cubins `source`'s index lists (nothing when the
   /// disk cache is off or a job for `source` is already queued).
@@ -44,13 +45,16 @@ class CubinPrefetch {
   uint64_t taken() const { return kernels_.taken(); }
 
  private:
-  void load_listed(const runtime::SourceKey &source);  // the job start() queues
+  using Clock = std::chrono::steady_clock;
+  // The job start() queues at `queued`.
+  void load_listed(const runtime::SourceKey &source, Clock::time_point queued);
   cache::KeyHash index_key(const runtime::SourceKey &source) const;
 
   std::shared_ptr<const CudaContext> context_;
   cache::DiskCache &disk_;
   const codegen::GpuOptions &gpu_;
   TierUp &worker_;
+  bool enabled_ = true;
   runtime::KernelPrefetch<CudaKernel> kernels_;
 };
 

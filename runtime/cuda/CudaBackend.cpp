@@ -131,7 +131,10 @@ class CudaBackend final : public Backend {
       }
     }
     driver_jit_warm_up_pending_ = warm_up_.claimed();
-    tier_up_.start();  // here, not in a first `vectorize`'s prefetch (CubinPrefetch.h)
+    // The worker is made here, not by a first `vectorize`'s prefetch
+    // (CubinPrefetch.h), and its first driver call is made now too.
+    tier_up_.start();
+    tier_up_.submit([context = context_] { context->make_current_noexcept(); });
   }
 
   ~CudaBackend() override {
