@@ -86,6 +86,13 @@ bool claim_ptx_warm_up();
 /// made. Never throws; returns whether the PTX was made.
 bool warm_up_ptx_compiler() noexcept;
 
+/// Types warm_up_ptx_compiler's source again, on the calling thread, and
+/// discards it: about 0.2 ms that bring the frontend's code and data back
+/// into this core's caches after something large (a CUDA context's
+/// creation) has evicted them, so that a `vectorize` soon after does not
+/// take twice as long. Never throws; returns whether the source typed.
+bool warm_up_frontend() noexcept;
+
 /// PTX -> cubin for `arch` through nvJitLink (opened with dlopen). Throws
 /// ufjit::Error with nvJitLink's log if it rejects the PTX, or if nvJitLink
 /// is not available.

@@ -126,17 +126,35 @@ bool claim_ptx_warm_up() {
   return !claimed.exchange(true);
 }
 
-bool warm_up_ptx_compiler() noexcept {
-  // A branch, exp, sin, cos, powers, and a helper returning a tuple that the
-  // caller unpacks: the typer's paths for helpers and tuples are paged in
-  // too, which a first `vectorize` of such a source otherwise pays for.
-  static const char kSource[] =
-      "import math\nfrom numba import cuda\n\n@cuda.jit(device=True)\ndef warm_up_helper(a, b):\n"
-      "    return a * math.cos(b), a - b\n\n@vectorize(['float32(float32, float32)'])\ndef warm_up(x, y):\n"
-      "    p, q = warm_up_helper(x, y)\n    if x < y:\n        return math.exp(p) * y\n"
-      "    return (math.sin(x) + q ** 2) ** 0.5\n";
+namespace {
+
+// A branch, exp, sin, cos, powers, and a helper returning a tuple that the
+// caller unpacks: the typer's paths for helpers and tuples are paged in
+// too, which a first `vectorize` of such a source otherwise pays for.
+constexpr char kWarmUpSource[] =
+    "import math\nfrom numba import cuda\n\n@cuda.jit(device=True)\ndef warm_up_helper(a, b):\n"
+    "    return a * math.cos(b), a - b\n\n@vectorize(['float32(float32, float32)'])\ndef warm_up(x, y):\n"
+    "    p, q = warm_up_helper(x, y)\n    if x < y:\n        return math.exp(p) * y\n"
+    "    return (math.sin(x) + q ** 2) ** 0.5\n";
+
+}  // namespace
+
+bool warm_up_frontend() noexcept {
   try {
-    auto file = std::make_shared<const SourceFile>("<warm-up>", kSource);
+    auto file = std::make_shared<const SourceFile>("<warm-up>", kWarmUpSource);
+    DiagnosticEngine diags;
+    return run_with_stack_for(file->text().size(), [&] {
+      std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+      return program && !program->ufuncs.empty() && !program->ufuncs[0].modules.empty();
+    });
+  } catch (...) {
+    return false;  // the first `vectorize` then finds a colder cache, nothing else
+  }
+}
+
+bool warm_up_ptx_compiler() noexcept {
+  try {
+    auto file = std::make_shared<const SourceFile>("<warm-up>", kWarmUpSource);
     DiagnosticEngine diags;
     return run_with_stack_for(file->text().size(), [&] {
       std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);

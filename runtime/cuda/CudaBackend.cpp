@@ -131,6 +131,16 @@ class CudaBackend final : public Backend {
       }
     }
     driver_jit_warm_up_pending_ = warm_up_.claimed();
+    if (warm_up_.claimed()) {
+      // The context's creation evicted the frontend that the compiler's
+      // warm-up paged in; a first `vectorize` would type out of DRAM.
+      const Clock::time_point t0 = Clock::now();
+      const bool typed = codegen::warm_up_frontend();
+      if (driver::debug_level() >= 1) {
+        std::cerr << "ufjit: frontend warm-up " << (typed ? "done" : "failed") << " in "
+                  << ms_between(t0, Clock::now()) << " ms\n";
+      }
+    }
     // The worker is made here, not by a first `vectorize`'s prefetch
     // (CubinPrefetch.h), and its first driver call is made now too.
     tier_up_.start();

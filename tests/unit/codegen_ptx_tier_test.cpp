@@ -142,6 +142,7 @@ TEST(PtxTier, QuickPtxCompilesEachLargeLibdeviceBodyOnce) {
 
 TEST(PtxWarmUp, TheBuiltInSourceCompilesAndOnlyTheFirstClaimWins) {
   EXPECT_TRUE(warm_up_ptx_compiler()) << "the warm-up's source no longer compiles: it would warm nothing";
+  EXPECT_TRUE(warm_up_frontend()) << "the warm-up's source no longer types: it would warm nothing";
   EXPECT_TRUE(claim_ptx_warm_up());
   EXPECT_FALSE(claim_ptx_warm_up());
   EXPECT_FALSE(claim_ptx_warm_up());
