@@ -137,16 +137,26 @@ constexpr char kWarmUpSource[] =
     "    p, q = warm_up_helper(x, y)\n    if x < y:\n        return math.exp(p) * y\n"
     "    return (math.sin(x) + q ** 2) ** 0.5\n";
 
+/// Types kWarmUpSource, then `use(module)` its ufunc's one module, all on a
+/// stack ample for it. False when the source did not type.
+template <typename Use>
+bool with_warm_up_module(const Use &use) {
+  auto file = std::make_shared<const SourceFile>("<warm-up>", kWarmUpSource);
+  DiagnosticEngine diags;
+  return run_with_stack_for(file->text().size(), [&] {
+    std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+    if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.empty()) {
+      return false;
+    }
+    return use(program->ufuncs[0].modules[0]);
+  });
+}
+
 }  // namespace
 
 bool warm_up_frontend() noexcept {
   try {
-    auto file = std::make_shared<const SourceFile>("<warm-up>", kWarmUpSource);
-    DiagnosticEngine diags;
-    return run_with_stack_for(file->text().size(), [&] {
-      std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
-      return program && !program->ufuncs.empty() && !program->ufuncs[0].modules.empty();
-    });
+    return with_warm_up_module([](const ir::Module &) { return true; });
   } catch (...) {
     return false;  // the first `vectorize` then finds a colder cache, nothing else
   }
@@ -154,15 +164,8 @@ bool warm_up_frontend() noexcept {
 
 bool warm_up_ptx_compiler() noexcept {
   try {
-    auto file = std::make_shared<const SourceFile>("<warm-up>", kWarmUpSource);
-    DiagnosticEngine diags;
-    return run_with_stack_for(file->text().size(), [&] {
-      std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
-      if (!program || program->ufuncs.empty() || program->ufuncs[0].modules.empty()) {
-        return false;
-      }
-      EntryRequest request{&program->ufuncs[0].modules[0], "warm_up__float32_float32",
-                           {KernelVariant{Layout::Contiguous, true, 0}}};
+    return with_warm_up_module([](const ir::Module &module) {
+      EntryRequest request{&module, "warm_up__float32_float32", {KernelVariant{Layout::Contiguous, true, 0}}};
       return emit_ptx({request}, GpuOptions{}, PtxTier::Quick).find(".entry warm_up__") != std::string::npos;
     });
   } catch (...) {
