@@ -31,7 +31,7 @@
 
 namespace ufjit::runtime {
 
-/// A 128-bit hash as a map key: a SourceKey's or a cubin key's words.
+/// A 128-bit hash as a map key: a SourceKey, or a cubin key with its entry.
 using PrefetchKey = std::pair<uint64_t, uint64_t>;
 
 template <typename Kernel>

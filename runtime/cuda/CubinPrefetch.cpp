@@ -18,7 +18,13 @@ namespace ufjit::cuda {
 namespace {
 
 runtime::PrefetchKey prefetch_key(const runtime::SourceKey &source) { return {source.low, source.high}; }
-runtime::PrefetchKey prefetch_key(const cache::KeyHash &cubin) { return {cubin.low, cubin.high}; }
+
+/// A loaded kernel is handed over for its cubin AND entry name: an index
+/// pairing a cubin with another of its functions is never believed.
+runtime::PrefetchKey prefetch_key(const cache::KeyHash &cubin, const std::string &entry) {
+  const cache::KeyHash both = cache::hash_bytes(cubin.hex() + " " + entry);
+  return {both.low, both.high};
+}
 
 }  // namespace
 
@@ -56,12 +62,12 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_po
   std::vector<runtime::PrefetchKey> keys;
   keys.reserve(cubins.size());
   for (const cache::IndexedCubin &cubin : cubins) {
-    keys.push_back(prefetch_key(cubin.key));
+    keys.push_back(prefetch_key(cubin.key, cubin.entry));
   }
   const std::vector<runtime::PrefetchKey> to_load = kernels_.listed(prefetch_key(source), keys);
   const Clock::time_point read = Clock::now();
   for (const cache::IndexedCubin &cubin : cubins) {
-    const runtime::PrefetchKey key = prefetch_key(cubin.key);
+    const runtime::PrefetchKey key = prefetch_key(cubin.key, cubin.entry);
     if (std::find(to_load.begin(), to_load.end(), key) == to_load.end() || !kernels_.claim(key)) {
       continue;
     }
@@ -85,8 +91,9 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_po
   }
 }
 
-std::shared_ptr<CudaKernel> CubinPrefetch::take(const runtime::SourceKey &source, const cache::KeyHash &key) {
-  return kernels_.take(prefetch_key(source), prefetch_key(key));
+std::shared_ptr<CudaKernel> CubinPrefetch::take(const runtime::SourceKey &source, const cache::KeyHash &key,
+                                                const std::string &entry) {
+  return kernels_.take(prefetch_key(source), prefetch_key(key, entry));
 }
 
 void CubinPrefetch::note(const runtime::SourceKey &source, const cache::KeyHash &key, const std::string &entry) {

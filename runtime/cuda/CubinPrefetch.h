@@ -34,9 +34,10 @@ class CubinPrefetch {
   /// Queues the load of the cubins `source`'s index lists (nothing when the
   /// disk cache is off or a job for `source` is already queued).
   void start(const runtime::SourceKey &source);
-  /// The kernel of cubin `key` if it was prefetched, else null (the caller
-  /// reads and loads it itself).
-  std::shared_ptr<CudaKernel> take(const runtime::SourceKey &source, const cache::KeyHash &key);
+  /// The kernel `entry` of cubin `key` if it was prefetched, else null (the
+  /// caller reads and loads it itself).
+  std::shared_ptr<CudaKernel> take(const runtime::SourceKey &source, const cache::KeyHash &key,
+                                   const std::string &entry);
   /// Queues adding cubin `key` (holding `entry`) to `source`'s index.
   void note(const runtime::SourceKey &source, const cache::KeyHash &key, const std::string &entry);
   /// note() on the calling thread (the worker's own jobs).

@@ -511,7 +511,7 @@ class CudaBackend final : public Backend {
     const bool log = driver::debug_level() >= 1;
     const Clock::time_point t0 = Clock::now();
     const cuda::HintSource hints = sig.external ? cuda::HintSource::None : cuda::HintSource::InModule;
-    if (std::shared_ptr<cuda::CudaKernel> kernel = prefetch_.take(sig.source, hash)) {
+    if (std::shared_ptr<cuda::CudaKernel> kernel = prefetch_.take(sig.source, hash, entry)) {
       if (log) {
         std::cerr << "ufjit: " << entry << ": disk cache hit, prefetched while typing, taken in "
                   << ms_between(t0, Clock::now()) << " ms\n";
