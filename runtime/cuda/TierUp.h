@@ -4,9 +4,11 @@
 // (codegen::PtxTier::Quick: 2-3x less LLVM time) so that the first call runs
 // soon; the optimised kernel is compiled here, on one worker thread of the
 // backend, and swapped in (HotKernels::replace) and stored on disk when
-// ready. Jobs run in the order queued. The destructor runs every job still
-// queued before it returns, so that a short-lived process still leaves the
-// optimised kernels in the disk cache for the next one.
+// ready. The same worker runs the backend's other background jobs: the
+// driver JIT's warm-up, and the source-index prefetches and updates
+// (CubinPrefetch.h). Jobs run in the order queued. The destructor runs
+// every job still queued before it returns, so that a short-lived process
+// still leaves the optimised kernels in the disk cache for the next one.
 #pragma once
 
 #include <condition_variable>
