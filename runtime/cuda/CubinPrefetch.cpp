@@ -1,7 +1,6 @@
 // Cubins loaded while their source is typed (runtime/cuda/CubinPrefetch.h).
 #include "runtime/cuda/CubinPrefetch.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -68,8 +67,8 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_po
   const Clock::time_point read = Clock::now();
   for (const cache::IndexedCubin &cubin : cubins) {
     const runtime::PrefetchKey key = prefetch_key(cubin.key, cubin.entry);
-    if (std::find(to_load.begin(), to_load.end(), key) == to_load.end() || !kernels_.claim(key)) {
-      continue;
+    if (!kernels_.claim(key)) {
+      continue;  // not queued by listed(), or taken over by a first call
     }
     std::shared_ptr<CudaKernel> kernel;
     try {

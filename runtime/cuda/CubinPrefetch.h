@@ -42,8 +42,6 @@ class CubinPrefetch {
   void note(const runtime::SourceKey &source, const cache::KeyHash &key, const std::string &entry);
   /// note() on the calling thread (the worker's own jobs).
   void note_here(const runtime::SourceKey &source, const cache::KeyHash &key, const std::string &entry);
-  /// Kernels take() has handed over (for the debug log and tests).
-  uint64_t taken() const { return kernels_.taken(); }
 
  private:
   using Clock = std::chrono::steady_clock;
