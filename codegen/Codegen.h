@@ -115,6 +115,9 @@ class CpuCompiler {
   std::vector<CpuEntry> compile(const std::vector<EntryRequest> &entries);
   /// "x86-64 (znver3, +avx2,+fma)": the host CPU and features used.
   std::string host_description() const;
+  /// Whether entries of the streaming_stores variant can be compiled for the
+  /// host (x86-64: non-temporal vector stores and a store fence).
+  bool has_streaming_stores() const;
 
  private:
   std::vector<CpuEntry> compile_here(const std::vector<EntryRequest> &entries);

@@ -21,6 +21,7 @@
 #include "codegen/HugeFunctions.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
+#include "codegen/StreamingStores.h"
 #include "codegen/VectorMath.h"
 #include "frontend/InternalAssert.h"
 #include "frontend/LargeStack.h"
@@ -162,6 +163,11 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMath
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  if (triple.getArch() == llvm::Triple::x86_64) {
+    builder.registerOptimizerLastEPCallback([](llvm::ModulePassManager &module_passes, llvm::OptimizationLevel) {
+      module_passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
+    });
+  }
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, mam);
   if (library == VectorMathLibrary::Sleef) {
@@ -321,6 +327,10 @@ CpuCompiler::~CpuCompiler() {
 }
 
 std::string CpuCompiler::host_description() const { return impl_->description; }
+
+bool CpuCompiler::has_streaming_stores() const {
+  return impl_->tm->getTargetTriple().getArch() == llvm::Triple::x86_64;
+}
 
 std::vector<CpuEntry> CpuCompiler::compile(const std::vector<EntryRequest> &entries) {
   // Without a thread pool, LLJIT materializes (optimizes and emits) on the

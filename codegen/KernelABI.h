@@ -51,6 +51,14 @@
 //
 // index32: every element index and byte offset fits in int32, so the loop may
 // use 32-bit arithmetic (cheaper on the GPU). The runtime picks it per call.
+//
+// streaming_stores (CPU, Contiguous, x86-64 only): the entry writes its
+// vectorized output with non-temporal stores, which skip the read of each
+// output line into the cache before it is overwritten (a quarter of the
+// memory traffic of a binary operation), and ends with a store fence. The
+// caller must pass ranges whose output address at `begin` is aligned to
+// kStreamingAlign bytes. The runtime picks it for outputs larger than the
+// last-level cache, which the next call could not find in the cache anyway.
 #pragma once
 
 #include <cstddef>
@@ -75,17 +83,24 @@ enum class Layout : uint8_t { Contiguous, Strided };
 /// What an entry computes. Reduce and scan kernels add their kinds here.
 enum class KernelKind : uint8_t { Elementwise, Gufunc };
 
+/// The output alignment, in bytes, that a streaming_stores entry requires at
+/// `begin`: a cache line, and a multiple of every vector width.
+inline constexpr std::size_t kStreamingAlign = 64;
+
 struct KernelVariant {
   Layout layout = Layout::Contiguous;
   bool index32 = false;
   uint32_t scalar_mask = 0;  // bit i: input i is a scalar parameter
   KernelKind kind = KernelKind::Elementwise;
+  bool streaming_stores = false;  // see the header comment
 
   /// Stable, readable suffix used in entry names: "contig_i32", "strided_i64_s1"
-  /// (the scalar mask in hex, omitted when 0), "gufunc".
+  /// (the scalar mask in hex, omitted when 0), "contig_i64_nt" (streaming
+  /// stores), "gufunc".
   std::string suffix() const;
   bool operator==(const KernelVariant &o) const {
-    return layout == o.layout && index32 == o.index32 && scalar_mask == o.scalar_mask && kind == o.kind;
+    return layout == o.layout && index32 == o.index32 && scalar_mask == o.scalar_mask && kind == o.kind &&
+           streaming_stores == o.streaming_stores;
   }
 };
 

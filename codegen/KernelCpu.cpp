@@ -7,8 +7,11 @@
 // loop vectorizer widens it, adding run-time alias checks since the output
 // may alias an input); the strided entry walks rows: it decomposes the first
 // index of each row into coordinates once, then runs a counted loop over the
-// innermost dimension with constant per-operand strides.
+// innermost dimension with constant per-operand strides. A streaming_stores
+// entry is the contiguous one with its output written past the cache
+// (codegen/StreamingStores.h).
 #include "codegen/KernelEntry.h"
+#include "codegen/StreamingStores.h"
 #include "frontend/InternalAssert.h"
 
 namespace ufjit::codegen {
@@ -200,10 +203,17 @@ llvm::Function *CpuEntryBuilder::build(const std::string &name) {
   fn_->addParamAttr(2, llvm::Attribute::ReadOnly);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
   bind_parameters();
+  if (variant_.streaming_stores) {
+    internal_assert(variant_.layout == Layout::Contiguous) << "streaming stores in a strided entry";
+    begin_streaming_output(b_, *fn_, operands_.back().pointer, begin_, dtype_size(operands_.back().dtype));
+  }
   if (variant_.layout == Layout::Contiguous) {
     emit_contiguous();
   } else {
     emit_strided();
+  }
+  if (variant_.streaming_stores) {
+    end_streaming_output(b_);
   }
   b_.CreateRetVoid();
   return fn_;

@@ -21,6 +21,9 @@ std::string KernelVariant::suffix() const {
     std::snprintf(hex, sizeof hex, "_s%x", static_cast<unsigned>(scalar_mask));
     s += hex;
   }
+  if (streaming_stores) {
+    s += "_nt";
+  }
   return s;
 }
 

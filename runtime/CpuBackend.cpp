@@ -5,8 +5,19 @@
 // than computing a few thousand elements. Large calls are cut into chunks
 // (a few per thread, aligned to 64 elements so vector loops stay aligned)
 // that the pool and the caller take in turn.
+//
+// Calls that move more bytes than the last-level cache holds write their
+// output with streaming (non-temporal) stores on x86-64: the output could
+// not stay cached anyway, and an ordinary store reads each output line
+// before overwriting it (codegen/StreamingStores.h). UFJIT_CPU_STREAM_BYTES
+// sets the threshold in bytes moved per call (0: never).
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "codegen/Codegen.h"
 #include "frontend/InternalAssert.h"
@@ -24,6 +35,41 @@ namespace {
 constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
 constexpr int64_t kMinChunkElements = 1 << 14;
 constexpr int64_t kChunkAlign = 64;
+// The cache size assumed where the system does not report one.
+constexpr int64_t kDefaultStreamBytes = int64_t{32} << 20;
+
+/// The bytes a call must move (inputs and output) to write its output with
+/// streaming stores; 0 turns them off.
+int64_t streaming_threshold(bool supported) {
+  if (!supported) {
+    return 0;
+  }
+  if (const char *env = std::getenv("UFJIT_CPU_STREAM_BYTES"); env != nullptr && *env != '\0') {
+    char *end = nullptr;
+    const long long bytes = std::strtoll(env, &end, 10);
+    if (*end != '\0' || bytes < 0) {
+      throw Error(std::string("UFJIT_CPU_STREAM_BYTES=") + env + ": expected a number of bytes (0: off)");
+    }
+    return bytes;
+  }
+  for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+    if (const long bytes = sysconf(level); bytes > 0) {
+      return bytes;
+    }
+  }
+  return kDefaultStreamBytes;
+}
+
+/// Bytes read and written by a call of arrays (scalars count nothing).
+int64_t bytes_moved(const PreparedCall &call) {
+  int64_t bytes = call.size * static_cast<int64_t>(dtype_size(call.output.dtype));
+  for (const PreparedOperand &in : call.inputs) {
+    if (!in.is_scalar) {
+      bytes += call.size * static_cast<int64_t>(dtype_size(in.array.dtype));
+    }
+  }
+  return bytes;
+}
 
 struct CpuKernel : CompiledKernel {
   explicit CpuKernel(codegen::CpuEntry e) : entry(e) {}
@@ -32,7 +78,8 @@ struct CpuKernel : CompiledKernel {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(const BackendConfig &config) : cache_(config.cache), pool_(config.cpu_threads) {
+  explicit CpuBackend(const BackendConfig &config)
+      : cache_(config.cache), pool_(config.cpu_threads), stream_bytes_(streaming_threshold(compiler_.has_streaming_stores())) {
     key_ = "cpu-" + compiler_.host_description();
   }
 
@@ -48,7 +95,9 @@ class CpuBackend final : public Backend {
   }
 
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
-    const codegen::KernelVariant variant = choose_variant(call);
+    codegen::KernelVariant variant = choose_variant(call);
+    variant.streaming_stores = variant.layout == codegen::Layout::Contiguous && stream_bytes_ > 0 &&
+                               bytes_moved(call) >= stream_bytes_;
     const HotKernel<CpuKernel> &kernel = kernel_for(*call.signature, variant);
     const codegen::CpuEntry entry = kernel.kernel().entry;
 
@@ -62,9 +111,13 @@ class CpuBackend final : public Backend {
       }
     }
     std::atomic<uint32_t> raised{0};
-    const KernelParams params(call, kernel.params(), std::span<const void *const>(inputs.data(), inputs.size()),
-                              call.output.data, &raised);
-    run_range(entry, params.pointers(), call.size, 1);
+    const std::span<const void *const> input_data(inputs.data(), inputs.size());
+    const KernelParams params(call, kernel.params(), input_data, call.output.data, &raised);
+    int64_t first = 0;
+    if (variant.streaming_stores) {
+      first = run_unaligned_head(entry, call, kernel.params(), input_data, &raised);
+    }
+    run_range(entry, params.pointers(), first, call.size, 1);
     check_raised(*call.signature, raised.load());
   }
 
@@ -85,7 +138,7 @@ class CpuBackend final : public Backend {
     }
     std::atomic<uint32_t> raised{0};
     const KernelParams params(call, data, &raised);
-    run_range(entry, params.pointers(), call.loop_size, core_elements);
+    run_range(entry, params.pointers(), 0, call.loop_size, core_elements);
     check_raised(*call.signature, raised.load());
   }
 
@@ -94,22 +147,47 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  /// Runs entry over [0, n): inline when small, else in chunks over the pool.
+  /// A streaming entry needs its output aligned to codegen::kStreamingAlign
+  /// at `begin`: the elements before the first aligned one (fewer than 64
+  /// bytes of output) are computed into an aligned buffer and copied.
+  /// Returns the first element left to compute.
+  static int64_t run_unaligned_head(codegen::CpuEntry entry, const PreparedCall &call,
+                                    std::span<const codegen::KernelParam> table,
+                                    std::span<const void *const> input_data, std::atomic<uint32_t> *raised) {
+    const auto align = static_cast<uintptr_t>(codegen::kStreamingAlign);
+    const uintptr_t misaligned = reinterpret_cast<uintptr_t>(call.output.data) % align;
+    if (misaligned == 0) {
+      return 0;
+    }
+    const auto itemsize = static_cast<int64_t>(dtype_size(call.output.dtype));
+    const int64_t head = std::min<int64_t>(call.size, static_cast<int64_t>(align - misaligned) / itemsize);
+    alignas(codegen::kStreamingAlign) unsigned char buffer[codegen::kStreamingAlign];
+    const KernelParams params(call, table, input_data, buffer, raised);
+    entry(0, head, params.pointers());
+    std::memcpy(call.output.data, buffer, static_cast<std::size_t>(head * itemsize));
+    return head;
+  }
+
+  /// Runs entry over [first, n): inline when small, else in chunks over the
+  /// pool, each starting `first` plus a multiple of kChunkAlign elements.
   /// `weight`: elements of work per index.
-  void run_range(codegen::CpuEntry entry, void *const *p, int64_t n, int64_t weight) {
+  void run_range(codegen::CpuEntry entry, void *const *p, int64_t first, int64_t n, int64_t weight) {
     const int64_t per_index = std::max<int64_t>(1, weight);
-    if (n <= 1 || n < kInlineElements / std::min(per_index, kInlineElements) || pool_.concurrency() == 1) {
-      entry(0, n, p);
+    const int64_t count = n - first;
+    if (count <= 1 || count < kInlineElements / std::min(per_index, kInlineElements) || pool_.concurrency() == 1) {
+      if (count > 0) {
+        entry(first, n, p);
+      }
       return;
     }
     const int64_t wanted_chunks = static_cast<int64_t>(pool_.concurrency()) * 4;
     const int64_t min_chunk = per_index == 1 ? kMinChunkElements : std::max<int64_t>(1, kMinChunkElements / per_index);
     const int64_t align = per_index == 1 ? kChunkAlign : 1;
-    int64_t chunk = std::max(min_chunk, (n + wanted_chunks - 1) / wanted_chunks);
+    int64_t chunk = std::max(min_chunk, (count + wanted_chunks - 1) / wanted_chunks);
     chunk = (chunk + align - 1) / align * align;
-    const int64_t chunks = (n + chunk - 1) / chunk;
+    const int64_t chunks = (count + chunk - 1) / chunk;
     pool_.parallel_for(chunks, [&](int64_t c) {
-      const int64_t begin = c * chunk;
+      const int64_t begin = first + c * chunk;
       const int64_t end = std::min(n, begin + chunk);
       entry(begin, end, p);
     });
@@ -142,6 +220,7 @@ class CpuBackend final : public Backend {
   HotKernels<CpuKernel> kernels_;
   codegen::CpuCompiler compiler_;
   ThreadPool pool_;
+  const int64_t stream_bytes_;  // 0: no streaming stores
   std::string key_;
 };
 

@@ -112,7 +112,8 @@ class HotKernels {
   static uint64_t variant_bits(const codegen::KernelVariant &v) {
     const uint64_t strided = v.layout == codegen::Layout::Strided ? 2 : 0;
     const uint64_t index32 = v.index32 ? 1 : 0;
-    return (uint64_t{v.scalar_mask} << 2) | strided | index32;
+    const uint64_t streaming = v.streaming_stores ? 4 : 0;
+    return (uint64_t{v.scalar_mask} << 3) | streaming | strided | index32;
   }
 
   /// Under the unique lock: the entry of `hot`, made with its parameter table
