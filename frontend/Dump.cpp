@@ -185,10 +185,19 @@ void AstDumper::stmt(const ast::Stmt &s, int depth) {
       return;
     }
     case StmtKind::If: {
+      // An elif (an orelse that is one If) is printed beside the body, not
+      // inside orelse: nested, a chain of n elifs printed O(n^2) spaces of
+      // indentation (gigabytes for 10,000 branches) and recursed n deep.
       const auto *i = s.as<If>();
       line(depth, "If " + where);
       expr(*i->test, depth + 1);
       body("body:", i->body, depth + 1);
+      while (i->orelse.size() == 1 && i->orelse.front()->kind == StmtKind::If) {
+        i = i->orelse.front()->as<If>();
+        line(depth + 1, "elif " + at(i->loc) + ":");
+        expr(*i->test, depth + 2);
+        body("body:", i->body, depth + 2);
+      }
       body("orelse:", i->orelse, depth + 1);
       return;
     }

@@ -630,6 +630,46 @@ TEST(DumpAst, OneNodePerLineWithLocations) {
   EXPECT_EQ(frontend::dump_ast(*m), expected);
 }
 
+TEST(DumpAst, AnElifChainIsPrintedBesideItsIfNotNestedInOrelse) {
+  DiagnosticEngine diags;
+  auto m = test::parse_text(
+      "def f(x):\n    if x:\n        pass\n    elif x > 1:\n        pass\n    else:\n        return x\n", diags);
+  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
+  std::string expected =
+      "Module test.ufn\n"
+      "  FunctionDef f(x) @1:1\n"
+      "    body:\n"
+      "      If @2:5\n"
+      "        Name x @2:8\n"
+      "        body:\n"
+      "          Pass @3:9\n"
+      "        elif @4:5:\n"
+      "          Compare > @4:10\n"
+      "            Name x @4:10\n"
+      "            IntLit 1 @4:14\n"
+      "          body:\n"
+      "            Pass @5:9\n"
+      "        orelse:\n"
+      "          Return @7:9\n"
+      "            Name x @7:16\n";
+  EXPECT_EQ(frontend::dump_ast(*m), expected);
+}
+
+TEST(DumpAst, TheDumpOfALongElifChainGrowsLinearly) {
+  // Nested, 20,000 elifs printed 800 MB of indentation.
+  std::string source = "def f(x):\n    if x == 0:\n        return 0\n";
+  const int branches = 20000;
+  for (int i = 1; i < branches; ++i) {
+    source += "    elif x == " + std::to_string(i) + ":\n        return " + std::to_string(i) + "\n";
+  }
+  DiagnosticEngine diags;
+  auto m = test::parse_text(source, diags);
+  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
+  const std::string dump = frontend::dump_ast(*m);
+  EXPECT_LT(dump.size(), static_cast<std::size_t>(branches) * 200);
+  EXPECT_NE(dump.find("        elif @40000:5:\n"), std::string::npos);
+}
+
 TEST(DumpTokens, OneTokenPerLineWithValues) {
   auto file = test::make_file("x = 0x1F + 1.5j\n");
   DiagnosticEngine diags;
