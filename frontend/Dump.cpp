@@ -13,12 +13,20 @@ std::string at(const SourceLocation &loc) {
   return "@" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
+constexpr int kMaxIndent = 64;
+
 class AstDumper {
  public:
   std::string result() const { return out_.str(); }
 
+  /// Indentation shows nesting up to kMaxIndent levels; a deeper line says
+  /// its depth instead. A chain of n binary operators is a tree n deep, and
+  /// indenting every level printed O(n^2) bytes (gigabytes for 20,000 terms).
   void line(int depth, const std::string &text) {
-    out_ << std::string(static_cast<std::size_t>(depth) * 2, ' ') << text << "\n";
+    const int indent = depth < kMaxIndent ? depth : kMaxIndent;
+    out_ << std::string(static_cast<std::size_t>(indent) * 2, ' ');
+    if (depth > kMaxIndent) out_ << "[depth " << depth << "] ";
+    out_ << text << "\n";
   }
 
   void expr(const ast::Expr &e, int depth);

@@ -670,6 +670,22 @@ TEST(DumpAst, TheDumpOfALongElifChainGrowsLinearly) {
   EXPECT_NE(dump.find("        elif @40000:5:\n"), std::string::npos);
 }
 
+TEST(DumpAst, TheDumpOfALongOperatorChainGrowsLinearly) {
+  // `x + x + ... + x` is a tree as deep as it is long: past 64 levels a
+  // line gives its depth instead of indenting further.
+  const int terms = 20000;
+  std::string source = "def f(x):\n    return x";
+  for (int i = 1; i < terms; ++i) source += " + x";
+  source += "\n";
+  DiagnosticEngine diags;
+  auto m = test::parse_text(source, diags);
+  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
+  const std::string dump = frontend::dump_ast(*m);
+  EXPECT_LT(dump.size(), static_cast<std::size_t>(terms) * 2 * 200);
+  EXPECT_NE(dump.find(std::string(128, ' ') + "[depth 65] BinOp + @2:"), std::string::npos);
+  EXPECT_NE(dump.find("[depth " + std::to_string(terms + 3) + "] Name x @2:12\n"), std::string::npos);
+}
+
 TEST(DumpTokens, OneTokenPerLineWithValues) {
   auto file = test::make_file("x = 0x1F + 1.5j\n");
   DiagnosticEngine diags;
