@@ -90,7 +90,7 @@ inline constexpr std::size_t kStreamingAlign = 64;
 struct KernelVariant {
   Layout layout = Layout::Contiguous;
   bool index32 = false;
-  uint32_t scalar_mask = 0;  // bit i: input i is a scalar parameter
+  uint64_t scalar_mask = 0;  // bit i: input i is a scalar parameter (frontend::kMaxUfuncArgs bounds i)
   KernelKind kind = KernelKind::Elementwise;
   bool streaming_stores = false;  // see the header comment
 

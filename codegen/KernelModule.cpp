@@ -90,7 +90,8 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
   }
   for (const Lowered &item : lowered) {
     for (const KernelVariant &variant : item.request->variants) {
-      internal_assert(item.sig.args.size() <= 32 || variant.scalar_mask == 0) << "scalar mask beyond 32 inputs";
+      internal_assert(item.sig.args.size() <= sizeof(variant.scalar_mask) * 8 || variant.scalar_mask == 0)
+          << "scalar mask beyond its width";
       std::string name = entry_name(item.request->base_name, variant);
       if (variant.kind == KernelKind::Gufunc) {
         internal_assert(item.request->gufunc_outputs > 0) << "gufunc variant for an elementwise request";

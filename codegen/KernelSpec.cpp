@@ -17,8 +17,8 @@ std::string KernelVariant::suffix() const {
   std::string s = layout == Layout::Contiguous ? "contig" : "strided";
   s += index32 ? "_i32" : "_i64";
   if (scalar_mask != 0) {
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "_s%x", static_cast<unsigned>(scalar_mask));
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "_s%llx", static_cast<unsigned long long>(scalar_mask));
     s += hex;
   }
   if (streaming_stores) {
@@ -46,7 +46,7 @@ KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &vari
   for (std::size_t k = 0; k < sig.args.size(); ++k) {
     OperandSpec op;
     op.dtype = sig.args[k];
-    op.is_scalar = k < 32 && ((variant.scalar_mask >> k) & 1u) != 0;
+    op.is_scalar = k < sizeof(variant.scalar_mask) * 8 && ((variant.scalar_mask >> k) & 1u) != 0;
     spec.operands.push_back(op);
   }
   OperandSpec out;

@@ -1,6 +1,7 @@
 // Signature strings: `float32(float32, float32)`, `void(float32[:], f8[:, :])`.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,10 @@
 #include "ufjit/dtype.h"
 
 namespace ufjit::frontend {
+
+/// The most arguments (inputs and outputs) a ufunc takes: NumPy 2's
+/// NPY_MAXARGS. Kernel variants mark scalar inputs in a 64-bit mask.
+inline constexpr std::size_t kMaxUfuncArgs = 64;
 
 /// One type in a signature: void, a scalar dtype, or an array of `ndim` dims.
 struct SigType {

@@ -211,9 +211,16 @@ std::string plural(std::size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-/// One signature type per parameter of the def.
+/// One signature type per parameter of the def, and at most kMaxUfuncArgs
+/// arguments with the `outputs` the parameters do not include.
 bool check_arity(const frontend::UfuncDecl &u, const frontend::Signature &sig, const std::string &quoted,
-                 DiagnosticEngine &diags) {
+                 std::size_t outputs, DiagnosticEngine &diags) {
+  if (u.def->params.size() + outputs > frontend::kMaxUfuncArgs) {
+    diags.error(def_loc(*u.def), "'" + u.name + "' takes " + plural(u.def->params.size(), "parameter") +
+                                     ": a ufunc takes at most " + std::to_string(frontend::kMaxUfuncArgs) +
+                                     " arguments, inputs and outputs together (as NumPy)");
+    return false;
+  }
   if (sig.args.size() == u.def->params.size()) return true;
   diags.error(sig.loc, quoted + " has " + plural(sig.args.size(), "argument") + " but '" + u.name + "' takes " +
                            plural(u.def->params.size(), "parameter"));
@@ -233,7 +240,7 @@ bool check_signature(const frontend::UfuncDecl &u, const frontend::Signature &si
     diags.error(sig.loc, quoted + " has array types, which only @guvectorize signatures may have");
     return false;
   }
-  return check_arity(u, sig, quoted, diags);
+  return check_arity(u, sig, quoted, 1, diags);
 }
 
 /// Applies the C++ API's signatures to the one function of the source.
@@ -293,7 +300,7 @@ bool check_gufunc_signature(const frontend::UfuncDecl &u, const frontend::Signat
     diags.error(sig.loc, quoted + " must return void: a @guvectorize function writes to its output arrays");
     return false;
   }
-  return check_arity(u, sig, quoted, diags);
+  return check_arity(u, sig, quoted, 0, diags);
 }
 
 /// The parameters the body may write: the outputs (the last parameters, one
@@ -505,6 +512,12 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
     a.dtype = t;
     out.signature.args.push_back(a);
     args += (args.empty() ? "" : ", ") + std::string(dtype_name(t));
+  }
+  if (ufunc->def->params.size() + 1 > frontend::kMaxUfuncArgs) {
+    diags.error(def_loc(*ufunc->def), "'" + name + "' takes " + plural(ufunc->def->params.size(), "parameter") +
+                                          ": a ufunc takes at most " + std::to_string(frontend::kMaxUfuncArgs) +
+                                          " arguments, inputs and outputs together (as NumPy)");
+    return std::nullopt;
   }
   if (ufunc->def->params.size() != arg_dtypes.size()) {
     diags.error(def_loc(*ufunc->def), "'" + name + "' takes " + std::to_string(ufunc->def->params.size()) +

@@ -54,7 +54,7 @@ class HotKernels {
   template <typename MakeKey, typename Build>
   const HotKernel<Kernel> &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
                                const MakeKey &key, const Build &build) {
-    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant), variant.scalar_mask};
     // The kernel of the previous call, without a lock: a loop of calls of
     // one kernel (the usual case) skips the map. Entries are never removed
     // and unordered_map never moves its elements, so the pointer stays valid.
@@ -83,7 +83,7 @@ class HotKernels {
   /// returned before stays alive (references to it remain valid).
   void replace(const CompiledSignature &sig, const codegen::KernelVariant &variant,
                std::shared_ptr<const Kernel> better) {
-    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant)};
+    const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant), variant.scalar_mask};
     std::unique_lock<std::shared_mutex> lock(mutex_);
     install(hot, sig, variant, std::move(better), /*replace=*/true);
   }
@@ -92,9 +92,10 @@ class HotKernels {
   struct HotKey {
     uint64_t ir_hash = 0;
     uint64_t name_hash = 0;
-    uint64_t variant = 0;
+    uint64_t variant = 0;  // variant_bits
+    uint64_t scalar_mask = 0;
     bool operator==(const HotKey &o) const {
-      return ir_hash == o.ir_hash && name_hash == o.name_hash && variant == o.variant;
+      return ir_hash == o.ir_hash && name_hash == o.name_hash && variant == o.variant && scalar_mask == o.scalar_mask;
     }
   };
   struct HotKeyHash {
@@ -102,6 +103,7 @@ class HotKernels {
       uint64_t h = k.ir_hash;
       h ^= k.name_hash + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
       h ^= k.variant + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h ^= k.scalar_mask + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
       return static_cast<std::size_t>(h);
     }
   };
@@ -113,7 +115,7 @@ class HotKernels {
     const uint64_t strided = v.layout == codegen::Layout::Strided ? 2 : 0;
     const uint64_t index32 = v.index32 ? 1 : 0;
     const uint64_t streaming = v.streaming_stores ? 4 : 0;
-    return (uint64_t{v.scalar_mask} << 3) | streaming | strided | index32;
+    return streaming | strided | index32;
   }
 
   /// Under the unique lock: the entry of `hot`, made with its parameter table

@@ -42,7 +42,9 @@ codegen::KernelVariant choose_variant(const PreparedCall &call) {
   for (std::size_t i = 0; i < call.inputs.size(); ++i) {
     const PreparedOperand &in = call.inputs[i];
     if (in.is_scalar) {
-      variant.scalar_mask |= 1u << i;
+      // The frontend admits at most frontend::kMaxUfuncArgs (64) arguments.
+      internal_assert(i < sizeof(variant.scalar_mask) * 8) << "scalar operand " << i << " past the variant's mask";
+      variant.scalar_mask |= uint64_t{1} << i;
       continue;
     }
     contiguous = contiguous && is_contiguous_1d(in.array, call.size);

@@ -437,3 +437,27 @@ TEST_F(CallTest, TypedArrayChecksItsDtypeOnceAndCallsLikeAnArray) {
 }
 
 }  // namespace
+
+TEST_F(CallTest, ScalarsPastTheThirtySecondOfSixtyThreeInputsAreTheirOwnParameters) {
+  // Input k weighs k + 1; inputs 3, 35 and 62 are scalars, the rest arrays
+  // of 1, 2, 3 (the variant's scalar mask once held 32 inputs).
+  std::string params, body = "    return a0", sig = "float64(float64";
+  for (int k = 0; k < 63; ++k) params += (k == 0 ? "a" : ", a") + std::to_string(k);
+  for (int k = 1; k < 63; ++k) body += " + a" + std::to_string(k) + " * " + std::to_string(k + 1);
+  for (int k = 1; k < 63; ++k) sig += ", float64";
+  ufjit::Ufunc f = rt_->vectorize("def wide(" + params + "):\n" + body + "\n", {sig + ")"});
+  std::vector<double> values = {1.0, 2.0, 3.0};
+  std::vector<ufjit::Operand> operands;
+  for (int k = 0; k < 63; ++k) {
+    operands.push_back(k == 3 || k == 35 || k == 62 ? ufjit::Operand(10.0 * k) : ufjit::Operand(ufjit::view(values)));
+  }
+  const std::vector<double> got = f.call(operands).to_vector<double>();
+  ASSERT_EQ(got.size(), values.size());
+  for (std::size_t j = 0; j < values.size(); ++j) {
+    double expected = 0;
+    for (int k = 0; k < 63; ++k) {
+      expected += (k + 1) * (k == 3 || k == 35 || k == 62 ? 10.0 * k : values[j]);
+    }
+    EXPECT_EQ(got[j], expected) << "element " << j;
+  }
+}
