@@ -35,7 +35,7 @@ namespace {
 constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
 constexpr int64_t kMinChunkElements = 1 << 14;
 constexpr int64_t kChunkAlign = 64;
-// The cache size assumed where the system does not report one.
+// The last-level cache size assumed where the system reports no L3.
 constexpr int64_t kDefaultStreamBytes = int64_t{32} << 20;
 
 /// The bytes a call must move (inputs and output) to write its output with
@@ -52,12 +52,10 @@ int64_t streaming_threshold(bool supported) {
     }
     return bytes;
   }
-  for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-    if (const long bytes = sysconf(level); bytes > 0) {
-      return bytes;
-    }
-  }
-  return kDefaultStreamBytes;
+  // A per-core L2 is no measure: data of a few of its sizes still stays in
+  // the shared cache for the next call.
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? l3 : kDefaultStreamBytes;
 }
 
 /// Bytes read and written by a call of arrays (scalars count nothing).
