@@ -57,8 +57,9 @@
 // output line into the cache before it is overwritten (a quarter of the
 // memory traffic of a binary operation), and ends with a store fence. The
 // caller must pass ranges whose output address at `begin` is aligned to
-// kStreamingAlign bytes. The runtime picks it for outputs larger than the
-// last-level cache, which the next call could not find in the cache anyway.
+// kStreamingAlign bytes. The runtime picks it for calls that move more bytes
+// than the last-level cache holds: the next call could not find their
+// output in the cache anyway.
 #pragma once
 
 #include <cstddef>
