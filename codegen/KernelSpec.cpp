@@ -7,8 +7,11 @@
 #include "codegen/KernelABI.h"
 #include "codegen/LaunchHint.h"
 #include "frontend/InternalAssert.h"
+#include "frontend/Signature.h"
 
 namespace ufjit::codegen {
+
+static_assert(frontend::kMaxArrayDims == kMaxDims, "signatures admit the array dims a kernel can pass");
 
 std::string KernelVariant::suffix() const {
   if (kind == KernelKind::Gufunc) {

@@ -132,6 +132,7 @@ std::optional<SigType> SignatureParser::parse_type() {
 }
 
 bool SignatureParser::parse_array_dims(SigType &type) {
+  const std::size_t open = pos_;
   ++pos_;  // [
   while (true) {
     skip_spaces();
@@ -149,7 +150,11 @@ bool SignatureParser::parse_array_dims(SigType &type) {
       }
       ++pos_;
     }
-    ++type.ndim;
+    if (++type.ndim > kMaxArrayDims) {
+      diags_.error(loc_at(open), "an array type has at most " + std::to_string(kMaxArrayDims) +
+                                     " dimensions, in signature '" + std::string(text_) + "'");
+      return false;
+    }
     skip_spaces();
     if (at(',')) {
       ++pos_;
@@ -341,6 +346,11 @@ std::optional<GufuncLayout> parse_gufunc_layout(std::string_view text, SourceLoc
     if (pos >= text.size() || text[pos] != ')') return fail("')' to close the dimension list");
     ++pos;
     operand.loc = loc_at(open, pos - open);
+    if (operand.dims.size() > static_cast<std::size_t>(kMaxArrayDims)) {
+      diags.error(operand.loc, "an operand of a layout has at most " + std::to_string(kMaxArrayDims) +
+                                   " core dimensions, in layout '" + std::string(text) + "'");
+      return std::nullopt;
+    }
     (seen_arrow ? layout.outputs : layout.inputs).push_back(std::move(operand));
     skip();
     if (pos < text.size() && text[pos] == ',') {

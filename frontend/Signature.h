@@ -15,6 +15,9 @@ namespace ufjit::frontend {
 /// The most arguments (inputs and outputs) a ufunc takes: NumPy 2's
 /// NPY_MAXARGS. Kernel variants mark scalar inputs in a 64-bit mask.
 inline constexpr std::size_t kMaxUfuncArgs = 64;
+/// The most dimensions of an array type in a signature: a kernel passes an
+/// array's shape and strides as codegen::kMaxDims values each.
+inline constexpr int kMaxArrayDims = 8;
 
 /// One type in a signature: void, a scalar dtype, or an array of `ndim` dims.
 struct SigType {

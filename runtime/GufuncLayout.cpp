@@ -1,6 +1,7 @@
 // The runtime layout and the gufunc schedule (runtime/GufuncLayout.h).
 #include "runtime/GufuncLayout.h"
 
+#include "codegen/KernelABI.h"
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
 
@@ -91,6 +92,13 @@ GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vecto
     s.output_core.push_back(bind(n_in + k, out_shapes[k]));
   }
   s.loop_shape = broadcast_shapes(outers);
+  // The kernel takes the loop shape and each operand's outer strides as
+  // codegen::kMaxDims values: more dims would be read past them.
+  if (s.loop_shape.size() > static_cast<std::size_t>(codegen::kMaxDims)) {
+    throw ShapeError("'" + ufunc_name + "': the call has " + std::to_string(s.loop_shape.size()) +
+                     " loop dimensions (loop shape " + format_shape(s.loop_shape) + "); at most " +
+                     std::to_string(codegen::kMaxDims) + " are supported: reshape the operands' outer dimensions");
+  }
   if (!out_shapes.empty()) {
     for (std::size_t k = 0; k < n_out; ++k) {
       const std::vector<int64_t> &outer = outers[n_in + k];

@@ -307,3 +307,32 @@ TEST_F(Gufunc, AxesMoveInputCoresAndPlaceOutputCores) {
 }
 
 }  // namespace
+
+TEST_F(Gufunc, EightLoopDimensionsRunAndNineAreAShapeErrorThatWritesNothing) {
+  // The kernel takes the loop shape as 8 values: a ninth loop dimension was
+  // read past them (garbage results) before it was an error.
+  ufjit::Ufunc dot = rt_->vectorize(kDot);
+  const std::vector<double> b{1, 2, 3};
+  for (int loops : {8, 9}) {
+    Shape shape(static_cast<std::size_t>(loops), 2);
+    const Shape out_shape = shape;
+    shape.push_back(3);
+    const int64_t outer = int64_t{1} << loops;
+    std::vector<double> a(static_cast<std::size_t>(outer * 3));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 5);
+    std::vector<double> out(static_cast<std::size_t>(outer), -1.0);
+    auto call = [&] {
+      dot(ufjit::view(a.data(), shape), ufjit::view(b.data(), {3}), ufjit::out(ufjit::view(out.data(), out_shape)));
+    };
+    if (loops == 9) {
+      EXPECT_THROW(call(), ufjit::ShapeError);
+      EXPECT_EQ(out, std::vector<double>(out.size(), -1.0));
+      continue;
+    }
+    call();
+    for (int64_t i = 0; i < outer; ++i) {
+      const std::size_t at = static_cast<std::size_t>(3 * i);
+      ASSERT_EQ(out[static_cast<std::size_t>(i)], a[at] + 2 * a[at + 1] + 3 * a[at + 2]) << "outer element " << i;
+    }
+  }
+}
