@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "frontend/LargeStack.h"
 #include "frontend/Lexer.h"
 
 namespace ufjit::frontend {
@@ -294,10 +295,14 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
 }
 
 std::string dump_ast(const ast::Module &module) {
-  AstDumper dumper;
-  dumper.line(0, "Module " + (module.file ? module.file->name() : std::string("<unknown>")));
-  for (const auto &s : module.body) dumper.stmt(*s, 1);
-  return dumper.result();
+  // The dumper recurses as deep as the tree (a chain of n operators is n
+  // deep), as the parser does: on the compile stack, whatever the caller's.
+  return run_with_large_stack([&] {
+    AstDumper dumper;
+    dumper.line(0, "Module " + (module.file ? module.file->name() : std::string("<unknown>")));
+    for (const auto &s : module.body) dumper.stmt(*s, 1);
+    return dumper.result();
+  });
 }
 
 }  // namespace ufjit::frontend
