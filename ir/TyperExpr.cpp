@@ -66,7 +66,8 @@ Value BodyTyper::expr(const ast::Expr &e) {
       const std::size_t count = e.as<ast::Tuple>()->elts.size();
       if (count > kMaxTupleElements) {
         error(e.loc, "a tuple of " + std::to_string(count) + " elements; at most " +
-                         std::to_string(kMaxTupleElements) + " are supported (use an array argument of a @guvectorize function for more)");
+                         std::to_string(kMaxTupleElements) +
+                         " are supported (use an array argument of a @guvectorize function for more)");
         return Value::error();
       }
       std::vector<Value> els;
