@@ -211,16 +211,20 @@ std::string plural(std::size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
-/// One signature type per parameter of the def, and at most kMaxUfuncArgs
-/// arguments with the `outputs` the parameters do not include.
+/// At most kMaxUfuncArgs arguments: the def's parameters and the `outputs`
+/// they do not include. Reports at the def and returns false past it.
+bool check_argument_limit(const frontend::UfuncDecl &u, std::size_t outputs, DiagnosticEngine &diags) {
+  if (u.def->params.size() + outputs <= frontend::kMaxUfuncArgs) return true;
+  diags.error(def_loc(*u.def), "'" + u.name + "' takes " + plural(u.def->params.size(), "parameter") +
+                                   ": a ufunc takes at most " + std::to_string(frontend::kMaxUfuncArgs) +
+                                   " arguments, inputs and outputs together (as NumPy)");
+  return false;
+}
+
+/// One signature type per parameter of the def, within check_argument_limit.
 bool check_arity(const frontend::UfuncDecl &u, const frontend::Signature &sig, const std::string &quoted,
                  std::size_t outputs, DiagnosticEngine &diags) {
-  if (u.def->params.size() + outputs > frontend::kMaxUfuncArgs) {
-    diags.error(def_loc(*u.def), "'" + u.name + "' takes " + plural(u.def->params.size(), "parameter") +
-                                     ": a ufunc takes at most " + std::to_string(frontend::kMaxUfuncArgs) +
-                                     " arguments, inputs and outputs together (as NumPy)");
-    return false;
-  }
+  if (!check_argument_limit(u, outputs, diags)) return false;
   if (sig.args.size() == u.def->params.size()) return true;
   diags.error(sig.loc, quoted + " has " + plural(sig.args.size(), "argument") + " but '" + u.name + "' takes " +
                            plural(u.def->params.size(), "parameter"));
@@ -513,12 +517,7 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
     out.signature.args.push_back(a);
     args += (args.empty() ? "" : ", ") + std::string(dtype_name(t));
   }
-  if (ufunc->def->params.size() + 1 > frontend::kMaxUfuncArgs) {
-    diags.error(def_loc(*ufunc->def), "'" + name + "' takes " + plural(ufunc->def->params.size(), "parameter") +
-                                          ": a ufunc takes at most " + std::to_string(frontend::kMaxUfuncArgs) +
-                                          " arguments, inputs and outputs together (as NumPy)");
-    return std::nullopt;
-  }
+  if (!check_argument_limit(*ufunc, 1, diags)) return std::nullopt;
   if (ufunc->def->params.size() != arg_dtypes.size()) {
     diags.error(def_loc(*ufunc->def), "'" + name + "' takes " + std::to_string(ufunc->def->params.size()) +
                                           " arguments but was called with " + std::to_string(arg_dtypes.size()) +
