@@ -598,13 +598,21 @@ TEST(Parser, GarbageNeverHangs) {
   }
 }
 
-TEST(DumpAst, OneNodePerLineWithLocations) {
+/// The AST dump of `source`, which must parse without errors.
+std::string dump_of(const std::string &source) {
   DiagnosticEngine diags;
-  auto m = test::parse_text(
+  auto m = test::parse_text(source, diags);
+  if (m == nullptr || diags.has_errors()) {
+    ADD_FAILURE() << "the source does not parse: " << test::messages(diags);
+    return "";
+  }
+  return frontend::dump_ast(*m);
+}
+
+TEST(DumpAst, OneNodePerLineWithLocations) {
+  const std::string dump = dump_of(
       "@vectorize(['f4(f4)'])\ndef f(x):\n    '''d'''\n    if x > 0:\n        return -x ** 2\n"
-      "    return x\n",
-      diags);
-  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
+      "    return x\n");
   std::string expected =
       "Module test.ufn\n"
       "  FunctionDef f(x) @2:1\n"
@@ -627,14 +635,12 @@ TEST(DumpAst, OneNodePerLineWithLocations) {
       "                IntLit 2 @5:22\n"
       "      Return @6:5\n"
       "        Name x @6:12\n";
-  EXPECT_EQ(frontend::dump_ast(*m), expected);
+  EXPECT_EQ(dump, expected);
 }
 
 TEST(DumpAst, AnElifChainIsPrintedBesideItsIfNotNestedInOrelse) {
-  DiagnosticEngine diags;
-  auto m = test::parse_text(
-      "def f(x):\n    if x:\n        pass\n    elif x > 1:\n        pass\n    else:\n        return x\n", diags);
-  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
+  const std::string dump =
+      dump_of("def f(x):\n    if x:\n        pass\n    elif x > 1:\n        pass\n    else:\n        return x\n");
   std::string expected =
       "Module test.ufn\n"
       "  FunctionDef f(x) @1:1\n"
@@ -652,7 +658,7 @@ TEST(DumpAst, AnElifChainIsPrintedBesideItsIfNotNestedInOrelse) {
       "        orelse:\n"
       "          Return @7:9\n"
       "            Name x @7:16\n";
-  EXPECT_EQ(frontend::dump_ast(*m), expected);
+  EXPECT_EQ(dump, expected);
 }
 
 TEST(DumpAst, TheDumpOfALongElifChainGrowsLinearly) {
@@ -662,10 +668,7 @@ TEST(DumpAst, TheDumpOfALongElifChainGrowsLinearly) {
   for (int i = 1; i < branches; ++i) {
     source += "    elif x == " + std::to_string(i) + ":\n        return " + std::to_string(i) + "\n";
   }
-  DiagnosticEngine diags;
-  auto m = test::parse_text(source, diags);
-  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
-  const std::string dump = frontend::dump_ast(*m);
+  const std::string dump = dump_of(source);
   EXPECT_LT(dump.size(), static_cast<std::size_t>(branches) * 200);
   EXPECT_NE(dump.find("        elif @40000:5:\n"), std::string::npos);
 }
@@ -677,10 +680,7 @@ TEST(DumpAst, TheDumpOfALongOperatorChainGrowsLinearly) {
   std::string source = "def f(x):\n    return x";
   for (int i = 1; i < terms; ++i) source += " + x";
   source += "\n";
-  DiagnosticEngine diags;
-  auto m = test::parse_text(source, diags);
-  ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
-  const std::string dump = frontend::dump_ast(*m);
+  const std::string dump = dump_of(source);
   EXPECT_LT(dump.size(), static_cast<std::size_t>(terms) * 2 * 200);
   EXPECT_NE(dump.find(std::string(128, ' ') + "[depth 65] BinOp + @2:"), std::string::npos);
   EXPECT_NE(dump.find("[depth " + std::to_string(terms + 3) + "] Name x @2:12\n"), std::string::npos);
