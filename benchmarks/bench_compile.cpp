@@ -6,8 +6,11 @@
 // Benchmarks (warm process: LLVM targets initialised, libdevice's bytes in
 // memory; one kernel variant, contiguous with 32-bit indexing, which is what
 // a first call on small or 2^24-element arrays compiles):
+//   src_to_ptx/sliced/<seed>  only the slices of the libdevice functions the
+//                             kernel calls, parsed into each compile's context
+//                             (what codegen does: LibdeviceLoad::Sliced)
 //   src_to_ptx/lazy/<seed>    libdevice parsed lazily into each compile's
-//                             context (what codegen does: LibdeviceLoad::Lazy)
+//                             context (LibdeviceLoad::Lazy)
 //   src_to_ptx/full/<seed>    libdevice fully parsed in each compile
 //                             (LibdeviceLoad::Full)
 //   src_to_ptx/shared/<seed>  libdevice fully parsed once per process into one
@@ -17,7 +20,7 @@
 //   src_to_cpu/<seed>         source -> host machine code through one
 //                             CpuCompiler (ORC), as the CPU target does
 //   frontend/<seed>           source -> typed IR only (part of the above)
-//   libdevice_parse/{lazy,full}  parsing libdevice alone, linking __nv_sinf
+//   libdevice_parse/{sliced,lazy,full}  parsing libdevice alone, linking __nv_sinf
 //
 // Cold figures are not Google Benchmark runs: before the benchmarks, main()
 // forks fresh child processes that each time their first compile (LLVM target
@@ -196,7 +199,7 @@ void link_shared_libdevice(llvm::Module &module, const SharedLibdevice &shared) 
 
 // ------------------------------------------------------------- compiles
 
-enum class PtxMode { Lazy, Full, Shared };
+enum class PtxMode { Sliced, Lazy, Full, Shared };
 
 /// IR -> PTX exactly as codegen's emit_ptx does it, with the libdevice
 /// loading chosen by `mode` (`shared` only for PtxMode::Shared).
@@ -206,11 +209,10 @@ std::string ir_to_ptx(const Seed &seed, const ir::Module &module_ir, PtxMode mod
   llvm::LLVMContext &context = mode == PtxMode::Shared ? shared->context : own_context;
   auto module = std::make_unique<llvm::Module>("ufjit", context);
   GpuOptions gpu;
-  {
-    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
-    prepare_nvptx_module(*module, *tm);
-  }
-  LibdeviceLoad load = mode == PtxMode::Full ? LibdeviceLoad::Full : LibdeviceLoad::Lazy;
+  prepare_nvptx_module(*module);
+  LibdeviceLoad load = mode == PtxMode::Full     ? LibdeviceLoad::Full
+                       : mode == PtxMode::Sliced ? LibdeviceLoad::Sliced
+                                                 : LibdeviceLoad::Lazy;
   auto link = [&](llvm::Module &m) {
     if (mode == PtxMode::Shared) {
       link_shared_libdevice(m, *shared);
@@ -292,8 +294,11 @@ void BM_LibdeviceParse(benchmark::State &state, LibdeviceLoad load) {
   state.counters["libdevice_bytes"] = static_cast<double>(bytes.size());
 }
 
-/// The three ways of loading libdevice must give the same PTX, or the
+/// The three ways of loading libdevice whole must give the same PTX, or the
 /// comparison is void. Returns false (and says which) if one differs.
+/// (Slices link one copy of a table that sinf and cosf share where a whole
+/// load links one per link call, so their PTX differs in that table alone:
+/// tests/unit/codegen_targets_nvptx_test.cpp compares their code.)
 bool libdevice_modes_agree() {
   SharedLibdevice shared;
   bool ok = true;
@@ -312,7 +317,7 @@ bool libdevice_modes_agree() {
 
 void register_benchmarks() {
   const std::pair<const char *, PtxMode> modes[] = {
-      {"lazy", PtxMode::Lazy}, {"full", PtxMode::Full}, {"shared", PtxMode::Shared}};
+      {"sliced", PtxMode::Sliced}, {"lazy", PtxMode::Lazy}, {"full", PtxMode::Full}, {"shared", PtxMode::Shared}};
   for (std::size_t k = 0; k < seeds().size(); ++k) {
     const std::string &name = seeds()[k].name;
     for (const auto &[label, mode] : modes) {
@@ -324,6 +329,8 @@ void register_benchmarks() {
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("frontend/" + name).c_str(), BM_Frontend, k)->Unit(benchmark::kMicrosecond);
   }
+  benchmark::RegisterBenchmark("libdevice_parse/sliced", BM_LibdeviceParse, LibdeviceLoad::Sliced)
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("libdevice_parse/lazy", BM_LibdeviceParse, LibdeviceLoad::Lazy)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("libdevice_parse/full", BM_LibdeviceParse, LibdeviceLoad::Full)
@@ -332,7 +339,7 @@ void register_benchmarks() {
 
 // ------------------------------------------------------- cold, per process
 
-enum class ColdKind { PtxLazy, PtxFull, Cpu };
+enum class ColdKind { PtxSliced, PtxFull, Cpu };
 
 /// Times, in this fresh process, the first compile of `seed`: everything a
 /// first call pays before launching (LLVM init, libdevice read and parse or
@@ -344,7 +351,7 @@ double first_compile_ms(const Seed &seed, ColdKind kind) {
     CpuEntry entry = source_to_cpu(seed, compiler, seed.name + "__cold");
     benchmark::DoNotOptimize(entry);
   } else {
-    std::string ptx = source_to_ptx(seed, kind == ColdKind::PtxFull ? PtxMode::Full : PtxMode::Lazy, nullptr);
+    std::string ptx = source_to_ptx(seed, kind == ColdKind::PtxFull ? PtxMode::Full : PtxMode::Sliced, nullptr);
     benchmark::DoNotOptimize(ptx.data());
   }
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -388,7 +395,7 @@ void report_cold(int repetitions) {
     return;
   }
   const std::pair<const char *, ColdKind> kinds[] = {
-      {"ptx lazy", ColdKind::PtxLazy}, {"ptx full", ColdKind::PtxFull}, {"cpu", ColdKind::Cpu}};
+      {"ptx sliced", ColdKind::PtxSliced}, {"ptx full", ColdKind::PtxFull}, {"cpu", ColdKind::Cpu}};
   std::printf(
       "cold first compile in a fresh process (source -> code, incl. LLVM init and libdevice read/parse or "
       "ORC setup), %d processes each: median [min, max] ms\n",
@@ -487,11 +494,11 @@ int time_passes(const std::string &name) {
   initialize_llvm_targets();
   const bool generated = name.find(':') != std::string::npos;
   // Warm up before timing (a generated kernel: on a small one of its shape).
-  source_to_ptx(generated ? *find_kernel(name.substr(0, name.find(':')) + ":100") : *seed, PtxMode::Lazy, nullptr);
+  source_to_ptx(generated ? *find_kernel(name.substr(0, name.find(':')) + ":100") : *seed, PtxMode::Sliced, nullptr);
   const char *args[] = {"bench_compile", "-time-passes"};
   llvm::cl::ParseCommandLineOptions(2, args);
   for (int k = 0; k < (generated ? 1 : 20); ++k) {
-    source_to_ptx(*seed, PtxMode::Lazy, nullptr);
+    source_to_ptx(*seed, PtxMode::Sliced, nullptr);
   }
   llvm::TimerGroup::printAll(llvm::errs());
   return 0;
@@ -524,10 +531,7 @@ Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Op
   auto module = std::make_unique<llvm::Module>("ufjit", context);
   GpuOptions gpu;
   gpu.arch = "sm_90";
-  {
-    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
-    prepare_nvptx_module(*module, *tm);
-  }
+  prepare_nvptx_module(*module);
   EntryRequest request{&module_ir, seed.name + "__bench", first_call_variant()};
   EntryModuleInfo info = build_entry_module(
       {request}, *module, TargetKind::Cuda,
@@ -639,9 +643,10 @@ int report_parts(int reps) {
 
 /// For --first_compile=NAME[:quick][:warm]: this process's first compile of
 /// NAME (a kernel of --parts) to PTX, wall and CPU time; ":quick" at
-/// PtxTier::Quick; ":warm" after a warm-up compile of another kernel (one
-/// libdevice call) on another thread, as a runtime could run while the CUDA
-/// context is being made. Run it in fresh processes (exec, not fork: a fork
+/// PtxTier::Quick; ":warm" after the runtime's compiler warm-up
+/// (codegen::warm_up_ptx_compiler: a built-in ufunc, then the common
+/// libdevice slices) on another thread, as the CUDA backend runs it while
+/// its context is being made. Run it in fresh processes (exec, not fork: a fork
 /// shares its parent's mapped pages).
 int report_first_compile(std::string name) {
   auto take_suffix = [&](const std::string &suffix) {
@@ -655,13 +660,7 @@ int report_first_compile(std::string name) {
   const Seed *seed = find_kernel(name);
   if (seed == nullptr) return 1;
   if (warm) {
-    const Seed *other = find_kernel(name == "pow_f32" ? "gauss_f32" : "pow_f32");
-    if (other == nullptr) return 1;
-    std::thread warm_up([&] {
-      initialize_llvm_targets();
-      libdevice_bytes();
-      time_parts(*other, false);
-    });
+    std::thread warm_up([] { warm_up_ptx_compiler(); });
     warm_up.join();
   }
   const auto t0 = std::chrono::steady_clock::now();

@@ -65,10 +65,8 @@ std::string emit_llvm_ir_here(const std::vector<EntryRequest> &entries, const st
   llvm::LLVMContext context;
   auto module = std::make_unique<llvm::Module>("ufjit", context);
   if (kind == TargetKind::Cuda) {
-    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
-    prepare_nvptx_module(*module, *tm);
-  }
-  if (kind == TargetKind::Cuda) {
+    resolve_ptx_isa(gpu);  // an unknown arch or ISA is an error here too, as for PTX
+    prepare_nvptx_module(*module);
     // As emit_ptx builds it: libdevice linked before the entries.
     build_entry_module(entries, *module, kind, [](llvm::Module &m) { link_libdevice(m); });
   } else {
@@ -86,10 +84,7 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
   auto module = std::make_unique<llvm::Module>("ufjit", context);
-  {
-    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
-    prepare_nvptx_module(*module, *tm);
-  }
+  prepare_nvptx_module(*module);
   EntryModuleInfo info = build_entry_module(
       entries, *module, TargetKind::Cuda,
       [](llvm::Module &m) {
@@ -164,10 +159,21 @@ bool warm_up_frontend() noexcept {
 
 bool warm_up_ptx_compiler() noexcept {
   try {
-    return with_warm_up_module([](const ir::Module &module) {
+    const bool compiled = with_warm_up_module([](const ir::Module &module) {
       EntryRequest request{&module, "warm_up__float32_float32", {KernelVariant{Layout::Contiguous, true, 0}}};
       return emit_ptx({request}, GpuOptions{}, PtxTier::Quick).find(".entry warm_up__") != std::string::npos;
     });
+    // The libdevice functions kernels call most, in both widths, made
+    // into slices (NVPTXTarget.h) now: a first call that uses them then
+    // parses a few KB instead of libdevice's module records.
+    std::vector<std::string> common;
+    for (const char *base : {"sin", "cos", "sincos", "tan", "exp", "exp2", "expm1", "log", "log2", "log10",
+                             "log1p", "pow", "atan2", "hypot", "tanh", "fmod"}) {
+      common.push_back(std::string("__nv_") + base + "f");
+      common.push_back(std::string("__nv_") + base);
+    }
+    prepare_libdevice_slices(common);
+    return compiled;
   } catch (...) {
     return false;  // a failed warm-up costs the first compile its speed-up, nothing else
   }

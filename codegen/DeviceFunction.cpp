@@ -84,10 +84,7 @@ std::string emit_here(const ir::Module &module, const std::string &symbol, Devic
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
   auto out = std::make_unique<llvm::Module>("ufjit", context);
-  {
-    std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(gpu, false);
-    prepare_nvptx_module(*out, *tm);
-  }
+  prepare_nvptx_module(*out);
   LoweringTarget target;
   target.kind = TargetKind::Cuda;
   target.fastmath = module.options.fastmath;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "codegen/Codegen.h"
 #include "codegen/LLVMHeaders.h"
@@ -30,9 +31,15 @@ std::string resolve_ptx_isa(const GpuOptions &gpu);
 /// Strict otherwise).
 std::unique_ptr<llvm::TargetMachine> make_nvptx_target_machine(const GpuOptions &gpu, bool fastmath);
 
-/// How libdevice is read into a compile's context: lazily (only the
-/// functions the module calls are materialized) or fully parsed.
-enum class LibdeviceLoad : uint8_t { Lazy, Full };
+/// How libdevice is read into a compile's context:
+/// - Sliced: only the functions the module calls and what they use, each
+///   from a small bitcode slice made once per process (the default: parsing
+///   libdevice's module records costs 1-2 ms a compile);
+/// - Lazy: libdevice's module records parsed, only the called functions
+///   materialized;
+/// - Full: all of libdevice parsed.
+/// All three give the same PTX (tests/unit/codegen_targets_nvptx_test.cpp).
+enum class LibdeviceLoad : uint8_t { Sliced, Lazy, Full };
 
 /// The libdevice bitcode bytes, read once per process from $UFJIT_LIBDEVICE or
 /// the toolkit path CMake found; immutable afterwards. Throws ufjit::Error if
@@ -41,7 +48,12 @@ const std::string &libdevice_bytes();
 
 /// Links the libdevice functions that `module` calls (`__nv_*`) into it.
 /// Does nothing if it calls none.
-void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::Lazy);
+void link_libdevice(llvm::Module &module, LibdeviceLoad load = LibdeviceLoad::Sliced);
+
+/// Makes the slices of the named libdevice functions now (a name libdevice
+/// lacks is skipped), so that a later compile that calls them only parses
+/// them: for the compiler's warm-up, off the first call's path.
+void prepare_libdevice_slices(const std::vector<std::string> &names);
 
 /// Replaces each pair of libdevice sin and cos calls on one argument in one
 /// basic block with one __nv_sincos(f) call: one argument reduction instead
@@ -74,7 +86,7 @@ struct NvptxCompileOptions {
   bool fastmath = false;       // target-wide: contraction, approximate div/sqrt
   bool ftz = false;            // libdevice's __CUDA_FTZ reflection
   std::set<std::string> entries;  // kept external; everything else is internalized
-  LibdeviceLoad libdevice = LibdeviceLoad::Lazy;
+  LibdeviceLoad libdevice = LibdeviceLoad::Sliced;
   PtxTier tier = PtxTier::Optimized;
   PtxCompileTimings *timings = nullptr;  // filled in when set
 };
@@ -87,6 +99,6 @@ struct NvptxCompileOptions {
 std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options);
 
 /// Sets the triple and data layout of the NVPTX target on `module`.
-void prepare_nvptx_module(llvm::Module &module, llvm::TargetMachine &tm);
+void prepare_nvptx_module(llvm::Module &module);
 
 }  // namespace ufjit::codegen

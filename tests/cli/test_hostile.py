@@ -405,5 +405,24 @@ class Arguments(Hostile):
             r = self.ident(self.path("x.npy"))
             self.assertEqual((r.returncode, r.stdout.rstrip("\n")), (0, expected), r.stderr)
 
+class Libdevice(Hostile):
+    def test_a_libdevice_that_declares_a_table_it_uses_is_an_error_not_a_crash(self):
+        libdevice = os.environ.get("UFJIT_TEST_LIBDEVICE", "")
+        extract = os.environ.get("UFJIT_TEST_LLVM_EXTRACT", "")
+        if not (os.path.isfile(libdevice) and os.access(extract, os.X_OK)):
+            self.skipTest("needs the toolkit's libdevice and LLVM's llvm-extract")
+        # sinf and cosf with what they call, but their string and table only declared.
+        broken = self.path("libdevice.10.bc")
+        subprocess.run([extract, "--recursive", "--func=__nv_sinf", "--func=__nv_cosf", libdevice, "-o", broken],
+                       check=True)
+        out = self.path("sincos.ptx")
+        r = ufjit("compile", example("sincos.ufn"), "-o", out, env={"UFJIT_LIBDEVICE": broken})
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("libdevice at '%s' declares" % broken, r.stderr)
+        self.assertIn("without defining it (set UFJIT_LIBDEVICE", r.stderr)
+        self.assertFalse(os.path.exists(out))
+        self.assert_no_temps()
+
+
 if __name__ == "__main__":
     unittest.main()
