@@ -264,6 +264,16 @@ class LibdeviceSlices {
   std::map<std::string, std::shared_ptr<const std::string>> slices_;
 };
 
+/// UFJIT_LIBDEVICE_SLICES=0: every compile loads libdevice lazily, as
+/// before slices (to measure what they save, or to rule them out).
+bool slices_enabled() {
+  static const bool enabled = [] {
+    const char *env = std::getenv("UFJIT_LIBDEVICE_SLICES");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return enabled;
+}
+
 LibdeviceSlices &libdevice_slices() {
   // Never destroyed: a compile on another thread may still run at exit.
   static LibdeviceSlices *slices = new LibdeviceSlices();
@@ -298,6 +308,9 @@ void link_libdevice(llvm::Module &module, LibdeviceLoad load) {
   if (names.empty()) {
     return;
   }
+  if (load == LibdeviceLoad::Sliced && !slices_enabled()) {
+    load = LibdeviceLoad::Lazy;
+  }
   if (load != LibdeviceLoad::Sliced) {
     llvm::MemoryBufferRef buffer(libdevice_bytes(), "libdevice.10.bc");
     link_library(module, parse_library(buffer, module.getContext(), load));
@@ -313,6 +326,9 @@ void link_libdevice(llvm::Module &module, LibdeviceLoad load) {
 }
 
 void prepare_libdevice_slices(const std::vector<std::string> &names) {
+  if (!slices_enabled()) {
+    return;
+  }
   for (const std::string &name : names) {
     libdevice_slices().slice(name);
   }
