@@ -117,6 +117,11 @@ def per_call(work):
         row["met_async"] = check(row["async_over_launch_us"], "<=", 0.5)
         row["out_over_elementwise_us"] = row["sync_out_us"] - elementwise
         row["async_over_elementwise_launch_us"] = row["async_host_us"] - elementwise_launch
+        # ufjit's own kernel for the source launched bare on the same arrays:
+        # the GPU's work of this call; what is left over it is ufjit's host path.
+        bare = num(k, "bare_kernel_sync_us")
+        row["bare_kernel_sync_us"] = bare if bare > 0 else NAN  # 0: it could not be run
+        row["out_over_bare_kernel_us"] = row["sync_out_us"] - row["bare_kernel_sync_us"]
         rows.append(row)
     return {"floor_launch_sync_us": floor, "launch_host_us": launch, "elementwise_sync_us": elementwise,
             "elementwise_launch_host_us": elementwise_launch,
@@ -270,12 +275,14 @@ def per_call_lines(pc):
            f"{fmt(pc.get('elementwise_launch_host_us'), 2)} us. Numba and CuPy: {reference(pc)}.", ""]
     out += table("kernel", "sync", "into out", "async host", "sync - floor", "out - floor", "async - launch",
                  "out - hand-written add", "async - its launch", "out, operands prebuilt", "async host, prebuilt",
-                 "Numba sync", "CuPy sync", "bar (sync/out/async)")
+                 "own kernel bare + sync", "out - own kernel bare", "Numba sync", "CuPy sync",
+                 "bar (sync/out/async)")
     for r in pc["rows"]:
         us = [fmt(r.get(k), 2) for k in ("sync_new_us", "sync_out_us", "async_host_us", "sync_over_floor_us",
                                           "out_over_floor_us", "async_over_launch_us", "out_over_elementwise_us",
                                           "async_over_elementwise_launch_us", "out_prebuilt_us",
-                                          "async_prebuilt_host_us")]
+                                          "async_prebuilt_host_us", "bare_kernel_sync_us",
+                                          "out_over_bare_kernel_us")]
         bars = " / ".join(verdict(r[k]) for k in ("met_sync", "met_out", "met_async"))
         out.append(row(r["kernel"], *us, fmt(r["numba_tiny_us"]), fmt(r["cupy_tiny_us"]), bars))
     return out

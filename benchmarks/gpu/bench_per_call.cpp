@@ -1,5 +1,6 @@
 // Per-call rows of bench_gpu: see bench_per_call.h.
 #include "benchmarks/gpu/bench_per_call.h"
+#include "ufjit/compiler.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -225,6 +226,70 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
   return floors;
 }
 
+namespace {
+
+/// The name of `ptx`'s contiguous 32-bit-index entry, or "" if none.
+std::string contiguous_entry(const std::string &ptx) {
+  const std::string mark = ".visible .entry ";
+  for (std::size_t at = ptx.find(mark); at != std::string::npos; at = ptx.find(mark, at + 1)) {
+    const std::size_t begin = at + mark.size();
+    const std::string name = ptx.substr(begin, ptx.find('(', begin) - begin);
+    if (name.size() > 12 && name.compare(name.size() - 12, 12, "__contig_i32") == 0) {
+      return name;
+    }
+  }
+  return "";
+}
+
+/// PerCallRow::bare_kernel_sync_us: the kernel's entry takes (n, inputs...,
+/// out), all 64-bit; anything else is not measured.
+double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &in, const Array &out, int reps) {
+  CompileRequest request;
+  request.source = kernel.source;
+  const CompileResult compiled = compile(request);
+  const std::string entry = compiled.ok ? contiguous_entry(compiled.output) : "";
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (entry.empty() || h == nullptr) {
+    return 0;
+  }
+  auto load = reinterpret_cast<decltype(&cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
+  auto unload = reinterpret_cast<decltype(&cuModuleUnload)>(dlsym(h, "cuModuleUnload"));
+  auto get_function = reinterpret_cast<decltype(&cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
+  auto launch = reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
+  auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  if (load == nullptr || unload == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr ||
+      load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
+    return 0;
+  }
+  std::vector<uint64_t> args{1};
+  for (const Array &a : in) {
+    args.push_back(reinterpret_cast<uint64_t>(a.data()));
+  }
+  args.push_back(reinterpret_cast<uint64_t>(out.data()));
+  std::vector<void *> params;
+  for (uint64_t &arg : args) {
+    params.push_back(&arg);
+  }
+  const std::string params_of_entry = compiled.output.substr(compiled.output.find(entry + "("));
+  const std::size_t declared = static_cast<std::size_t>(
+      std::count(params_of_entry.begin(), params_of_entry.begin() + static_cast<std::ptrdiff_t>(params_of_entry.find(')')), ','));
+  double us = 0;
+  if (declared + 1 == args.size() && get_function(&fn, module, entry.c_str()) == CUDA_SUCCESS) {
+    us = median_us(
+        [&] {
+          launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params.data(), nullptr);
+          sync(nullptr);
+        },
+        reps);
+  }
+  unload(module);
+  return us;
+}
+
+}  // namespace
+
 PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps) {
   PerCallRow row;
   row.kernel = kernel.name;
@@ -239,6 +304,7 @@ PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps) {
   row.async_new_host_us = median_us(call_of("async_new", f, in, result, stream), reps, 200, 50, settle);
   row.out_prebuilt_us = median_us(call_of("out_prebuilt", f, in, result, stream), reps);
   row.async_prebuilt_host_us = median_us(call_of("async_prebuilt", f, in, result, stream), reps, 200, 50, settle);
+  row.bare_kernel_sync_us = bare_kernel_sync_us(kernel, in, result, reps);
   return row;
 }
 
@@ -263,8 +329,9 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
               "(after: %.2f), cuLaunchKernel on a blocking stream %.2f us (after: %.2f)\n",
               floors.elementwise_sync_us, after.elementwise_sync_us, floors.elementwise_host_stream_us,
               after.elementwise_host_stream_us);
-  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s\n", "kernel", "sync_us", "out_us", "async_host",
-              "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor", "async-launch");
+  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s %11s %10s\n", "kernel", "sync_us", "out_us",
+              "async_host", "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor",
+              "async-launch", "bare_kernel", "out-bare");
   const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
   // f.async launches on a blocking stream: compared with a bare launch there.
   const double launch_us = std::min(floors.launch_host_stream_us, after.launch_host_stream_us);
@@ -281,14 +348,15 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
        << ", \"elementwise_host_stream_after\": " << after.elementwise_host_stream_us << "},\n \"kernels\": {";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PerCallRow &r = rows[i];
-    std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f\n", r.kernel.c_str(),
-                r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us, r.out_prebuilt_us,
-                r.async_prebuilt_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
-                r.async_host_us - launch_us);
+    std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f %11.2f %+10.2f\n",
+                r.kernel.c_str(), r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us,
+                r.out_prebuilt_us, r.async_prebuilt_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
+                r.async_host_us - launch_us, r.bare_kernel_sync_us, r.sync_out_us - r.bare_kernel_sync_us);
     json << (i ? "," : "") << "\n  \"" << r.kernel << "\": {\"sync_new_us\": " << r.sync_new_us
          << ", \"sync_out_us\": " << r.sync_out_us << ", \"async_host_us\": " << r.async_host_us
          << ", \"async_new_host_us\": " << r.async_new_host_us << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
-         << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us << "}";
+         << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us
+         << ", \"bare_kernel_sync_us\": " << r.bare_kernel_sync_us << "}";
   }
   json << "\n }\n}\n";
   std::fflush(stdout);

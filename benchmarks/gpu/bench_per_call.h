@@ -34,6 +34,11 @@ struct PerCallRow {
   double async_new_host_us = 0;  // f.async(stream, a, b) without out: a new result each call
   double out_prebuilt_us = 0;         // f.call(ops) into out, the operand vector built once beforehand
   double async_prebuilt_host_us = 0;  // f.call_async(stream, ops), the same
+  // ufjit's own contiguous kernel for this source (as `ufjit compile` emits
+  // it), loaded and launched through the bare driver on the same 1-element
+  // arrays, one block of 32 threads, + cuStreamSynchronize: the GPU's work
+  // of the call without ufjit's host code. 0 when it could not be run.
+  double bare_kernel_sync_us = 0;
 };
 
 /// Measures the floors (`reps` timed calls each). The Runtime's context must
