@@ -49,6 +49,12 @@ StmtPtr Parser::parse_if() {
         error(elif_loc, "too many 'elif' branches (more than " +
                                    std::to_string(kMaxElifChain) + ")");
         recover_block();
+        // The rest of the chain goes with this statement: skipped, not
+        // reported clause by clause as stray 'elif's.
+        while (check_kw("elif") || check_kw("else")) {
+          advance();
+          recover_block();
+        }
         return nullptr;
       }
       auto next = std::make_unique<If>(elif_loc);

@@ -254,6 +254,21 @@ TEST(Parser, InvalidAssignmentTargetsAreErrors) {
   }
 }
 
+TEST(Parser, AnElifChainOverTheLimitIsOneErrorAndTheStatementsAfterItStillParse) {
+  std::string source = "if x == 0:\n    y = 0\n";
+  for (int i = 1; i <= 100005; ++i) {
+    source += "elif x == " + std::to_string(i) + ":\n    y = " + std::to_string(i) + "\n";
+  }
+  source += "else:\n    y = -1\nz = y +\n";
+  DiagnosticEngine diags;
+  test::parse_text(source, diags);
+  ASSERT_EQ(diags.error_count(), 2) << test::messages(diags);
+  EXPECT_EQ(diags.diagnostics()[0].message, "too many 'elif' branches (more than 100000)");
+  EXPECT_EQ(diags.diagnostics()[0].loc.line, 2 + 2 * 100000 + 1);
+  // The line after the chain is parsed as usual: its own error is reported.
+  EXPECT_EQ(diags.diagnostics()[1].loc.line, 2 + 2 * 100005 + 3);
+}
+
 TEST(Parser, CompoundStatements) {
   DiagnosticEngine diags;
   auto m = test::parse_text(
