@@ -93,9 +93,9 @@ std::string error_text(llvm::Error error) {
 
 std::unique_ptr<llvm::Module> parse_library(llvm::MemoryBufferRef buffer, llvm::LLVMContext &context,
                                             LibdeviceLoad load) {
-  llvm::Expected<std::unique_ptr<llvm::Module>> parsed =
-      load == LibdeviceLoad::Lazy ? llvm::getLazyBitcodeModule(buffer, context)
-                                  : llvm::parseBitcodeFile(buffer, context);
+  llvm::Expected<std::unique_ptr<llvm::Module>> parsed = load == LibdeviceLoad::Lazy
+                                                             ? llvm::getLazyBitcodeModule(buffer, context)
+                                                             : llvm::parseBitcodeFile(buffer, context);
   if (!parsed) {
     throw Error("cannot parse libdevice (" + libdevice_file().path + "): " + error_text(parsed.takeError()));
   }
@@ -164,8 +164,9 @@ class LibdeviceSlices {
         // A table or string that the file only declares: LLVM's NVVMReflect
         // would crash on it, so the file is not a usable libdevice.
         if (!var->hasInitializer()) {
-          throw Error("libdevice at '" + libdevice_file().path + "' declares " + var->getName().str() + ", which " +
-                      root.getName().str() + " uses, without defining it (set UFJIT_LIBDEVICE to the CUDA " +
+          throw Error("libdevice at '" + libdevice_file().path + "' declares " + var->getName().str() +
+                      ", which " + root.getName().str() +
+                      " uses, without defining it (set UFJIT_LIBDEVICE to the CUDA " +
                       "toolkit's nvvm/libdevice/libdevice.10.bc)");
         }
         collect_referenced_globals(*var->getInitializer(), pending);
@@ -196,9 +197,9 @@ class LibdeviceSlices {
     llvm::ValueToValueMapTy map;
     for (llvm::GlobalValue *gv : closure) {
       if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv)) {
-        auto *copy = new llvm::GlobalVariable(*slice, var->getValueType(), var->isConstant(), var->getLinkage(),
-                                              nullptr, var->getName(), nullptr, var->getThreadLocalMode(),
-                                              var->getAddressSpace());
+        auto *copy = new llvm::GlobalVariable(*slice, var->getValueType(), var->isConstant(),
+                                              var->getLinkage(), nullptr, var->getName(), nullptr,
+                                              var->getThreadLocalMode(), var->getAddressSpace());
         copy->copyAttributesFrom(var);
         if (var->hasInitializer()) {
           copy->setLinkage(llvm::GlobalValue::LinkOnceODRLinkage);
@@ -218,7 +219,8 @@ class LibdeviceSlices {
     }
     for (llvm::GlobalValue *gv : closure) {
       if (auto *var = llvm::dyn_cast<llvm::GlobalVariable>(gv); var != nullptr && var->hasInitializer()) {
-        llvm::cast<llvm::GlobalVariable>(map[var])->setInitializer(llvm::MapValue(var->getInitializer(), map));
+        llvm::cast<llvm::GlobalVariable>(map[var])->setInitializer(
+            llvm::MapValue(var->getInitializer(), map));
       }
       auto *fn = llvm::dyn_cast<llvm::Function>(gv);
       if (fn == nullptr || fn->isDeclaration()) {
@@ -242,7 +244,8 @@ class LibdeviceSlices {
     // CloneFunctionInto adds an llvm.dbg.cu list for the clones' compile
     // units; libdevice has none, and an empty list makes the reader warn
     // that it strips invalid debug info.
-    if (llvm::NamedMDNode *units = slice->getNamedMetadata("llvm.dbg.cu"); units != nullptr && units->getNumOperands() == 0) {
+    if (llvm::NamedMDNode *units = slice->getNamedMetadata("llvm.dbg.cu");
+        units != nullptr && units->getNumOperands() == 0) {
       slice->eraseNamedMetadata(units);
     }
     return slice;

@@ -1,6 +1,5 @@
 // Per-call rows of bench_gpu: see bench_per_call.h.
 #include "benchmarks/gpu/bench_per_call.h"
-#include "ufjit/compiler.h"
 
 #include <cuda.h>
 #include <dlfcn.h>
@@ -14,6 +13,8 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+
+#include "ufjit/compiler.h"
 
 namespace ufjit::bench {
 namespace {
@@ -243,7 +244,8 @@ std::string contiguous_entry(const std::string &ptx) {
 
 /// PerCallRow::bare_kernel_sync_us: the kernel's entry takes (n, inputs...,
 /// out), all 64-bit; anything else is not measured.
-double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &in, const Array &out, int reps) {
+double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &in, const Array &out,
+                           int reps) {
   CompileRequest request;
   request.source = kernel.source;
   const CompileResult compiled = compile(request);
@@ -259,8 +261,8 @@ double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &
   auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
   CUmodule module = nullptr;
   CUfunction fn = nullptr;
-  if (load == nullptr || unload == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr ||
-      load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
+  if (load == nullptr || unload == nullptr || get_function == nullptr || launch == nullptr ||
+      sync == nullptr || load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
     return 0;
   }
   std::vector<uint64_t> args{1};
@@ -274,7 +276,8 @@ double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &
   }
   const std::string params_of_entry = compiled.output.substr(compiled.output.find(entry + "("));
   const std::size_t declared = static_cast<std::size_t>(
-      std::count(params_of_entry.begin(), params_of_entry.begin() + static_cast<std::ptrdiff_t>(params_of_entry.find(')')), ','));
+      std::count(params_of_entry.begin(),
+                 params_of_entry.begin() + static_cast<std::ptrdiff_t>(params_of_entry.find(')')), ','));
   double us = 0;
   if (declared + 1 == args.size() && get_function(&fn, module, entry.c_str()) == CUDA_SUCCESS) {
     us = median_us(
@@ -350,11 +353,13 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
     const PerCallRow &r = rows[i];
     std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f %11.2f %+10.2f\n",
                 r.kernel.c_str(), r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us,
-                r.out_prebuilt_us, r.async_prebuilt_host_us, r.sync_new_us - floor_us, r.sync_out_us - floor_us,
-                r.async_host_us - launch_us, r.bare_kernel_sync_us, r.sync_out_us - r.bare_kernel_sync_us);
+                r.out_prebuilt_us, r.async_prebuilt_host_us, r.sync_new_us - floor_us,
+                r.sync_out_us - floor_us, r.async_host_us - launch_us, r.bare_kernel_sync_us,
+                r.sync_out_us - r.bare_kernel_sync_us);
     json << (i ? "," : "") << "\n  \"" << r.kernel << "\": {\"sync_new_us\": " << r.sync_new_us
          << ", \"sync_out_us\": " << r.sync_out_us << ", \"async_host_us\": " << r.async_host_us
-         << ", \"async_new_host_us\": " << r.async_new_host_us << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
+         << ", \"async_new_host_us\": " << r.async_new_host_us
+         << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
          << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us
          << ", \"bare_kernel_sync_us\": " << r.bare_kernel_sync_us << "}";
   }

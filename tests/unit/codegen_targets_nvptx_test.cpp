@@ -52,8 +52,8 @@ std::map<std::string, int> instruction_counts(const std::string &ptx) {
     }
     // Directives (.param, .reg) aside: a function defined after its caller
     // is declared first, and its parameters are listed twice.
-    const bool instruction = line.size() > 1 && line[0] == '\t' && opcode.find('.') != std::string::npos &&
-                             opcode[0] != '.';
+    const bool instruction =
+        line.size() > 1 && line[0] == '\t' && opcode.find('.') != std::string::npos && opcode[0] != '.';
     if (instruction && opcode.rfind("mov.", 0) != 0) {
       ++counts[opcode];
     }
