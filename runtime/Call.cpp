@@ -388,6 +388,39 @@ ArrayView gufunc_view(const ArrayView &view, std::size_t core, const Dims &loop_
   return placed;
 }
 
+/// Drops the size-1 loop dims from `call` (its loop shape and each operand's
+/// leading loop dims): they index nothing, and the kernel takes at most
+/// codegen::kMaxDims loop dims (GufuncLayout.cpp counts only the others).
+void drop_unit_loop_dims(PreparedGufunc &call) {
+  const std::size_t loop_ndim = call.loop_shape.size();
+  std::vector<std::size_t> kept;
+  for (std::size_t d = 0; d < loop_ndim; ++d) {
+    if (call.loop_shape[d] != 1) {
+      kept.push_back(d);
+    }
+  }
+  if (kept.size() == loop_ndim) {
+    return;
+  }
+  auto select = [&](const Dims &dims) {
+    Dims out;
+    for (std::size_t d : kept) {
+      out.push_back(dims[d]);
+    }
+    out.insert(out.end(), dims.begin() + static_cast<std::ptrdiff_t>(loop_ndim), dims.end());
+    return out;
+  };
+  for (ArrayView &op : call.operands) {
+    op.shape = select(op.shape);
+    op.strides = select(op.strides);
+  }
+  Dims loop;
+  for (std::size_t d : kept) {
+    loop.push_back(call.loop_shape[d]);
+  }
+  call.loop_shape = loop;
+}
+
 /// A 0-d array holding a scalar operand converted to `dtype`, in `residence`.
 Array scalar_array(Backend &backend, const Scalar &value, DType dtype, Residence residence) {
   Array host = allocate_host(dtype, {});
@@ -651,6 +684,8 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
                                         sig.arg_ndims[split.inputs.size() + k]));
     call.written.push_back(true);
   }
+
+  drop_unit_loop_dims(call);
 
   // ---- 7. launch (the backend)
   backend.execute_gufunc(call, stream);

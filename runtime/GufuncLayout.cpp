@@ -1,6 +1,8 @@
 // The runtime layout and the gufunc schedule (runtime/GufuncLayout.h).
 #include "runtime/GufuncLayout.h"
 
+#include <algorithm>
+
 #include "codegen/KernelABI.h"
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
@@ -93,10 +95,14 @@ GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vecto
   }
   s.loop_shape = broadcast_shapes(outers);
   // The kernel takes the loop shape and each operand's outer strides as
-  // codegen::kMaxDims values: more dims would be read past them.
-  if (s.loop_shape.size() > static_cast<std::size_t>(codegen::kMaxDims)) {
-    throw ShapeError("'" + ufunc_name + "': the call has " + std::to_string(s.loop_shape.size()) +
-                     " loop dimensions (loop shape " + format_shape(s.loop_shape) + "); at most " +
+  // codegen::kMaxDims values: more dims would be read past them. Size-1
+  // loop dims are dropped before the launch (Call.cpp), so only the others
+  // count, as NumPy runs (1,) * 20 + core shapes.
+  const auto looping = static_cast<std::size_t>(
+      std::count_if(s.loop_shape.begin(), s.loop_shape.end(), [](int64_t d) { return d != 1; }));
+  if (looping > static_cast<std::size_t>(codegen::kMaxDims)) {
+    throw ShapeError("'" + ufunc_name + "': the call has " + std::to_string(looping) +
+                     " loop dimensions larger than 1 (loop shape " + format_shape(s.loop_shape) + "); at most " +
                      std::to_string(codegen::kMaxDims) + " are supported: reshape the operands' outer dimensions");
   }
   if (!out_shapes.empty()) {

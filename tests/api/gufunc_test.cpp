@@ -336,3 +336,37 @@ TEST_F(Gufunc, EightLoopDimensionsRunAndNineAreAShapeErrorThatWritesNothing) {
     }
   }
 }
+
+TEST_F(Gufunc, SizeOneLoopDimensionsDoNotCountAgainstTheLimit) {
+  // NumPy runs a gufunc on (1,) * 20 + core shapes; only loop dims larger
+  // than 1 take one of the kernel's 8 places.
+  ufjit::Ufunc dot = rt_->vectorize(kDot);
+  Shape a_shape(20, 1);
+  a_shape[3] = 2;   // two loop dims of size 2 among eighteen of size 1
+  a_shape[17] = 3;
+  Shape b_shape(19, 1);
+  b_shape[10] = 2;  // broadcast against a's: a third loop dim
+  a_shape.push_back(3);
+  b_shape.push_back(3);
+  std::vector<double> a(2 * 3 * 3), b(2 * 3);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 7) - 2.0;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<double>(i) * 0.5;
+  Array r = dot(ufjit::view(a.data(), a_shape), ufjit::view(b.data(), b_shape));
+  Shape expected_shape(20, 1);
+  expected_shape[3] = 2;
+  expected_shape[11] = 2;  // b's dim 10 of 19 is dim 11 of the 20-dim loop shape
+  expected_shape[17] = 3;
+  ASSERT_EQ(r.view().shape, expected_shape);
+  const std::vector<double> got = rt_->to_host(r.view()).to_vector<double>();
+  ASSERT_EQ(got.size(), 12u);
+  std::size_t at = 0;
+  for (int64_t i = 0; i < 2; ++i) {      // a's dim 3
+    for (int64_t j = 0; j < 2; ++j) {    // b's dim 10
+      for (int64_t k = 0; k < 3; ++k) {  // a's dim 17
+        const double *x = &a[static_cast<std::size_t>((i * 3 + k) * 3)];
+        const double *y = &b[static_cast<std::size_t>(j * 3)];
+        ASSERT_EQ(got[at++], x[0] * y[0] + x[1] * y[1] + x[2] * y[2]) << i << " " << j << " " << k;
+      }
+    }
+  }
+}
