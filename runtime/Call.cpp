@@ -388,37 +388,88 @@ ArrayView gufunc_view(const ArrayView &view, std::size_t core, const Dims &loop_
   return placed;
 }
 
-/// Drops the size-1 loop dims from `call` (its loop shape and each operand's
-/// leading loop dims): they index nothing, and the kernel takes at most
-/// codegen::kMaxDims loop dims (GufuncLayout.cpp counts only the others).
-void drop_unit_loop_dims(PreparedGufunc &call) {
+/// The first `loop_ndim` strides of `view`: its loop strides as the kernel reads them.
+Dims loop_strides_of(const ArrayView &view, std::size_t loop_ndim) {
+  return Dims(view.strides.begin(), view.strides.begin() + static_cast<std::ptrdiff_t>(loop_ndim));
+}
+
+/// Rewrites `call` to walk `merged` (merge_loop_dims of its own loop shape
+/// and operands): fewer, longer loop dims, the same elements in the same order.
+void apply_merged_loop(PreparedGufunc &call, const MergedLoop &merged) {
   const std::size_t loop_ndim = call.loop_shape.size();
-  std::vector<std::size_t> kept;
-  for (std::size_t d = 0; d < loop_ndim; ++d) {
-    if (call.loop_shape[d] != 1) {
-      kept.push_back(d);
-    }
-  }
-  if (kept.size() == loop_ndim) {
-    return;
-  }
-  auto select = [&](const Dims &dims) {
-    Dims out;
-    for (std::size_t d : kept) {
-      out.push_back(dims[d]);
-    }
-    out.insert(out.end(), dims.begin() + static_cast<std::ptrdiff_t>(loop_ndim), dims.end());
-    return out;
-  };
   for (ArrayView &op : call.operands) {
-    op.shape = select(op.shape);
-    op.strides = select(op.strides);
+    Dims shape = merged.shape;
+    Dims strides;
+    for (std::size_t d : merged.innermost) {
+      strides.push_back(op.strides[d]);
+    }
+    shape.insert(shape.end(), op.shape.begin() + static_cast<std::ptrdiff_t>(loop_ndim), op.shape.end());
+    strides.insert(strides.end(), op.strides.begin() + static_cast<std::ptrdiff_t>(loop_ndim),
+                   op.strides.end());
+    op.shape = std::move(shape);
+    op.strides = std::move(strides);
   }
-  Dims loop;
-  for (std::size_t d : kept) {
-    loop.push_back(call.loop_shape[d]);
+  call.loop_shape = merged.shape;
+}
+
+/// Whether the kernel reads input `view` through a converted copy: another
+/// dtype than the parameter's, or (unless the body writes it) an overlap
+/// with an output.
+bool reads_through_copy(const ArrayView &view, DType param, bool writable,
+                        const std::vector<ArrayView> &outs) {
+  if (view.dtype != param) {
+    return true;
   }
-  call.loop_shape = loop;
+  for (const ArrayView &out : outs) {
+    if (!writable && out.residence == view.residence && may_overlap(view, out)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Step 4c: the kernel takes at most codegen::kMaxDims loop dims, counted
+/// after size-1 dims are dropped and contiguous ones merged (as the launch
+/// does, below). Before anything is allocated, the operands' strides are
+/// known but those of converted copies: with one, no merge is counted.
+void check_loop_dims(const SplitOperands &split, const CompiledSignature &sig, const GufuncLayout &layout,
+                     const GufuncSchedule &plan, const std::string &ufunc_name) {
+  const Dims loop_shape(plan.loop_shape);
+  const std::size_t loop_ndim = loop_shape.size();
+  std::vector<ArrayView> given_outs;
+  for (const Operand *op : split.outs) {
+    given_outs.push_back(op->array);
+  }
+  std::vector<Dims> strides;
+  bool copied = false;
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    if (op.kind == Operand::Kind::Scalar) {
+      strides.emplace_back(loop_ndim, 0);
+      continue;
+    }
+    copied = copied || reads_through_copy(op.array, sig.params[i], layout.writable[i], given_outs);
+    const ArrayView placed = gufunc_view(op.array, layout.inputs[i].size(), loop_shape, sig.arg_ndims[i]);
+    strides.push_back(loop_strides_of(placed, loop_ndim));
+  }
+  for (std::size_t k = 0; k < layout.outputs.size(); ++k) {
+    const ArrayView out = split.outs.empty()
+                              ? c_contiguous_host_view(sig.out_dtypes[k], Dims(plan.output_shapes[k]))
+                              : given_outs[k];
+    strides.push_back(loop_strides_of(out, loop_ndim));
+  }
+  std::size_t dims = merge_loop_dims(loop_shape, strides).shape.size();
+  if (copied) {
+    dims = static_cast<std::size_t>(
+        std::count_if(loop_shape.begin(), loop_shape.end(), [](int64_t d) { return d != 1; }));
+  }
+  if (dims > static_cast<std::size_t>(codegen::kMaxDims)) {
+    throw ShapeError("'" + ufunc_name + "': the call has " + std::to_string(dims) +
+                     " loop dimensions after dropping size-1 ones and merging contiguous ones" +
+                     (copied ? " (an input read through a converted copy merges none)" : "") +
+                     " (loop shape " + format_shape(plan.loop_shape) + "); at most " + std::to_string(codegen::kMaxDims) +
+                     " are supported: reshape the operands' outer dimensions");
+  }
 }
 
 /// A 0-d array holding a scalar operand converted to `dtype`, in `residence`.
@@ -632,6 +683,7 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
     }
   }
   check_async_casts(split, sig, ufunc_name, stream);
+  check_loop_dims(split, sig, layout, plan, ufunc_name);
   // Every user-visible check is done: from here on we allocate and launch.
 
   // ---- 5. allocate outputs
@@ -666,12 +718,7 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
       view = temporaries.back().view();
     } else {
       view = op.array;
-      bool overlaps = false;
-      for (const ArrayView &out : out_views) {
-        overlaps =
-            overlaps || (!layout.writable[i] && out.residence == view.residence && may_overlap(view, out));
-      }
-      if (view.dtype != dtype || overlaps) {
+      if (reads_through_copy(view, dtype, layout.writable[i], out_views)) {
         temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));
         view = temporaries.back().view();
       }
@@ -685,7 +732,14 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
     call.written.push_back(true);
   }
 
-  drop_unit_loop_dims(call);
+  std::vector<Dims> loop_strides;
+  for (const ArrayView &op : call.operands) {
+    loop_strides.push_back(loop_strides_of(op, call.loop_shape.size()));
+  }
+  const MergedLoop merged = merge_loop_dims(call.loop_shape, loop_strides);
+  internal_assert(merged.shape.size() <= static_cast<std::size_t>(codegen::kMaxDims))
+      << "a gufunc call of " << merged.shape.size() << " merged loop dims passed the check before allocation";
+  apply_merged_loop(call, merged);
 
   // ---- 7. launch (the backend)
   backend.execute_gufunc(call, stream);

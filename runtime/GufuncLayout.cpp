@@ -1,8 +1,6 @@
 // The runtime layout and the gufunc schedule (runtime/GufuncLayout.h).
 #include "runtime/GufuncLayout.h"
 
-#include <algorithm>
-
 #include "codegen/KernelABI.h"
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
@@ -94,17 +92,6 @@ GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vecto
     s.output_core.push_back(bind(n_in + k, out_shapes[k]));
   }
   s.loop_shape = broadcast_shapes(outers);
-  // The kernel takes the loop shape and each operand's outer strides as
-  // codegen::kMaxDims values: more dims would be read past them. Size-1
-  // loop dims are dropped before the launch (Call.cpp), so only the others
-  // count, as NumPy runs (1,) * 20 + core shapes.
-  const auto looping = static_cast<std::size_t>(
-      std::count_if(s.loop_shape.begin(), s.loop_shape.end(), [](int64_t d) { return d != 1; }));
-  if (looping > static_cast<std::size_t>(codegen::kMaxDims)) {
-    throw ShapeError("'" + ufunc_name + "': the call has " + std::to_string(looping) +
-                     " loop dimensions larger than 1 (loop shape " + format_shape(s.loop_shape) + "); at most " +
-                     std::to_string(codegen::kMaxDims) + " are supported: reshape the operands' outer dimensions");
-  }
   if (!out_shapes.empty()) {
     for (std::size_t k = 0; k < n_out; ++k) {
       const std::vector<int64_t> &outer = outers[n_in + k];
@@ -135,6 +122,27 @@ GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vecto
     s.output_shapes.push_back(std::move(shape));
   }
   return s;
+}
+
+MergedLoop merge_loop_dims(const Dims &loop_shape, const std::vector<Dims> &loop_strides) {
+  MergedLoop merged;
+  for (std::size_t d = 0; d < loop_shape.size(); ++d) {
+    if (loop_shape[d] == 1) {
+      continue;  // indexes nothing, whatever its strides
+    }
+    bool contiguous = !merged.shape.empty();
+    for (std::size_t k = 0; contiguous && k < loop_strides.size(); ++k) {
+      contiguous = loop_strides[k][merged.innermost.back()] == loop_strides[k][d] * loop_shape[d];
+    }
+    if (contiguous) {
+      merged.shape.back() *= loop_shape[d];
+      merged.innermost.back() = d;
+    } else {
+      merged.shape.push_back(loop_shape[d]);
+      merged.innermost.push_back(d);
+    }
+  }
+  return merged;
 }
 
 }  // namespace ufjit::runtime

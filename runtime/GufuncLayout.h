@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frontend/Signature.h"
+#include "ufjit/dims.h"
 
 namespace ufjit::runtime {
 
@@ -56,5 +57,18 @@ struct GufuncSchedule {
 /// `out` otherwise. Throws ShapeError (messages name `ufunc_name`).
 GufuncSchedule schedule(const GufuncLayout &layout, const std::vector<std::vector<int64_t>> &input_shapes,
                         const std::vector<std::vector<int64_t>> &out_shapes, const std::string &ufunc_name);
+
+/// The loop dims a gufunc kernel walks: size-1 loop dims dropped and adjacent
+/// ones merged where every operand walks them contiguously (the outer dim's
+/// stride is the inner's times the inner's size), in the loop's order, so
+/// the iteration order is the call's.
+struct MergedLoop {
+  Dims shape;                          // the merged loop shape
+  std::vector<std::size_t> innermost;  // per merged dim: the loop dim whose strides it takes
+};
+
+/// MergedLoop of `loop_shape` for operands whose loop strides (bytes, 0 on
+/// broadcast dims; loop_shape.size() values each) are `loop_strides`.
+MergedLoop merge_loop_dims(const Dims &loop_shape, const std::vector<Dims> &loop_strides);
 
 }  // namespace ufjit::runtime

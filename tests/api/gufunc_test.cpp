@@ -308,31 +308,47 @@ TEST_F(Gufunc, AxesMoveInputCoresAndPlaceOutputCores) {
 
 }  // namespace
 
-TEST_F(Gufunc, EightLoopDimensionsRunAndNineAreAShapeErrorThatWritesNothing) {
+TEST_F(Gufunc, ContiguousLoopDimensionsMergeAndNineThatDoNotAreAShapeErrorThatWritesNothing) {
   // The kernel takes the loop shape as 8 values: a ninth loop dimension was
-  // read past them (garbage results) before it was an error.
+  // read past them (garbage results) before it was an error. Loop dims that
+  // every operand walks contiguously merge into one, so nine of those run.
   ufjit::Ufunc dot = rt_->vectorize(kDot);
   const std::vector<double> b{1, 2, 3};
   for (int loops : {8, 9}) {
-    Shape shape(static_cast<std::size_t>(loops), 2);
-    const Shape out_shape = shape;
-    shape.push_back(3);
-    const int64_t outer = int64_t{1} << loops;
-    std::vector<double> a(static_cast<std::size_t>(outer * 3));
-    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 5);
-    std::vector<double> out(static_cast<std::size_t>(outer), -1.0);
-    auto call = [&] {
-      dot(ufjit::view(a.data(), shape), ufjit::view(b.data(), {3}), ufjit::out(ufjit::view(out.data(), out_shape)));
-    };
-    if (loops == 9) {
-      EXPECT_THROW(call(), ufjit::ShapeError);
-      EXPECT_EQ(out, std::vector<double>(out.size(), -1.0));
-      continue;
-    }
-    call();
-    for (int64_t i = 0; i < outer; ++i) {
-      const std::size_t at = static_cast<std::size_t>(3 * i);
-      ASSERT_EQ(out[static_cast<std::size_t>(i)], a[at] + 2 * a[at + 1] + 3 * a[at + 2]) << "outer element " << i;
+    for (bool spread : {false, true}) {
+      // a: (2,) * loops + (3,). Spread: each loop dim's stride is 3x the
+      // next one's (from 4 elements), so no two of them merge; else C order.
+      Shape shape(static_cast<std::size_t>(loops), 2);
+      const Shape out_shape = shape;
+      shape.push_back(3);
+      std::vector<int64_t> elements(static_cast<std::size_t>(loops));
+      int64_t step = spread ? 4 : 3;
+      for (int d = loops - 1; d >= 0; --d) {
+        elements[static_cast<std::size_t>(d)] = step;
+        step *= spread ? 3 : 2;
+      }
+      std::vector<double> a(static_cast<std::size_t>(step));
+      for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i % 5);
+      ufjit::ArrayView a_view = ufjit::view(a.data(), shape);
+      for (std::size_t d = 0; d < elements.size(); ++d) a_view.strides[d] = elements[d] * 8;
+      const int64_t outer = int64_t{1} << loops;
+      std::vector<double> out(static_cast<std::size_t>(outer), -1.0);
+      auto call = [&] { dot(a_view, ufjit::view(b.data(), {3}), ufjit::out(ufjit::view(out.data(), out_shape))); };
+      if (loops == 9 && spread) {
+        EXPECT_THROW(call(), ufjit::ShapeError);
+        EXPECT_EQ(out, std::vector<double>(out.size(), -1.0));
+        continue;
+      }
+      call();
+      for (int64_t i = 0; i < outer; ++i) {
+        int64_t at = 0;
+        for (int d = 0; d < loops; ++d) {
+          at += ((i >> (loops - 1 - d)) & 1) * elements[static_cast<std::size_t>(d)];
+        }
+        const std::size_t x = static_cast<std::size_t>(at);
+        ASSERT_EQ(out[static_cast<std::size_t>(i)], a[x] + 2 * a[x + 1] + 3 * a[x + 2])
+            << loops << " loop dims, spread " << spread << ", outer element " << i;
+      }
     }
   }
 }
