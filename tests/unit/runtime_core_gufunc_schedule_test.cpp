@@ -107,6 +107,29 @@ TEST(GufuncParams, TableListsCoreDimsOfArrayOperandsOnly) {
                        "out0_core_strides:core_strides:int64[8]"}));
 }
 
+TEST(GufuncLoopMerge, SizeOneDimsDropAndDimsContiguousForEveryOperandMergeInOrder) {
+  // Loop shape (2, 1, 3, 4, 5): operand 0 C-contiguous over it (strides in
+  // bytes, the size-1 dim's stride arbitrary), operand 1 broadcast over the
+  // first two dims and contiguous over the rest, operand 2 with a gap
+  // between dims 3 and 4.
+  const Dims loop{2, 1, 3, 4, 5};
+  const MergedLoop merged =
+      merge_loop_dims(loop, {Dims{480, 999, 160, 40, 8}, Dims{0, 0, 160, 40, 8}, Dims{960, 7, 320, 80, 8}});
+  // 2 and 3 do not merge (operand 1 is broadcast over 2 only); 3 and 4 do;
+  // 4 and 5 do not (operand 2's gap).
+  EXPECT_EQ(merged.shape, (Dims{2, 12, 5}));
+  EXPECT_EQ(merged.innermost, (std::vector<std::size_t>{0, 3, 4}));
+}
+
+TEST(GufuncLoopMerge, BroadcastAndReversedDims) {
+  // Stride 0 everywhere merges (a broadcast operand); negative strides merge
+  // when they step contiguously backwards; all size-1 leaves no dim.
+  EXPECT_EQ(merge_loop_dims(Dims{4, 5}, {Dims{0, 0}, Dims{-40, -8}}).shape, (Dims{20}));
+  EXPECT_EQ(merge_loop_dims(Dims{4, 5}, {Dims{8, 40}}).shape, (Dims{4, 5}));  // Fortran order: kept
+  EXPECT_TRUE(merge_loop_dims(Dims{1, 1, 1}, {Dims{3, 2, 1}}).shape.empty());
+  EXPECT_TRUE(merge_loop_dims(Dims{}, {Dims{}}).shape.empty());
+}
+
 TEST(GufuncParams, ElementwiseTableKeepsTheManifestNames) {
   codegen::EntrySignature sig;
   sig.args = {DType::Complex64, DType::Int32};
