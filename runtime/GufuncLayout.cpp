@@ -1,7 +1,6 @@
 // The runtime layout and the gufunc schedule (runtime/GufuncLayout.h).
 #include "runtime/GufuncLayout.h"
 
-#include "codegen/KernelABI.h"
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
 
@@ -132,7 +131,9 @@ MergedLoop merge_loop_dims(const Dims &loop_shape, const std::vector<Dims> &loop
     }
     bool contiguous = !merged.shape.empty();
     for (std::size_t k = 0; contiguous && k < loop_strides.size(); ++k) {
-      contiguous = loop_strides[k][merged.innermost.back()] == loop_strides[k][d] * loop_shape[d];
+      int64_t span = 0;  // an overflowing product is no contiguous walk
+      contiguous = !__builtin_mul_overflow(loop_strides[k][d], loop_shape[d], &span) &&
+                   loop_strides[k][merged.innermost.back()] == span;
     }
     if (contiguous) {
       merged.shape.back() *= loop_shape[d];
