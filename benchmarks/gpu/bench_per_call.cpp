@@ -13,6 +13,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <type_traits>
 
 #include "ufjit/compiler.h"
 
@@ -55,6 +56,36 @@ double median_us(const std::function<void()> &fn, int reps, int warm = 200, int 
     settle();
   }
   return median(std::move(times));
+}
+
+/// The driver entry points the floors and the bare launches call, from the
+/// libcuda.so.1 the Runtime loaded; `ok` when every one resolved.
+struct BareDriver {
+  decltype(&cuModuleLoadData) load = nullptr;
+  decltype(&cuModuleUnload) unload = nullptr;
+  decltype(&cuModuleGetFunction) get_function = nullptr;
+  decltype(&cuLaunchKernel) launch = nullptr;
+  decltype(&cuStreamSynchronize) sync = nullptr;
+  decltype(&cuStreamCreate) create = nullptr;
+  decltype(&cuStreamDestroy_v2) destroy = nullptr;
+  bool ok = false;
+};
+
+BareDriver bare_driver() {
+  BareDriver d;
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (h == nullptr) {
+    return d;
+  }
+  auto resolve = [h](auto &fn, const char *name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+    return fn != nullptr;
+  };
+  d.ok = resolve(d.load, "cuModuleLoadData") && resolve(d.unload, "cuModuleUnload") &&
+         resolve(d.get_function, "cuModuleGetFunction") && resolve(d.launch, "cuLaunchKernel") &&
+         resolve(d.sync, "cuStreamSynchronize") && resolve(d.create, "cuStreamCreate") &&
+         resolve(d.destroy, "cuStreamDestroy_v2");
+  return d;
 }
 
 std::vector<Array> device_inputs(Runtime &rt, const BenchKernel &k) {
@@ -151,20 +182,16 @@ const BenchKernel &find_kernel(const std::string &name) {
 DriverFloors measure_driver_floors(Runtime &rt, int reps) {
   DriverFloors floors;
   Array ctx_warm = rt.device_empty(DType::Float32, {1});  // the context is current on this thread
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (h == nullptr) {
+  const BareDriver driver = bare_driver();
+  if (!driver.ok) {
     return floors;
   }
-  auto load = reinterpret_cast<decltype(&cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
-  auto get_function = reinterpret_cast<decltype(&cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
-  auto launch = reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
-  auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
-  auto create = reinterpret_cast<decltype(&cuStreamCreate)>(dlsym(h, "cuStreamCreate"));
-  auto destroy = reinterpret_cast<decltype(&cuStreamDestroy_v2)>(dlsym(h, "cuStreamDestroy_v2"));
-  if (load == nullptr || get_function == nullptr || launch == nullptr || sync == nullptr || create == nullptr ||
-      destroy == nullptr) {
-    return floors;
-  }
+  const auto load = driver.load;
+  const auto get_function = driver.get_function;
+  const auto launch = driver.launch;
+  const auto sync = driver.sync;
+  const auto create = driver.create;
+  const auto destroy = driver.destroy;
   static const char kEmptyPtx[] =
       ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty(.param .u64 p)\n{\n ret;\n}\n";
   CUmodule module = nullptr;
@@ -250,19 +277,10 @@ double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &
   request.source = kernel.source;
   const CompileResult compiled = compile(request);
   const std::string entry = compiled.ok ? contiguous_entry(compiled.output) : "";
-  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (entry.empty() || h == nullptr) {
-    return 0;
-  }
-  auto load = reinterpret_cast<decltype(&cuModuleLoadData)>(dlsym(h, "cuModuleLoadData"));
-  auto unload = reinterpret_cast<decltype(&cuModuleUnload)>(dlsym(h, "cuModuleUnload"));
-  auto get_function = reinterpret_cast<decltype(&cuModuleGetFunction)>(dlsym(h, "cuModuleGetFunction"));
-  auto launch = reinterpret_cast<decltype(&cuLaunchKernel)>(dlsym(h, "cuLaunchKernel"));
-  auto sync = reinterpret_cast<decltype(&cuStreamSynchronize)>(dlsym(h, "cuStreamSynchronize"));
+  const BareDriver driver = bare_driver();
   CUmodule module = nullptr;
   CUfunction fn = nullptr;
-  if (load == nullptr || unload == nullptr || get_function == nullptr || launch == nullptr ||
-      sync == nullptr || load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
+  if (entry.empty() || !driver.ok || driver.load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
     return 0;
   }
   std::vector<uint64_t> args{1};
@@ -279,15 +297,15 @@ double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &
       std::count(params_of_entry.begin(),
                  params_of_entry.begin() + static_cast<std::ptrdiff_t>(params_of_entry.find(')')), ','));
   double us = 0;
-  if (declared + 1 == args.size() && get_function(&fn, module, entry.c_str()) == CUDA_SUCCESS) {
+  if (declared + 1 == args.size() && driver.get_function(&fn, module, entry.c_str()) == CUDA_SUCCESS) {
     us = median_us(
         [&] {
-          launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params.data(), nullptr);
-          sync(nullptr);
+          driver.launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params.data(), nullptr);
+          driver.sync(nullptr);
         },
         reps);
   }
-  unload(module);
+  driver.unload(module);
   return us;
 }
 
