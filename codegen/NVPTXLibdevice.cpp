@@ -21,6 +21,7 @@
 
 #include "codegen/NVPTXTarget.h"
 #include "frontend/InternalAssert.h"
+#include "support/EnvironmentSwitch.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -270,10 +271,7 @@ class LibdeviceSlices {
 /// UFJIT_LIBDEVICE_SLICES=0: every compile loads libdevice lazily, as
 /// before slices (to measure what they save, or to rule them out).
 bool slices_enabled() {
-  static const bool enabled = [] {
-    const char *env = std::getenv("UFJIT_LIBDEVICE_SLICES");
-    return env == nullptr || std::string(env) != "0";
-  }();
+  static const bool enabled = support::switched_on("UFJIT_LIBDEVICE_SLICES");
   return enabled;
 }
 

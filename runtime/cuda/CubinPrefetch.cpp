@@ -1,16 +1,15 @@
 // Cubins loaded while their source is typed (runtime/cuda/CubinPrefetch.h).
 #include "runtime/cuda/CubinPrefetch.h"
 
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "runtime/cache/SourceIndex.h"
 #include "runtime/cuda/KernelKeys.h"
 #include "runtime/driver/Pipeline.h"
+#include "support/EnvironmentSwitch.h"
 
 namespace ufjit::cuda {
 
@@ -30,8 +29,7 @@ runtime::PrefetchKey prefetch_key(const cache::KeyHash &cubin, const std::string
 CubinPrefetch::CubinPrefetch(std::shared_ptr<const CudaContext> context, cache::DiskCache &disk,
                              const codegen::GpuOptions &gpu, TierUp &worker)
     : context_(std::move(context)), disk_(disk), gpu_(gpu), worker_(worker) {
-  const char *env = std::getenv("UFJIT_PREFETCH");
-  enabled_ = env == nullptr || std::string_view(env) != "0";
+  enabled_ = support::switched_on("UFJIT_PREFETCH");
 }
 
 cache::KeyHash CubinPrefetch::index_key(const runtime::SourceKey &source) const {

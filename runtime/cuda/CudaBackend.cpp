@@ -31,6 +31,7 @@
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
+#include "support/EnvironmentSwitch.h"
 #include "ufjit/errors.h"
 
 
@@ -57,12 +58,6 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-/// UFJIT_TIERING=0 or UFJIT_WARMUP=0: the feature off.
-bool enabled_in_environment(const char *name) {
-  const char *env = std::getenv(name);
-  return env == nullptr || std::string(env) != "0";
-}
-
 /// The compiler's warm-up (codegen::warm_up_ptx_compiler) on a thread of
 /// its own while the CUDA context is being made (100 ms and more on a fresh
 /// process, mostly waiting on the driver): once per process, only where
@@ -70,7 +65,7 @@ bool enabled_in_environment(const char *name) {
 class CompilerWarmUp {
  public:
   CompilerWarmUp() {
-    if (!enabled_in_environment("UFJIT_WARMUP")) {
+    if (!support::switched_on("UFJIT_WARMUP")) {
       return;
     }
     try {
@@ -121,7 +116,7 @@ class CudaBackend final : public Backend {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
-    if (enabled_in_environment("UFJIT_WARMUP")) {
+    if (support::switched_on("UFJIT_WARMUP")) {
       const Clock::time_point t0 = Clock::now();
       context_warm_up_ = cuda::warm_up_context(context_);
       if (driver::debug_level() >= 1) {
@@ -654,7 +649,7 @@ class CudaBackend final : public Backend {
   /// Kernels loaded while their source is typed; jobs run on tier_up_.
   cuda::CubinPrefetch prefetch_;
   /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
-  bool tiering_ = enabled_in_environment("UFJIT_TIERING");
+  bool tiering_ = support::switched_on("UFJIT_TIERING");
   // Declared last: destroyed first, finishing its jobs while everything they
   // use (context, kernels, disk cache) is still there.
   cuda::TierUp tier_up_;
