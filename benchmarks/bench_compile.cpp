@@ -528,6 +528,7 @@ Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Op
   parts.frontend = ms_since(t0);
   t0 = process_cpu_ms();
   llvm::LLVMContext context;
+  discard_local_value_names(context);  // as emit_ptx
   auto module = std::make_unique<llvm::Module>("ufjit", context);
   GpuOptions gpu;
   gpu.arch = "sm_90";

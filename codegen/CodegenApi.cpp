@@ -83,6 +83,7 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
   initialize_llvm_targets();
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
+  discard_local_value_names(context);
   auto module = std::make_unique<llvm::Module>("ufjit", context);
   prepare_nvptx_module(*module);
   EntryModuleInfo info = build_entry_module(

@@ -83,6 +83,7 @@ std::string emit_here(const ir::Module &module, const std::string &symbol, Devic
   initialize_llvm_targets();
   // Member order of this scope fixes destruction: the module before its context.
   llvm::LLVMContext context;
+  discard_local_value_names(context);
   auto out = std::make_unique<llvm::Module>("ufjit", context);
   prepare_nvptx_module(*out);
   LoweringTarget target;

@@ -342,6 +342,7 @@ std::vector<CpuEntry> CpuCompiler::compile_here(const std::vector<EntryRequest> 
   std::lock_guard<std::mutex> lock(impl_->mutex);
   llvm::orc::LLJIT &jit = *impl_->jit;
   auto context = std::make_unique<llvm::LLVMContext>();
+  discard_local_value_names(*context);
   auto module = std::make_unique<llvm::Module>("ufjit.cpu", *context);
   std::vector<std::string> names = build_host_module(entries, *module, *impl_->tm, impl_->math);
 

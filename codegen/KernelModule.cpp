@@ -56,6 +56,10 @@ void mark_gpu_fastmath(llvm::Function &f) {
 
 }  // namespace
 
+void discard_local_value_names(llvm::LLVMContext &context) {
+  context.setDiscardValueNames(true);
+}
+
 EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
                                    const std::function<void(llvm::Module &)> &after_lowering, GpuEntryShape shape) {
   struct Lowered {
