@@ -278,7 +278,7 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
   std::ostringstream out;
   for (const Token &t : tokenize(file, diags)) {
     out << t.loc.line << ":" << t.loc.col << " " << token_kind_name(t.kind);
-    if (!t.text.empty()) out << " " << ast::string_repr(t.text);
+    if (!t.text.empty()) out << " " << ast::string_repr(std::string(t.text));
     if (t.kind == TokenKind::Int) {
       out << " = " << t.int_value;
       if (t.overflow) out << " (overflow)";

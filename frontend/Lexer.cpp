@@ -103,12 +103,16 @@ void Lexer::consume_newline() {
 void Lexer::push(TokenKind kind, std::size_t start, std::size_t end) {
   Token t;
   t.kind = kind;
-  t.text = text_.substr(start, end - start);
+  t.text = std::string_view(text_).substr(start, end - start);
   t.loc = loc_at(start, static_cast<int>(end - start));
   tokens_.push_back(std::move(t));
 }
 
 std::vector<Token> Lexer::run() {
+  // Code has about one token per 2.5-3 bytes: room for one per 2 bytes
+  // spares a large source the vector's regrowth (copies of every token so
+  // far); the pages of the unused rest are never touched.
+  tokens_.reserve(text_.size() / 2 + 16);
   while (true) {
     if (at_line_start_ && paren_depth_ == 0) {
       handle_indentation();
@@ -199,7 +203,7 @@ void Lexer::lex_token() {
   if (c == '\n' || c == '\r') {
     if (paren_depth_ == 0) {
       push(TokenKind::Newline, pos_, pos_ + 1);
-      tokens_.back().text.clear();
+      tokens_.back().text = {};
       at_line_start_ = true;
     }
     consume_newline();
@@ -331,7 +335,7 @@ void Lexer::lex_string(std::size_t start, bool raw, bool bytes, bool fstring) {
   }
   Token t;
   t.kind = TokenKind::String;
-  t.text = text_.substr(start, pos_ - start);
+  t.text = std::string_view(text_).substr(start, pos_ - start);
   int length = static_cast<int>(pos_ - start);
   if (line_ != start_line) {
     std::size_t eol = text_.find_first_of("\r\n", start);
@@ -423,7 +427,7 @@ void Lexer::lex_number() {
   pos_ = scan.end;
   Token t;
   t.kind = scan.is_imag ? TokenKind::Imag : scan.is_float ? TokenKind::Float : TokenKind::Int;
-  t.text = text_.substr(start, pos_ - start);
+  t.text = std::string_view(text_).substr(start, pos_ - start);
   t.loc = loc_at(start, static_cast<int>(pos_ - start));
   t.int_value = scan.int_value;
   t.overflow = scan.overflow;
@@ -510,18 +514,18 @@ std::string describe_token(const Token &token) {
     case TokenKind::EndMarker:
       return "end of file";
     case TokenKind::Name:
-      return "name '" + token.text + "'";
+      return "name '" + std::string(token.text) + "'";
     case TokenKind::Int:
     case TokenKind::Float:
     case TokenKind::Imag:
-      return "number '" + token.text + "'";
+      return "number '" + std::string(token.text) + "'";
     case TokenKind::String:
       return "string literal";
     case TokenKind::Keyword:
     case TokenKind::Op:
-      return "'" + token.text + "'";
+      return "'" + std::string(token.text) + "'";
   }
-  return "'" + token.text + "'";
+  return "'" + std::string(token.text) + "'";
 }
 
 }  // namespace ufjit::frontend

@@ -218,7 +218,7 @@ void Parser::parse_statement(Body &out) {
     return;
   } else if (t.is_keyword("elif") || t.is_keyword("else") || t.is_keyword("except") ||
              t.is_keyword("finally")) {
-    error(t.loc, "'" + t.text + "' does not follow a matching statement");
+    error(t.loc, "'" + std::string(t.text) + "' does not follow a matching statement");
     advance();
     recover_block();
     return;
@@ -230,7 +230,7 @@ void Parser::parse_statement(Body &out) {
 }
 
 void Parser::reject_compound(const Token &keyword) {
-  std::string word = keyword.text;
+  const std::string word(keyword.text);
   if (word == "async") {
     unsupported(keyword.loc, "'async'");
   } else {
@@ -280,7 +280,7 @@ void Parser::parse_simple_statements(Body &out) {
 StmtPtr Parser::parse_small_statement() {
   const Token &t = peek();
   if (t.kind == TokenKind::Keyword) {
-    const std::string &word = t.text;
+    const std::string word(t.text);
     if (word == "pass") {
       return std::make_unique<Pass>(advance().loc);
     }

@@ -486,7 +486,7 @@ ExprPtr Parser::parse_atom() {
         return node;
       }
       if (t.text == "lambda" || t.text == "yield" || t.text == "await") {
-        unsupported(t.loc, "'" + t.text + "'");
+        unsupported(t.loc, "'" + std::string(t.text) + "'");
         return nullptr;
       }
       break;

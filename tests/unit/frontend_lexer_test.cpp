@@ -32,12 +32,20 @@ std::string kinds(const std::vector<Token> &tokens) {
   return out;
 }
 
+/// The one literal token of a source, with the lexed source whose text the
+/// token's `text` views.
+struct SingleToken {
+  std::unique_ptr<Lexed> lexed;
+  const Token &operator*() const { return lexed->tokens.front(); }
+  const Token *operator->() const { return &lexed->tokens.front(); }
+};
+
 /// The one literal token of `text` (which must lex cleanly to it).
-Token single(const std::string &text) {
+SingleToken single(const std::string &text) {
   auto l = lex(text);
   EXPECT_FALSE(l->diags.has_errors()) << text << "\n" << test::messages(l->diags);
   EXPECT_EQ(l->tokens.size(), 3u) << text << ": " << kinds(l->tokens);
-  return l->tokens.empty() ? Token{} : l->tokens[0];
+  return SingleToken{std::move(l)};
 }
 
 TEST(Lexer, IntegerLiteralsInEveryBaseWithUnderscores) {
@@ -51,7 +59,8 @@ TEST(Lexer, IntegerLiteralsInEveryBaseWithUnderscores) {
       {"18446744073709551615", std::numeric_limits<uint64_t>::max()},
   };
   for (const auto &c : cases) {
-    Token t = single(c.text);
+    const SingleToken one = single(c.text);
+    const Token &t = *one;
     EXPECT_EQ(t.kind, TokenKind::Int) << c.text;
     EXPECT_EQ(t.int_value, c.value) << c.text;
     EXPECT_FALSE(t.overflow) << c.text;
@@ -60,10 +69,11 @@ TEST(Lexer, IntegerLiteralsInEveryBaseWithUnderscores) {
 }
 
 TEST(Lexer, IntegerBeyond64BitsSetsOverflow) {
-  Token t = single("18446744073709551616");
+  const SingleToken one = single("18446744073709551616");
+  const Token &t = *one;
   EXPECT_EQ(t.kind, TokenKind::Int);
   EXPECT_TRUE(t.overflow);
-  EXPECT_TRUE(single("0x1_0000_0000_0000_0000").overflow);
+  EXPECT_TRUE(single("0x1_0000_0000_0000_0000")->overflow);
 }
 
 TEST(Lexer, FloatLiteralsInEveryForm) {
@@ -76,11 +86,12 @@ TEST(Lexer, FloatLiteralsInEveryForm) {
       {"1e-400", 0.0},
   };
   for (const auto &c : cases) {
-    Token t = single(c.text);
+    const SingleToken one = single(c.text);
+    const Token &t = *one;
     EXPECT_EQ(t.kind, TokenKind::Float) << c.text;
     EXPECT_EQ(t.float_value, c.value) << c.text;
   }
-  EXPECT_TRUE(std::isinf(single("1e999").float_value));
+  EXPECT_TRUE(std::isinf(single("1e999")->float_value));
 }
 
 TEST(Lexer, ImaginaryLiterals) {
@@ -89,7 +100,8 @@ TEST(Lexer, ImaginaryLiterals) {
     double imag;
   } cases[] = {{"2j", 2.0}, {"1.5J", 1.5}, {"1e3j", 1000.0}, {".5j", 0.5}, {"012j", 12.0}};
   for (const auto &c : cases) {
-    Token t = single(c.text);
+    const SingleToken one = single(c.text);
+    const Token &t = *one;
     EXPECT_EQ(t.kind, TokenKind::Imag) << c.text;
     EXPECT_EQ(t.float_value, c.imag) << c.text;
   }
@@ -132,16 +144,17 @@ TEST(Lexer, StringLiteralsAndEscapes) {
       {"'line\\\ncont'", "linecont"},
   };
   for (const auto &c : cases) {
-    Token t = single(c.text);
+    const SingleToken one = single(c.text);
+    const Token &t = *one;
     EXPECT_EQ(t.kind, TokenKind::String) << c.text;
     EXPECT_EQ(t.str_value, c.value) << c.text;
   }
 }
 
 TEST(Lexer, StringPrefixesAreRecorded) {
-  EXPECT_TRUE(single("f'x'").is_fstring);
-  EXPECT_TRUE(single("rb'x'").is_bytes);
-  EXPECT_FALSE(single("'x'").is_fstring);
+  EXPECT_TRUE(single("f'x'")->is_fstring);
+  EXPECT_TRUE(single("rb'x'")->is_bytes);
+  EXPECT_FALSE(single("'x'")->is_fstring);
   // `ur` is not a Python prefix: a name followed by a string.
   auto l = lex("ur'x'");
   EXPECT_EQ(kinds(l->tokens), "Name String Newline EndMarker");
@@ -184,7 +197,7 @@ TEST(Lexer, OperatorsTakeTheLongestMatch) {
   auto l = lex("a**=b//=c>>=d<<=e**f//g->h:=i!=j...");
   std::vector<std::string> ops;
   for (const auto &t : l->tokens) {
-    if (t.kind == TokenKind::Op) ops.push_back(t.text);
+    if (t.kind == TokenKind::Op) ops.emplace_back(t.text);
   }
   std::vector<std::string> expected = {"**=", "//=", ">>=", "<<=", "**", "//", "->", ":=", "!=", "..."};
   EXPECT_EQ(ops, expected);
