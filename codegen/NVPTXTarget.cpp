@@ -250,9 +250,9 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   };
   std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
   prepare_nvptx_module(module);
+  double t0 = now_ms();
   verify_or_throw(module, "before libdevice");
   lower_fast_math(module, options.gpu.arch);
-  double t0 = now_ms();
   // Before the optimizer: it then works on functions of bounded size.
   if (has_huge_block(module)) {
     outline_huge_blocks(module);

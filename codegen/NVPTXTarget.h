@@ -75,7 +75,9 @@ void lower_fast_math(llvm::Module &module, const std::string &arch);
 /// Where one compile_module_to_ptx call spent its time, in ms of the process's
 /// CPU time (for benchmarks/bench_compile.cpp's --parts).
 struct PtxCompileTimings {
-  double libdevice_ms = 0;  // merge sin/cos, link libdevice, internalize
+  // verify, fast-math lowering, cutting huge functions (HugeFunctions.h),
+  // merge sin/cos, link libdevice, internalize
+  double libdevice_ms = 0;
   double optimize_ms = 0;   // the LLVM pass pipeline
   double codegen_ms = 0;    // NVPTX instruction selection .. PTX text
 };
