@@ -4,6 +4,8 @@
 // `out[()] = v`, `out[i, :] = v`) to writable arrays, array locals that hold
 // views, and `for x in a`. Indices become int64; a negative one wraps once
 // (i + a.shape[d]); bounds are the business of code generation.
+#include <limits>
+
 #include "frontend/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
@@ -104,16 +106,23 @@ std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d,
   ArraySlice::Dim dim;
   dim.start = *lower;
   dim.step = step;
-  if (step > 0 && is_zero(*lower) && !slice.upper) {
+  if (step == 1 && is_zero(*lower) && !slice.upper) {
     dim.length = n;  // `:` and `0:`
     return dim;
   }
-  // The count of start, start+step, ... before the stop: ceil(span / |step|), at least 0.
+  // The count of start, start+step, ... before the stop: ceil(span / |step|),
+  // at least 0, as (span - 1) // |step| + 1, which cannot overflow: the
+  // bounds are clamped to [-1, n], so |span| <= n + 1, whatever the step.
+  // |INT64_MIN| is not an int64; INT64_MAX counts the same (one element at
+  // most) for any array.
   Expr span = step > 0 ? sub(*upper, *lower) : sub(*lower, *upper);
-  int64_t magnitude = step > 0 ? step : -step;
+  const int64_t magnitude = step > 0 ? step
+                            : step == std::numeric_limits<int64_t>::min()
+                                ? std::numeric_limits<int64_t>::max()
+                                : -step;
   Expr count = span;
   if (magnitude != 1) {
-    count = Binary::make(BinaryOpcode::FloorDiv, add(span, i64(magnitude - 1)), i64(magnitude));
+    count = add(Binary::make(BinaryOpcode::FloorDiv, sub(span, i64(1)), i64(magnitude)), i64(1));
   }
   dim.length = max(count, i64(0));
   return dim;

@@ -120,6 +120,55 @@ def f(a, out):
   EXPECT_EQ(out, (std::vector<double>{9, 24, 18 * 1e4, 15, 35, 0, 1 + 8 + 8, 4}));
 }
 
+TEST(LowerGufunc, SlicesWithOnlyAStepHoldCeilOfLengthOverStepElements) {
+  // Python's lengths for a = [0, 1, ..., 9]; a step alone (`a[::k]`) once
+  // kept all n elements, reading and writing past the array.
+  const char *source = R"SRC(
+@guvectorize(["void(float64[:], float64[:])"], "(n)->(k)")
+def f(a, out):
+    out[:] = 0
+    out[0] = len(a[::2])
+    for x in a[::2]:
+        out[1] += x
+    out[2] = len(a[::7]) * 10 + len(a[::100])
+    out[3] = len(a[0::3])
+    out[4] = len(a[::2][::2])
+    for x in a[::2][::2]:
+        out[5] += x
+    out[6] = len(a[::2][1:])
+    for x in a[::-1][::3]:
+        out[7] += x
+    out[8] = len(a[::9223372036854775807]) * 100 + len(a[::-9223372036854775807]) * 10 + len(a[::-9223372036854775808])
+    out[9] = a[::-9223372036854775807][0]
+)SRC";
+  Jit jit(typed(source));
+  std::vector<double> a(10);
+  for (int i = 0; i < 10; ++i) a[static_cast<std::size_t>(i)] = i;
+  std::vector<double> out(10, -1.0);
+  jit.run(view(a), view(out));
+  // a[::2] = 0,2,4,6,8; a[::7] = 0,7; a[::100] = 0; a[0::3] = 0,3,6,9;
+  // a[::2][::2] = 0,4,8; a[::2][1:] = 2,4,6,8; a[::-1][::3] = 9,6,3,0; a step
+  // of magnitude 2**63 - 1 or 2**63 takes the first element alone.
+  EXPECT_EQ(out, (std::vector<double>{5, 20, 21, 4, 3, 12, 4, 18, 111, 9}));
+}
+
+TEST(LowerGufunc, AStepOnlySliceOfAnOutputWritesItsOwnElementsOnly) {
+  const char *source = R"SRC(
+@guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
+def f(a, out):
+    out[:] = 0.0
+    out[::4] = 5.0
+    out[::1000000] = 7.0
+)SRC";
+  Jit jit(typed(source));
+  std::vector<double> a(6, 1.0);
+  std::vector<double> out(9, -1.0);  // the kernel sees the first 6; the rest must stay -1
+  View1 first_six = view(out);
+  first_six.shape[0] = 6;
+  jit.run(view(a), first_six);
+  EXPECT_EQ(out, (std::vector<double>{7, 0, 0, 0, 5, 0, -1, -1, -1}));
+}
+
 TEST(LowerGufunc, TwoDimensionalViewsMultiplyStridesAndMoveTheStart) {
   const char *source = R"SRC(
 @guvectorize(["void(int64[:, :], int64[:])"], "(m,n)->(k)")
