@@ -307,7 +307,15 @@ Value BodyTyper::pow_op(Value a, Value b, const SourceLocation &loc) {
     return strong_binary(BinaryOpcode::Mul, s, s);
   }
   if (t.is_float()) {
-    if (root) return intrinsic(IntrinsicOp::Sqrt, t, {a});
+    if (root) {
+      // pow(x, 0.5) is +0 at -0 and +inf at -inf (C, NumPy, Python); sqrt
+      // gives -0 and NaN there. So fabs(sqrt(x)) and a select, as LLVM's
+      // own rewrite of pow(x, 0.5) does.
+      Value x = stabilize(a);
+      Value root_of_x = intrinsic(IntrinsicOp::Fabs, t, {intrinsic(IntrinsicOp::Sqrt, t, {x})});
+      Expr minus_inf = Compare::make(CompareOpcode::Eq, x.expr, Const::make_float(t.dtype(), -HUGE_VAL));
+      return Value::strong(Select::make(minus_inf, Const::make_float(t.dtype(), HUGE_VAL), root_of_x.expr));
+    }
     if (reciprocal) return strong_binary(BinaryOpcode::Div, Value::strong(Const::make_float(t.dtype(), 1.0)), a);
     return strong_binary(BinaryOpcode::Pow, a, b);
   }

@@ -251,6 +251,13 @@ inline std::vector<Case> language_cases() {
                        {{{f64(3.0)}, f64(9.0)}, {{f64(-1.5)}, f64(2.25)}, {{f64(1e200)}, f64(kInf)}}));
   cases.push_back(make("HalfPowerIsSqrt", "def f(x):\n    return x ** 0.5\n", "float64(float64)",
                        {{{f64(2.0)}, f64(std::sqrt(2.0))}, {{f64(-4.0)}, f64(kNaN)}, {{f64(kInf)}, f64(kInf)}}));
+  // pow's values where sqrt's differ: +0 at -0, +inf at -inf.
+  cases.push_back(make("HalfPowerKeepsPowAtMinusZeroAndMinusInfinity", "def f(x):\n    return x ** 0.5\n",
+                       "float64(float64)",
+                       {{{f64(-0.0)}, f64(0.0)}, {{f64(-kInf)}, f64(kInf)}, {{f64(kNaN)}, f64(kNaN)}}));
+  cases.push_back(make("Float32HalfPowerKeepsPowAtMinusZeroAndMinusInfinity",
+                       "import numpy as np\ndef f(x):\n    return np.power(x, 0.5)\n", "float32(float32)",
+                       {{{f32(-0.0)}, f32(0.0)}, {{f32(-kInf)}, f32(kInf)}, {{f32(0.25)}, f32(0.5)}}));
   cases.push_back(make("MinusOnePowerIsReciprocal", "def f(x):\n    return x ** -1\n", "float64(float64)",
                        {{{f64(4.0)}, f64(0.25)}, {{f64(3.0)}, f64(1.0 / 3.0)}, {{f64(0.0)}, f64(kInf)}}));
   cases.push_back(make("IntBaseFloatExponentIsFloat", "def f(a, b):\n    return a ** b\n", "float64(int32, float64)",
