@@ -627,6 +627,13 @@ void BodyTyper::loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, s
   flow_ = entry;
   Stmt rest = block(orelse);
   flow_ = join(flow_, breaks);
+  if (!breaks.reachable) {
+    // No break leaves the loop, so the else block always runs after it. As
+    // an If, the flag's other arm would be a path the typer knows is not
+    // there: one that falls off the end when the else block returns.
+    if (rest) out.push_back(rest);
+    return;
+  }
   out.push_back(If::make(Unary::make(UnaryOpcode::Not, Var::make(Type::scalar(DType::Bool), flag)), rest));
 }
 

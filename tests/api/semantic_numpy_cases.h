@@ -240,6 +240,18 @@ inline std::vector<Case> numpy_cases() {
                                "        t += 1\n    return t\n";
     cases.push_back(make("LoopElse_AnInnerBreakLeavesTheOuterElseAlone", nested, "int64(int64)",
                          {{{i64(1)}, i64(3)}, {{i64(5)}, i64(33)}}));
+    // Without a break, an else block that returns ends the function: no
+    // path falls off its end (once an internal error of the IR verifier).
+    const std::string for_returns =
+        "def f(x):\n    for i in range(3):\n        x += 1.0\n    else:\n"
+        "        return x * 2.0\n";
+    cases.push_back(make("LoopElse_ForWithoutBreakWhoseElseReturns", for_returns, "float64(float64)",
+                         {{{f64(1.0)}, f64(8.0)}, {{f64(-3.0)}, f64(0.0)}}));
+    const std::string while_returns =
+        "def f(x):\n    while x < 10:\n        x = x + 4\n    else:\n"
+        "        return x\n    return -1\n";
+    cases.push_back(make("LoopElse_WhileWithoutBreakWhoseElseReturns", while_returns, "int64(int64)",
+                         {{{i64(1)}, i64(13)}, {{i64(20)}, i64(20)}}));
   }
 
   // math.ldexp with an int64 exponent beyond int32 saturates (as Python's
