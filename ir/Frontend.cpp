@@ -72,6 +72,11 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
   // muted too (their errors are reported when the outer one is retyped).
   emitting = emitting && muted_depth_ == 0;
   std::string key = mangle(def.name, arg_types);
+  // A def may bear a specialisation's name (a ufunc `g__float64` calling a
+  // helper `g`): the module would define that function twice. A mangled
+  // name ends in `_` or a type's name, never in `_h`, so the suffix cannot
+  // meet another specialisation.
+  while (scope_.functions.count(key) != 0) key += "_h";
   auto found = specs_.find(key);
   if (found != specs_.end()) {
     if (found->second.function) return Spec{key, found->second.function->ret};

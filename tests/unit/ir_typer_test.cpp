@@ -280,6 +280,18 @@ TEST(Typer, HelperIsSpecialisedPerArgumentTypes) {
   EXPECT_EQ(m.entry_function().name, "f");
 }
 
+TEST(Typer, AUfuncNamedLikeAHelpersSpecialisationKeepsItsNameAndTheHelperMovesAside) {
+  // `g__float64` is also the name of g's float64 specialisation: once a
+  // module defining one function twice, an internal error.
+  std::string src =
+      "def g(a):\n    return a + 1\n\n"
+      "@vectorize([\"float64(float64)\"])\ndef g__float64(x):\n    return g(x)\n";
+  ir::Module m = module_of(src);
+  ASSERT_EQ(m.functions.size(), 2u) << ir::print(m);
+  EXPECT_EQ(m.functions[0].name, "g__float64_h");
+  EXPECT_EQ(m.entry_function().name, "g__float64");
+}
+
 TEST(Typer, WeakArgumentsToHelpersBecomeDefaultTypes) {
   std::string src = "def g(a, b):\n    return a * b\n\n"
                     "@vectorize([\"float32(float32)\"])\ndef f(x):\n    return g(x, 2.0)\n";
