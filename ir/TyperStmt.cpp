@@ -10,6 +10,18 @@ namespace {
 
 constexpr int kMaxInferPasses = 64;
 
+/// The scalars a value of type `t` holds: 1, or a tuple's elements counted
+/// through nested tuples (at most `cap`).
+int64_t scalar_slots(const Type &t, int64_t cap) {
+  if (!t.is_tuple()) return 1;
+  int64_t n = 0;
+  for (const Type &e : t.elements()) {
+    n += scalar_slots(e, cap - n);
+    if (n >= cap) return cap;
+  }
+  return n;
+}
+
 Value type_only(const Type &t) {
   Value v;
   v.ok = true;
@@ -221,7 +233,15 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
     weak_reads_ = weak_reads;
     while (run_pass(Mode::Infer, def)) {
       ++passes;
-      internal_assert(passes < kMaxInferPasses + 16 * static_cast<int>(assigned_names_.size()))
+      // A pass that changes something widens the type of a local, or of one
+      // element of a tuple local, along a lattice of a few steps: a loop
+      // that shifts a tuple of 100 elements by one place a pass widens one
+      // element per pass.
+      int64_t slots = static_cast<int64_t>(assigned_names_.size());
+      for (const auto &[name, c] : candidates_) {
+        if (c.strong) slots += scalar_slots(*c.strong, int64_t{1} << 24) - 1;
+      }
+      internal_assert(passes < kMaxInferPasses + 16 * slots)
           << "type inference of '" << def.name << "' does not converge";
     }
   }

@@ -292,6 +292,20 @@ TEST(Typer, AUfuncNamedLikeAHelpersSpecialisationKeepsItsNameAndTheHelperMovesAs
   EXPECT_EQ(m.entry_function().name, "g__float64");
 }
 
+TEST(Typer, ATupleShiftedOnePlaceEachIterationConvergesOneElementAPass) {
+  // Each pass widens one more of the 100 elements from int64 to float64:
+  // more passes than the bound for two locals once allowed (an internal error).
+  std::string zeros, shifted = "x";
+  for (int j = 0; j < 100; ++j) zeros += j == 0 ? "0" : ", 0";
+  for (int j = 0; j < 99; ++j) shifted += ", t[" + std::to_string(j) + "]";
+  ir::Module m = module_of(ufunc(
+      "float64(float64)", "x",
+      "    t = (" + zeros + ")\n    for i in range(2):\n        t = (" + shifted + ")\n    return t[99]\n"));
+  const std::string t = var_type(m, "t");
+  EXPECT_EQ(t.substr(0, 8), "(float64") << t;
+  EXPECT_EQ(t.find("int64"), std::string::npos) << t;
+}
+
 TEST(Typer, WeakArgumentsToHelpersBecomeDefaultTypes) {
   std::string src = "def g(a, b):\n    return a * b\n\n"
                     "@vectorize([\"float32(float32)\"])\ndef f(x):\n    return g(x, 2.0)\n";
