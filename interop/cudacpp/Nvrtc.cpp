@@ -3,6 +3,7 @@
 
 #include <nvrtc.h>
 
+#include <charconv>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -147,7 +148,10 @@ void parse_log(const NvrtcSource &source, const std::string &log, bool failed, D
     }
     SourceLocation loc;
     loc.file = found->second.get();
-    loc.line = std::stoi(m[2].str());
+    // A `#line` directive can claim any number: past int, no line (0).
+    const std::string line_digits = m[2].str();
+    loc.line = 0;
+    std::from_chars(line_digits.data(), line_digits.data() + line_digits.size(), loc.line);
     loc.col = caret_column(lines, i);
     const std::string kind = m[3].str();
     const std::string message = m[5].str();

@@ -56,6 +56,19 @@ class Check(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("/nonexistent/x.ufn", r.stderr)
 
+    def test_verify_diagnostics_annotation_past_the_file_is_named_not_a_stoi_error(self):
+        # Offsets beyond int once gave "ufjit: error: stoi" or wrapped to a negative line.
+        body = "@vectorize(['float64(float64)'])\ndef f(x):\n    return x\n"
+        for offset in ("+99999999999", "+2147483647", "-9223372036854775808", "99999999999999999999999"):
+            with self.subTest(offset=offset), tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "v.ufn")
+                with open(path, "w") as f:
+                    f.write("# expected-error@" + offset + " {{x}}\n" + body)
+                r = ufjit("check", "--verify-diagnostics", path)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(path + ":1: error: expected-error@" + offset + " names no line of the file", r.stderr)
+                self.assertNotIn("stoi", r.stderr)
+
 
 class Compile(unittest.TestCase):
     def test_emit_ir_prints_typed_ir(self):

@@ -125,6 +125,16 @@ TEST(Nvrtc, LogRewriteLocatesWarningsAndErrors) {
   EXPECT_TRUE(contains(out, "a.cu:1:5: warning: variable \"x\" was declared but never referenced\n")) << out;
 }
 
+TEST(Nvrtc, LogLineBeyondIntKeepsTheMessageWithoutALine) {
+  // `#line 99999999999` in a .cu file: std::stoi once threw out_of_range.
+  NvrtcSource source{"a.cu", "int y = z;\n", {}, {}};
+  const std::string log = "a.cu(99999999999): error: identifier \"z\" is undefined\n";
+  std::string out;
+  EXPECT_NO_THROW(out = rewrite_nvrtc_log(source, log));
+  EXPECT_TRUE(contains(out, "error: identifier \"z\" is undefined")) << out;
+  EXPECT_FALSE(contains(out, "99999999999")) << out;
+}
+
 TEST(NvJitLink, LinksNvrtcLtoIrOfAKernelAndItsHelperIntoACubin) {
   SKIP_WITHOUT_NVRTC();
   codegen::DeviceImage image;

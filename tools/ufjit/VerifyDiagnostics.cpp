@@ -1,5 +1,7 @@
 #include "VerifyDiagnostics.h"
 
+#include <charconv>
+#include <cstdint>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -25,8 +27,11 @@ std::vector<std::string> split_lines(const std::string &text) {
   return lines;
 }
 
+/// The expectations of lines [begin, end). An annotation whose line is not a
+/// line of the file (`@+99999999999`) is reported and clears `well_formed`.
 std::vector<Expectation> parse_expectations(const std::vector<std::string> &lines, std::size_t begin,
-                                            std::size_t end) {
+                                            std::size_t end, const std::string &source_name,
+                                            bool &well_formed) {
   static const std::regex kPattern(R"(expected-(error|warning|note)(@([+-]?)(\d+))?\s*\{\{(.*?)\}\})");
   std::vector<Expectation> result;
   for (std::size_t i = begin; i < end; ++i) {
@@ -38,15 +43,29 @@ std::vector<Expectation> parse_expectations(const std::vector<std::string> &line
       const std::smatch &m = *it;
       Expectation e;
       e.severity = m[1].str();
-      int line_number = static_cast<int>(i) + 1;
+      int64_t line_number = static_cast<int64_t>(i) + 1;
       if (m[2].matched) {
-        int offset = std::stoi(m[4].str());
-        std::string sign = m[3].str();
-        if (sign == "+") line_number += offset;
-        else if (sign == "-") line_number -= offset;
-        else line_number = offset;
+        const std::string digits = m[4].str();
+        int64_t offset = 0;
+        const auto [rest, failure] = std::from_chars(digits.data(), digits.data() + digits.size(), offset);
+        const std::string sign = m[3].str();
+        if (failure != std::errc() || rest != digits.data() + digits.size()) {
+          line_number = 0;  // more digits than any line number has
+        } else if (sign == "+") {
+          line_number += offset;
+        } else if (sign == "-") {
+          line_number -= offset;
+        } else {
+          line_number = offset;
+        }
       }
-      e.line = line_number;
+      if (line_number < 1 || line_number > static_cast<int64_t>(lines.size())) {
+        std::cerr << source_name << ":" << i + 1 << ": error: expected-" << e.severity << m[2].str()
+                  << " names no line of the file (it has " << lines.size() << ")\n";
+        well_formed = false;
+        continue;
+      }
+      e.line = static_cast<int>(line_number);
       e.text = m[5].str();
       result.push_back(std::move(e));
     }
@@ -62,9 +81,9 @@ bool verify_case(const std::vector<std::string> &lines, std::size_t begin, std::
     if (i >= begin && i < end) source += lines[i];
     source += '\n';
   }
-  std::vector<Expectation> expected = parse_expectations(lines, begin, end);
-  CompileResult result = check(source, source_name);
   bool ok = true;
+  std::vector<Expectation> expected = parse_expectations(lines, begin, end, source_name, ok);
+  CompileResult result = check(source, source_name);
   for (const DiagnosticMessage &d : result.diagnostics) {
     bool found = false;
     for (Expectation &e : expected) {
