@@ -45,6 +45,47 @@ uint64_t double_to_bits(DType t, double v) {
   return static_cast<uint64_t>(static_cast<int64_t>(r));
 }
 
+/// Python's int / int: the exact quotient rounded once to a double (as
+/// CPython's long_true_divide), not a / b of the two operands each rounded
+/// to a double first, which rounds twice past 2**53. `b` is not 0.
+double int_true_divide(Int128 a, Int128 b) {
+  const bool negative = (a < 0) != (b < 0);
+  if (a == 0) return negative ? -0.0 : 0.0;
+  using U = unsigned __int128;
+  const U ua = a < 0 ? -static_cast<U>(a) : static_cast<U>(a);
+  const U ub = b < 0 ? -static_cast<U>(b) : static_cast<U>(b);
+  auto bits = [](U v) {
+    int n = 0;
+    for (; v != 0; v >>= 1) ++n;
+    return n;
+  };
+  // 57 bits of the quotient (53 kept, then guard bits), the rest folded
+  // into a sticky lowest bit: the conversion to double then rounds to
+  // nearest-even as the exact quotient would.
+  constexpr int kBits = 57;
+  U q = ua / ub;
+  U r = ua % ub;  // r < ub <= 2**127, so 2r fits
+  int exponent = 0;
+  while (bits(q) < kBits) {
+    r <<= 1;
+    q <<= 1;
+    if (r >= ub) {
+      r -= ub;
+      q |= 1;
+    }
+    --exponent;
+  }
+  bool sticky = r != 0;
+  while (bits(q) > kBits) {
+    sticky = sticky || (q & 1) != 0;
+    q >>= 1;
+    ++exponent;
+  }
+  const double magnitude =
+      std::ldexp(static_cast<double>(static_cast<uint64_t>(q) | (sticky ? 1u : 0u)), exponent);
+  return negative ? -magnitude : magnitude;
+}
+
 /// Python's float floor division and modulo (Objects/floatobject.c).
 void float_divmod(double a, double b, double &floordiv, double &mod) {
   mod = std::fmod(a, b);
@@ -82,7 +123,7 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
         error = "division by zero";
         return std::nullopt;
       }
-      return PyNum::of_float(static_cast<double>(a) / static_cast<double>(b));
+      return PyNum::of_float(int_true_divide(a, b));
     case ast::BinaryOp::FloorDiv:
     case ast::BinaryOp::Mod: {
       if (b == 0) {

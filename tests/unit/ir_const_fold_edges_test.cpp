@@ -61,6 +61,19 @@ TEST(TyperConstFold, LeftShiftThatFitsFoldsExactly) {
   EXPECT_TRUE(contains(ir, "return True")) << ir;
 }
 
+TEST(TyperConstFold, IntTrueDivisionRoundsTheExactQuotientOnce) {
+  // Python's values; dividing the operands rounded to doubles first gave
+  // 13496594693619.654 and 3937326247322.909 (two roundings).
+  std::string ir = clean_ir(ufunc(
+      "float64(float64)", "x", "    return x + 7583925510670593843 / 561914 + 354843653387482572 / 90123\n"));
+  EXPECT_TRUE(contains(ir, "(x + 13496594693619.652:float64) + 3937326247322.9097:float64")) << ir;
+  // 128-bit operands, and the signs of a zero quotient as in Python.
+  ir = clean_ir(ufunc("float64(float64)", "x", "    return x + " + kInt128Min + " / 7\n"));
+  EXPECT_TRUE(contains(ir, "-2.4305883351495603e+37")) << ir;
+  ir = clean_ir(ufunc("float64(float64)", "x", "    return x * (0 / -5)\n"));
+  EXPECT_TRUE(contains(ir, "-0.0")) << ir;
+}
+
 TEST(TyperConstFold, ZeroToANegativeIntPowerIsAnErrorAsInPython) {
   // Python raises ZeroDivisionError; this once folded to a float64 inf that
   // silently turned an int64 kernel's arithmetic into float64.
