@@ -27,7 +27,24 @@ std::string GpuOptions::canonical() const {
 }
 
 std::string entry_base_name(const std::string &ufunc_name, const std::vector<std::string> &arg_dtype_names) {
-  std::string name = ufunc_name + "__";
+  // PTX names are [A-Za-z0-9_$]: each byte of a non-ASCII name (Python
+  // allows `def é(x)`) becomes $ and two hex digits, which no Python
+  // identifier holds. NVPTX aborts the process on any other character.
+  std::string name;
+  for (const char c : ufunc_name) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool ascii_word = (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
+                            (byte >= '0' && byte <= '9') || byte == '_';  // not std::isalnum: locales differ
+    if (ascii_word) {
+      name += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      name += '$';
+      name += kHex[byte >> 4];
+      name += kHex[byte & 15];
+    }
+  }
+  name += "__";
   if (arg_dtype_names.empty()) {
     return name + "void";
   }

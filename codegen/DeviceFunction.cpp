@@ -31,6 +31,26 @@ void check_carried(const ir::Function &fn, const EntrySignature &sig) {
   }
 }
 
+/// Throws unless `symbol` is a C identifier that C leaves to programs: the
+/// CUDA C++ that links the PTX calls it by that name, PTX takes no other
+/// characters (NVPTX aborts on some), and names beginning with `__` are the
+/// implementation's (libdevice's `__nv_sinf`, `__internal_...`).
+void check_device_symbol(const std::string &symbol) {
+  auto word = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
+  };
+  bool identifier = !symbol.empty();
+  for (std::size_t i = 0; i < symbol.size() && identifier; ++i) identifier = word(symbol[i], i == 0);
+  if (!identifier) {
+    throw Error("device function name '" + symbol +
+                "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*); choose one with --symbol");
+  }
+  if (symbol.rfind("__", 0) == 0) {
+    throw Error("device function name '" + symbol +
+                "' begins with '__', which C reserves (libdevice's functions are named so); choose another");
+  }
+}
+
 /// Adds `symbol` to `module`: the C or Numba ABI around `scalar`.
 void build_wrapper(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                    const std::string &symbol, DeviceAbi abi) {
@@ -114,11 +134,13 @@ DeviceAbi parse_device_abi(const std::string &text) {
 
 std::string emit_device_function_ptx(const ir::Module &module, const std::string &symbol, DeviceAbi abi,
                                      const GpuOptions &gpu) {
+  check_device_symbol(symbol);
   return run_with_large_stack([&] { return emit_here(module, symbol, abi, gpu); });
 }
 
 std::string device_function_header(const ir::Module &module, const std::string &symbol, DeviceAbi abi,
                                    const std::string &comment) {
+  check_device_symbol(symbol);
   const ir::Function &entry = module.entry_function();
   const EntrySignature sig = entry_signature(entry);
   check_carried(entry, sig);

@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 import npyfile
-from clitest import TempDir, example, parse_repr, ufjit
+from clitest import TempDir, example, parse_repr, slurp, ufjit
 
 
 class Verbs(unittest.TestCase):
@@ -111,6 +111,35 @@ class Compile(unittest.TestCase):
         strided = entries["add_ufunc__int64_int64__strided_i64"]["launch"]
         self.assertEqual(strided, {"grid": "capped", "elements_per_thread": 0})
         self.assertIn(".b8 add_ufunc__int64_int64__strided_i64__launch[1];", ptx)  # 0 + 1
+
+    def test_non_ascii_ufunc_name_gets_ptx_entries_of_ptx_characters(self):
+        # NVPTX aborted the process ("Symbol name with unsupported characters").
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "u.ufn")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write("@vectorize(['float64(float64)'])\ndef \u00e9(x):\n    return x + 1.0\n")
+            out = os.path.join(d, "u.ptx")
+            r = ufjit("compile", src, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(".visible .entry $c3$a9__float64__contig_i64(", slurp(out))
+            r = ufjit("run", src, "\u00e9", "--in", "2.0", "--target", "cpu")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), "3.0")
+
+    def test_device_symbol_that_is_no_c_identifier_is_an_error_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "s.ufn")
+            with open(src, "w") as f:
+                f.write("import math\n@vectorize(['float64(float64)'])\ndef f(x):\n    return math.sin(x)\n")
+            for symbol, why in (("a b", "is not a C identifier"), ("1abc", "is not a C identifier"),
+                                ("f.g", "is not a C identifier"), ("\u00e9", "is not a C identifier"),
+                                ("__internal_trig_reduction_slowpathd", "begins with '__'")):
+                with self.subTest(symbol=symbol):
+                    out = os.path.join(d, "s.ptx")
+                    r = ufjit("compile", src, "--emit", "device-ptx", "--func", "f", "--symbol", symbol, "-o", out)
+                    self.assertEqual(r.returncode, 1, r.stderr)
+                    self.assertIn("device function name '" + symbol + "' " + why, r.stderr)
+                    self.assertFalse(os.path.exists(out))
 
     def test_func_selects_one_ufunc_and_unknown_func_fails(self):
         r = ufjit("compile", example("polar_distance.ufn"), "--emit", "ir", "--func", "nope")
