@@ -43,7 +43,7 @@ step examples 60 sh -c "for e in main_job add_ufunc gaussian_pdf polar_distance 
   cudacpp_linked_helper cudacpp_elementwise; do \
   UFJIT_EXAMPLES_DIR='$B/examples/src' '$B/examples/example_'\$e || exit 1; done"
 step cli_cuda 60 python3 "$root/tools/gpu_cli_check.py" "$B/bin/ufjit" "$B/examples/src" /tmp/ufjit-cli-check
-step gpu_tests "${UFJIT_T_GPU:-100}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
+step gpu_tests "${UFJIT_T_GPU:-150}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
 step cudacpp_gpu_tests 60 "$B/tests/ufjit_cudacpp_gpu_tests" --gtest_output=json:"$OUT/cudacpp_gpu_tests.json"
 step runtime_gpu_tests 30 "$B/tests/ufjit_runtime_gpu_tests" --gtest_output=json:"$OUT/runtime_gpu_tests.json"
 step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
