@@ -86,6 +86,53 @@ double int_true_divide(Int128 a, Int128 b) {
   return negative ? -magnitude : magnitude;
 }
 
+/// Python's complex division (Objects/complexobject.c, _Py_c_quot); the
+/// caller has ruled out a zero divisor.
+std::complex<double> python_complex_quotient(std::complex<double> a, std::complex<double> b) {
+  if (std::fabs(b.real()) >= std::fabs(b.imag())) {
+    const double ratio = b.imag() / b.real();
+    const double denom = b.real() + b.imag() * ratio;
+    return {(a.real() + a.imag() * ratio) / denom, (a.imag() - a.real() * ratio) / denom};
+  }
+  if (std::fabs(b.imag()) >= std::fabs(b.real())) {
+    const double ratio = b.real() / b.imag();
+    const double denom = b.real() * ratio + b.imag();
+    return {(a.real() * ratio + a.imag()) / denom, (a.imag() * ratio - a.real()) / denom};
+  }
+  return {std::nan(""), std::nan("")};  // a NaN in b
+}
+
+/// Python's complex ** (complex_pow, c_powi, _Py_c_pow): an integral real
+/// exponent up to 100 by repeated products, so that 1j ** 2 is exactly -1
+/// and 0j ** 0 is 1; otherwise the polar form. std::pow's exp(y * log(x))
+/// gives -1+1.2e-16j and nan there. The caller has ruled out 0 to a negative
+/// or complex power.
+std::complex<double> python_complex_pow(std::complex<double> x, std::complex<double> y) {
+  auto product = [](std::complex<double> a, std::complex<double> b) {
+    return std::complex<double>(a.real() * b.real() - a.imag() * b.imag(),
+                                a.real() * b.imag() + a.imag() * b.real());
+  };
+  if (y.imag() == 0.0 && y.real() == std::floor(y.real()) && std::fabs(y.real()) <= 100.0) {
+    const long n = static_cast<long>(y.real());
+    std::complex<double> r(1.0, 0.0);
+    std::complex<double> p = x;
+    for (long mask = 1, m = n < 0 ? -n : n; mask > 0 && m >= mask; mask <<= 1) {
+      if ((m & mask) != 0) r = product(r, p);
+      p = product(p, p);
+    }
+    return n >= 0 ? r : python_complex_quotient({1.0, 0.0}, r);
+  }
+  const double modulus = std::hypot(x.real(), x.imag());
+  double length = std::pow(modulus, y.real());
+  const double angle = std::atan2(x.imag(), x.real());
+  double phase = angle * y.real();
+  if (y.imag() != 0.0) {
+    length /= std::exp(angle * y.imag());
+    phase += y.imag() * std::log(modulus);
+  }
+  return {length * std::cos(phase), length * std::sin(phase)};
+}
+
 /// Python's float floor division and modulo (Objects/floatobject.c).
 void float_divmod(double a, double b, double &floordiv, double &mod) {
   mod = std::fmod(a, b);
@@ -405,7 +452,7 @@ std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &
           return std::nullopt;
         }
         if (x < 0.0 && std::isfinite(y) && y != std::floor(y)) {
-          return PyNum::of_complex(std::pow(std::complex<double>(x, 0.0), std::complex<double>(y, 0.0)));
+          return PyNum::of_complex(python_complex_pow({x, 0.0}, {y, 0.0}));
         }
         return PyNum::of_float(std::pow(x, y));
       default:
@@ -432,7 +479,7 @@ std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &
           error = "0.0 to a negative or complex power";
           return std::nullopt;
         }
-        return PyNum::of_complex(std::pow(x, y));
+        return PyNum::of_complex(python_complex_pow(x, y));
       default:
         error = "can't take floor or mod of complex number";
         return std::nullopt;

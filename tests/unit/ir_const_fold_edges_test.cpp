@@ -74,6 +74,24 @@ TEST(TyperConstFold, IntTrueDivisionRoundsTheExactQuotientOnce) {
   EXPECT_TRUE(contains(ir, "-0.0")) << ir;
 }
 
+TEST(TyperConstFold, ComplexPowerFoldsAsPython) {
+  // Python's values: an integral exponent up to 100 by products (std::pow's
+  // exp(y * log(x)) folded 0j ** 0 to nan+nanj and 1j ** 2 to -1+1.2e-16j).
+  std::string ir =
+      clean_ir(ufunc("complex128(complex128)", "x",
+                     "    return x + 0j ** 0 + (1+1j) ** 2 + 1j ** 2 + (1+2j) ** 3 + (1+1j) ** -3\n"));
+  EXPECT_TRUE(contains(ir,
+                       "(x + (1.0+0.0j):complex128) + (0.0+2.0j):complex128) + (-1.0+0.0j):complex128) + "
+                       "(-11.0-2.0j):complex128) + (-0.25-0.25j):complex128)"))
+      << ir;
+  // The polar form otherwise, as CPython's _Py_c_pow; a negative float to a
+  // fractional power is complex.
+  ir = clean_ir(
+      ufunc("complex128(complex128)", "x", "    return x + (2+3j) ** (0.5+0.25j) + (-8.0) ** (1/3)\n"));
+  EXPECT_TRUE(contains(ir, "(1.021862099108743+1.077761761853879j)")) << ir;
+  EXPECT_TRUE(contains(ir, "(1.0000000000000002+1.7320508075688772j)")) << ir;
+}
+
 TEST(TyperConstFold, ZeroToANegativeIntPowerIsAnErrorAsInPython) {
   // Python raises ZeroDivisionError; this once folded to a float64 inf that
   // silently turned an int64 kernel's arithmetic into float64.
