@@ -1,5 +1,6 @@
 #include "runtime/KernelErrors.h"
 
+#include "frontend/Diagnostics.h"
 #include "frontend/InternalAssert.h"
 #include "ufjit/errors.h"
 
@@ -14,9 +15,13 @@ void check_raised(const CompiledSignature &sig, uint32_t site) {
   internal_assert(sig.module != nullptr && site <= sig.module->raise_sites.size())
       << "kernel of " << sig.ufunc_name << " reported raise site " << site << " it does not have";
   const ir::RaiseSite &r = sig.module->raise_sites[site - 1];
-  std::string what = r.file + ":" + std::to_string(r.line) + ":" + std::to_string(r.col) + ": " + r.exception;
+  // what() is printed as it is: the source's message (and file name) could
+  // hold terminal escapes, bidi overrides or a NUL, which would cut it short;
+  // message() keeps the text as the source wrote it.
+  std::string what =
+      escape_text(r.file) + ":" + std::to_string(r.line) + ":" + std::to_string(r.col) + ": " + r.exception;
   if (!r.message.empty()) {
-    what += ": " + r.message;
+    what += ": " + escape_text(r.message);
   }
   what += " (raised by ufunc '" + sig.ufunc_name + "', signature " + sig.signature + ")";
   throw KernelError(what, r.exception, r.message, r.file, r.line, r.col);

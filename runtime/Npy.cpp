@@ -16,6 +16,7 @@
 #include <optional>
 #include <variant>
 
+#include "frontend/Diagnostics.h"
 #include "runtime/Backend.h"
 #include "runtime/Broadcast.h"
 #include "runtime/Files.h"
@@ -209,15 +210,16 @@ DType parse_descr(const std::string &descr, const std::string &name) {
       continue;
     }
     if (order == '>' && dtype_size(e.dtype) > 1) {
-      fail(name, "big-endian dtype '" + descr + "' is not supported; convert with "
-                 "a.astype(a.dtype.newbyteorder('<')) in NumPy");
+      fail(name, "big-endian dtype '" + escape_text(descr) +
+                     "' is not supported; convert with "
+                     "a.astype(a.dtype.newbyteorder('<')) in NumPy");
     }
     if (order == '=' && dtype_size(e.dtype) > 1) {
-      fail(name, "native-order dtype '" + descr + "' is ambiguous in a file; expected '<'");
+      fail(name, "native-order dtype '" + escape_text(descr) + "' is ambiguous in a file; expected '<'");
     }
     return e.dtype;
   }
-  fail(name, "unsupported dtype '" + descr +
+  fail(name, "unsupported dtype '" + escape_text(descr) +
                  "' (ufjit reads bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)");
 }
 

@@ -57,9 +57,9 @@ compile "${sources[@]}"
 "$clangxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$out/ufjit_fuzz_frontend"
 echo "built $out/ufjit_fuzz_frontend"
 # The .npy reader needs only Npy.cpp, the host-array helpers it calls, and
-# dtypes and internal asserts from the front end.
+# dtypes, internal asserts and escape_text (messages) from the front end.
 objects=()
-compile "$root"/runtime/{Npy,Files,HostArrays,Broadcast,ViewChecks}.cpp "$root"/frontend/{DType,InternalAssert}.cpp "$here/fuzz_npy.cpp"
+compile "$root"/runtime/{Npy,Files,HostArrays,Broadcast,ViewChecks}.cpp "$root"/frontend/{DType,Diagnostics,InternalAssert}.cpp "$here/fuzz_npy.cpp"
 "$clangxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$out/ufjit_fuzz_npy"
 echo "built $out/ufjit_fuzz_npy"
 if [[ "$seconds" == build-only ]]; then
