@@ -59,7 +59,8 @@ class Check(unittest.TestCase):
     def test_verify_diagnostics_annotation_past_the_file_is_named_not_a_stoi_error(self):
         # Offsets beyond int once gave "ufjit: error: stoi" or wrapped to a negative line.
         body = "@vectorize(['float64(float64)'])\ndef f(x):\n    return x\n"
-        for offset in ("+99999999999", "+2147483647", "-9223372036854775808", "99999999999999999999999"):
+        for offset in ("+99999999999", "+2147483647", "+9223372036854775807", "-9223372036854775808",
+                       "99999999999999999999999"):
             with self.subTest(offset=offset), tempfile.TemporaryDirectory() as d:
                 path = os.path.join(d, "v.ufn")
                 with open(path, "w") as f:

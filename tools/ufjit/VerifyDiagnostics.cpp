@@ -51,6 +51,8 @@ std::vector<Expectation> parse_expectations(const std::vector<std::string> &line
         const std::string sign = m[3].str();
         if (failure != std::errc() || rest != digits.data() + digits.size()) {
           line_number = 0;  // more digits than any line number has
+        } else if (offset > int64_t{1} << 40) {
+          line_number = 0;  // past any file, and the sums below cannot overflow
         } else if (sign == "+") {
           line_number += offset;
         } else if (sign == "-") {
