@@ -1,6 +1,8 @@
 // The free functions of codegen/Codegen.h: entry names, option strings,
 // `--emit llvm` and `emit_ptx`. Each call owns its LLVMContext, so calls on
 // different threads share nothing mutable.
+#include <llvm/Target/TargetMachine.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -11,9 +13,8 @@
 #include "frontend/Diagnostics.h"
 #include "frontend/LargeStack.h"
 #include "ir/Frontend.h"
+#include "support/AsciiIdentifier.h"
 #include "ufjit/errors.h"
-
-#include <llvm/Target/TargetMachine.h>
 
 namespace ufjit::codegen {
 
@@ -32,12 +33,10 @@ std::string entry_base_name(const std::string &ufunc_name, const std::vector<std
   // identifier holds. NVPTX aborts the process on any other character.
   std::string name;
   for (const char c : ufunc_name) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool ascii_word = (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
-                            (byte >= '0' && byte <= '9') || byte == '_';  // not std::isalnum: locales differ
-    if (ascii_word) {
+    if (support::is_c_identifier_char(c, false)) {
       name += c;
     } else {
+      const auto byte = static_cast<unsigned char>(c);
       constexpr char kHex[] = "0123456789abcdef";
       name += '$';
       name += kHex[byte >> 4];

@@ -12,6 +12,7 @@
 #include "codegen/Lowering.h"
 #include "codegen/NVPTXTarget.h"
 #include "frontend/LargeStack.h"
+#include "support/AsciiIdentifier.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::codegen {
@@ -36,12 +37,7 @@ void check_carried(const ir::Function &fn, const EntrySignature &sig) {
 /// characters (NVPTX aborts on some), and names beginning with `__` are the
 /// implementation's (libdevice's `__nv_sinf`, `__internal_...`).
 void check_device_symbol(const std::string &symbol) {
-  auto word = [](char c, bool first) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && c >= '0' && c <= '9');
-  };
-  bool identifier = !symbol.empty();
-  for (std::size_t i = 0; i < symbol.size() && identifier; ++i) identifier = word(symbol[i], i == 0);
-  if (!identifier) {
+  if (!support::is_c_identifier(symbol)) {
     throw Error("device function name '" + symbol +
                 "' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*); choose one with --symbol");
   }

@@ -3,13 +3,12 @@
 // string: column = the string's first column + the offset.
 #include "frontend/Signature.h"
 
-#include <memory>
-
-
 #include <array>
 #include <map>
+#include <memory>
 
 #include "frontend/DTypeAliases.h"
+#include "support/AsciiIdentifier.h"
 
 namespace ufjit::frontend {
 
@@ -39,12 +38,6 @@ namespace {
 constexpr std::array<std::string_view, 6> kPrefixes = {
     "numba.types.", "numpy.", "numba.", "types.", "np.", "nb.",
 };
-
-bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
 class SignatureParser {
  public:
@@ -89,9 +82,10 @@ class SignatureParser {
 std::optional<SigType> SignatureParser::parse_type() {
   skip_spaces();
   std::size_t begin = pos_;
-  while (pos_ < text_.size() && (is_ident_char(text_[pos_]) || text_[pos_] == '.')) ++pos_;
+  while (pos_ < text_.size() && (support::is_c_identifier_char(text_[pos_], false) || text_[pos_] == '.'))
+    ++pos_;
   std::string_view spelled = text_.substr(begin, pos_ - begin);
-  if (spelled.empty() || !is_ident_start(spelled[0])) {
+  if (spelled.empty() || !support::is_c_identifier_char(spelled[0], true)) {
     pos_ = begin;
     error_expected("a type");
     return std::nullopt;
@@ -332,7 +326,7 @@ std::optional<GufuncLayout> parse_gufunc_layout(std::string_view text, SourceLoc
       while (true) {
         skip();
         std::size_t begin = pos;
-        while (pos < text.size() && is_ident_char(text[pos])) ++pos;
+        while (pos < text.size() && support::is_c_identifier_char(text[pos], false)) ++pos;
         if (pos == begin) return fail("a dimension name");
         operand.dims.emplace_back(text.substr(begin, pos - begin));
         skip();
