@@ -1,7 +1,8 @@
 // Statements of one IR function, and lower_module (the driver).
 // requires: a verified ir::Module; guarantees: one internal, alwaysinline
 // LLVM function per IR function (the entry: noinline in a huge module, see
-// kMaxInlinedBlocks and kMaxInlinedInstructions) with structured control
+// kMaxInlinedBlocks and kMaxInlinedInstructions; a large helper called from
+// several places: noinline, see kMaxCopiedInstructions) with structured control
 // flow; blocks after a Return/Break/Continue have no predecessors and end in
 // `unreachable`.
 #include "codegen/LowerFunction.h"
@@ -250,6 +251,54 @@ constexpr std::size_t kMaxInlinedBlocks = 1000;
 /// four or five) would optimize and code-generate its own copy.
 constexpr std::size_t kMaxInlinedInstructions = 20000;
 
+/// A helper is called, not inlined, where inlining it at each of its call
+/// sites would add more than this many instructions of copies (its body,
+/// with the helpers it calls inlined into it, times its call sites but one).
+/// Inlining every call copies a call tree whole: a chain of 20 helpers each
+/// calling the one below twice inlined 2^20 copies of the last, over a
+/// minute to PTX for 1 KB of source. Under this bound, the code after
+/// inlining grows at most linearly with the number of helpers.
+constexpr std::size_t kMaxCopiedInstructions = 20000;
+
+namespace {
+
+/// Keeps large, shared call trees out of line (kMaxCopiedInstructions),
+/// so that the code after inlining grows with the source, not with the
+/// number of paths through the call graph.
+/// requires: `module.functions` lists callees before their callers.
+void keep_large_call_trees_out_of_line(const ir::Module &module, const lower::ModuleState &ms) {
+  std::map<const llvm::Function *, std::vector<const llvm::Function *>> calls;  // one entry per call site
+  for (const auto &named : ms.functions) calls[named.second];
+  std::map<const llvm::Function *, std::size_t> call_sites;
+  for (auto &[caller, callees] : calls) {
+    for (const llvm::BasicBlock &block : *caller) {
+      for (const llvm::Instruction &inst : block) {
+        const auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+        const llvm::Function *callee = call == nullptr ? nullptr : call->getCalledFunction();
+        if (callee == nullptr || callee == caller || calls.count(callee) == 0) continue;
+        callees.push_back(callee);
+        ++call_sites[callee];
+      }
+    }
+  }
+  // Callees first: each helper's size counts its callees as they will be,
+  // inlined or called.
+  std::map<const llvm::Function *, std::size_t> inlined_size;
+  for (const ir::Function &fn : module.functions) {
+    llvm::Function *f = ms.functions.at(fn.name);
+    std::size_t size = f->getInstructionCount();
+    for (const llvm::Function *callee : calls[f]) size += inlined_size[callee];
+    if (call_sites[f] > 1 && size * (call_sites[f] - 1) > kMaxCopiedInstructions) {
+      f->removeFnAttr(llvm::Attribute::AlwaysInline);
+      f->addFnAttr(llvm::Attribute::NoInline);
+      size = 1;  // to its callers, a call
+    }
+    inlined_size[f] = size;
+  }
+}
+
+}  // namespace
+
 llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}};
@@ -286,6 +335,7 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
     internal_assert(!llvm::verifyFunction(*f, &stream)) << "lowered function " << f->getName().str()
                                                         << " is invalid: " << stream.str();
   }
+  keep_large_call_trees_out_of_line(module, ms);
   llvm::Function *entry = ms.functions.at(module.entry_function().name);
   std::size_t blocks = 0;
   std::size_t instructions = 0;

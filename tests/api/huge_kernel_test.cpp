@@ -151,4 +151,38 @@ TEST_F(HugeKernel, ARaiseDeepInAnElifChainStillReportsItsElement) {
   }
 }
 
+/// h_depth of the source below: h_0(x) = x + 1 (raising on 1e30), h_k(x) =
+/// h_{k-1}(x) + h_{k-1}(0.5 x).
+double call_tree_value(int depth, double x) {
+  if (depth == 0) return x + 1.0;
+  return call_tree_value(depth - 1, x) + call_tree_value(depth - 1, 0.5 * x);
+}
+
+TEST_F(HugeKernel, AHelperCallTreeOfAMillionPathsIsCalledNotCopiedAndKeepsItsValuesAndRaises) {
+  // Each helper calls the one below twice: inlined everywhere, 2^20 copies
+  // of h0 (over a minute to PTX). The larger shared helpers are called
+  // instead, passing the raise flag along.
+  constexpr int kDepth = 20;
+  std::string s =
+      "def h0(x):\n    if x == 1e30:\n        raise ValueError('a leaf saw 1e30')\n    return x + 1.0\n";
+  for (int k = 1; k <= kDepth; ++k) {
+    const std::string below = "h" + std::to_string(k - 1);
+    s += "def h" + std::to_string(k) + "(x):\n    return " + below + "(x) + " + below + "(0.5 * x)\n";
+  }
+  s += "@vectorize(['float64(float64)'])\ndef k(x):\n    return h" + std::to_string(kDepth) + "(x)\n";
+  ufjit::Ufunc f = rt_->vectorize(s);
+  const std::vector<double> x = {0.0, 1.0, -3.5, 1e6};
+  const std::vector<double> got = rt_->to_host(f(x).view()).to_vector<double>();
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_DOUBLE_EQ(got[i], call_tree_value(kDepth, x[i])) << "x = " << x[i];
+  }
+  try {
+    f(std::vector<double>{1.0, 1e30});
+    FAIL() << "the raise in a called helper did not reach the caller";
+  } catch (const ufjit::KernelError &e) {
+    EXPECT_NE(std::string(e.what()).find("a leaf saw 1e30"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
