@@ -77,11 +77,21 @@ Value BodyTyper::expr(const ast::Expr &e) {
         ok = ok && els.back().ok;
       }
       if (!ok) return Value::error();
+      int64_t scalars = 0;
       for (const Value &v : els) {
         if (v.type.is_void()) {
           error(e.loc, "a call that returns no value is used in a tuple");
           return Value::error();
         }
+        scalars += scalar_slots(v.type, static_cast<int64_t>(kMaxTupleElements) + 1);
+      }
+      // Tuples of tuples hold all their scalars: `t = (t, t)` ten times
+      // over is a tuple of 1,024 with no literal longer than two.
+      if (scalars > static_cast<int64_t>(kMaxTupleElements)) {
+        error(e.loc, "a tuple holding more than " + std::to_string(kMaxTupleElements) +
+                         " values through its nested tuples; at most " + std::to_string(kMaxTupleElements) +
+                         " are supported (use an array argument of a @guvectorize function for more)");
+        return Value::error();
       }
       return Value::tuple_literal(std::move(els));
     }

@@ -111,6 +111,10 @@ std::optional<Expr> fold_strong_constant(const Expr &e);
 /// Returns nullopt (and a message) for tuple/scalar or arity mismatches.
 std::optional<Type> unify_types(const Type &a, const Type &b, std::string &message);
 
+/// The scalars a value of type `t` holds: 1, or a tuple's elements counted
+/// through nested tuples (at most `cap`).
+int64_t scalar_slots(const Type &t, int64_t cap);
+
 class ModuleTyper;
 
 /// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.

@@ -10,18 +10,6 @@ namespace {
 
 constexpr int kMaxInferPasses = 64;
 
-/// The scalars a value of type `t` holds: 1, or a tuple's elements counted
-/// through nested tuples (at most `cap`).
-int64_t scalar_slots(const Type &t, int64_t cap) {
-  if (!t.is_tuple()) return 1;
-  int64_t n = 0;
-  for (const Type &e : t.elements()) {
-    n += scalar_slots(e, cap - n);
-    if (n >= cap) return cap;
-  }
-  return n;
-}
-
 Value type_only(const Type &t) {
   Value v;
   v.ok = true;
@@ -48,6 +36,16 @@ bool reads_any(const Expr &e, const std::set<std::string> &names) {
 }
 
 }  // namespace
+
+int64_t scalar_slots(const Type &t, int64_t cap) {
+  if (!t.is_tuple()) return 1;
+  int64_t n = 0;
+  for (const Type &e : t.elements()) {
+    n += scalar_slots(e, cap - n);
+    if (n >= cap) return cap;
+  }
+  return n;
+}
 
 BodyTyper::BodyTyper(const ProgramScope &scope, ModuleTyper *module, DiagnosticEngine &diags)
     : scope_(scope), module_(module), real_diags_(diags) {}
