@@ -86,20 +86,31 @@ double int_true_divide(Int128 a, Int128 b) {
   return negative ? -magnitude : magnitude;
 }
 
-/// Python's complex division (Objects/complexobject.c, _Py_c_quot); the
-/// caller has ruled out a zero divisor.
-std::complex<double> python_complex_quotient(std::complex<double> a, std::complex<double> b) {
+/// Python's complex product (_Py_c_prod), which NumPy and the generated code
+/// compute the same way, in the operands' own precision. std::complex's
+/// operator* recomputes infinities (C Annex G), which Python does not.
+template <typename T>
+std::complex<T> python_complex_product(std::complex<T> a, std::complex<T> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+/// Python's complex division (Objects/complexobject.c, _Py_c_quot: Smith's
+/// method), which the generated code also computes (codegen's `quot`);
+/// std::complex's operator/ scales by powers of two and rounds otherwise.
+/// The caller has ruled out a zero divisor.
+template <typename T>
+std::complex<T> python_complex_quotient(std::complex<T> a, std::complex<T> b) {
   if (std::fabs(b.real()) >= std::fabs(b.imag())) {
-    const double ratio = b.imag() / b.real();
-    const double denom = b.real() + b.imag() * ratio;
+    const T ratio = b.imag() / b.real();
+    const T denom = b.real() + b.imag() * ratio;
     return {(a.real() + a.imag() * ratio) / denom, (a.imag() - a.real() * ratio) / denom};
   }
   if (std::fabs(b.imag()) >= std::fabs(b.real())) {
-    const double ratio = b.real() / b.imag();
-    const double denom = b.real() * ratio + b.imag();
+    const T ratio = b.real() / b.imag();
+    const T denom = b.real() * ratio + b.imag();
     return {(a.real() * ratio + a.imag()) / denom, (a.imag() * ratio - a.real()) / denom};
   }
-  return {std::nan(""), std::nan("")};  // a NaN in b
+  return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};  // a NaN in b
 }
 
 /// Python's complex ** (complex_pow, c_powi, _Py_c_pow): an integral real
@@ -108,10 +119,7 @@ std::complex<double> python_complex_quotient(std::complex<double> a, std::comple
 /// gives -1+1.2e-16j and nan there. The caller has ruled out 0 to a negative
 /// or complex power.
 std::complex<double> python_complex_pow(std::complex<double> x, std::complex<double> y) {
-  auto product = [](std::complex<double> a, std::complex<double> b) {
-    return std::complex<double>(a.real() * b.real() - a.imag() * b.imag(),
-                                a.real() * b.imag() + a.imag() * b.real());
-  };
+  const auto product = python_complex_product<double>;
   if (y.imag() == 0.0 && y.real() == std::floor(y.real()) && std::fabs(y.real()) <= 100.0) {
     const long n = static_cast<long>(y.real());
     std::complex<double> r(1.0, 0.0);
@@ -120,7 +128,7 @@ std::complex<double> python_complex_pow(std::complex<double> x, std::complex<dou
       if ((m & mask) != 0) r = product(r, p);
       p = product(p, p);
     }
-    return n >= 0 ? r : python_complex_quotient({1.0, 0.0}, r);
+    return n >= 0 ? r : python_complex_quotient<double>({1.0, 0.0}, r);
   }
   const double modulus = std::hypot(x.real(), x.imag());
   double length = std::pow(modulus, y.real());
@@ -467,13 +475,13 @@ std::optional<PyNum> fold_binary(ast::BinaryOp op, const PyNum &a, const PyNum &
       case ast::BinaryOp::Sub:
         return PyNum::of_complex(x - y);
       case ast::BinaryOp::Mul:
-        return PyNum::of_complex(x * y);
+        return PyNum::of_complex(python_complex_product(x, y));
       case ast::BinaryOp::Div:
         if (y == std::complex<double>(0.0, 0.0)) {
           error = "complex division by zero";
           return std::nullopt;
         }
-        return PyNum::of_complex(x / y);
+        return PyNum::of_complex(python_complex_quotient(x, y));
       case ast::BinaryOp::Pow:
         if (x == std::complex<double>(0.0, 0.0) && (y.real() < 0.0 || y.imag() != 0.0)) {
           error = "0.0 to a negative or complex power";
@@ -568,10 +576,23 @@ std::optional<Expr> fold_strong_constant(const Expr &e) {
       default:
         return std::nullopt;
     }
+    const PyNum lhs = const_num(*x->as<Const>());
+    const PyNum rhs = const_num(*y->as<Const>());
+    if (b->type.dtype() == DType::Complex64 && (op == ast::BinaryOp::Mul || op == ast::BinaryOp::Div)) {
+      // Several roundings, each to float32, as NumPy and the generated code
+      // compute: in double and rounded once, 1 ulp could differ.
+      const std::complex<float> p(lhs.as_complex());
+      const std::complex<float> q(rhs.as_complex());
+      if (op == ast::BinaryOp::Div && q == std::complex<float>(0.0f, 0.0f)) return std::nullopt;
+      const std::complex<float> r =
+          op == ast::BinaryOp::Mul ? python_complex_product(p, q) : python_complex_quotient(p, q);
+      return make_const(DType::Complex64, PyNum::of_complex(std::complex<double>(r)));
+    }
     std::string error;
-    std::optional<PyNum> r = fold_binary(op, const_num(*x->as<Const>()), const_num(*y->as<Const>()), error);
+    std::optional<PyNum> r = fold_binary(op, lhs, rhs, error);
     if (!r) return std::nullopt;
-    // One rounding to the result type: exact for + - * / of float16/32 done in double.
+    // One rounding to the result type: exact for + - * / of float16/32 done
+    // in double, and for the parts of complex64 + and -.
     return make_const(b->type.dtype(), *r);
   }
   return std::nullopt;

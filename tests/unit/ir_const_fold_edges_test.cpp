@@ -92,6 +92,19 @@ TEST(TyperConstFold, ComplexPowerFoldsAsPython) {
   EXPECT_TRUE(contains(ir, "(1.0000000000000002+1.7320508075688772j)")) << ir;
 }
 
+TEST(TyperConstFold, Complex64ProductsAndQuotientsOfConstantsRoundEachStepToFloat32) {
+  // NumPy's complex64 product, and the generated code's quotient (CPython's
+  // Smith method), round each operation to float32; in double and rounded
+  // once, both parts of these were 1 ulp off (-51.523808, 0.26745164).
+  const std::string ir = clean_ir(
+      "import numpy as np\n"
+      "P = np.complex64(4/7 + 15j/7) * np.complex64(82/3 + 94j/3)\n"
+      "Q = np.complex64(8 + 4j) / np.complex64(20/3 + 22j)\n"
+      "@vectorize(['complex64(complex64)'])\ndef f(x):\n    return x * P + Q\n");
+  EXPECT_TRUE(contains(ir, "(-51.523804+76.47619j):complex64")) << ir;
+  EXPECT_TRUE(contains(ir, "(0.2674516-0.28259042j):complex64")) << ir;
+}
+
 TEST(TyperConstFold, ZeroToANegativeIntPowerIsAnErrorAsInPython) {
   // Python raises ZeroDivisionError; this once folded to a float64 inf that
   // silently turned an int64 kernel's arithmetic into float64.
