@@ -38,10 +38,12 @@ Complex csqrt(Ops &o, const std::vector<Complex> &v) {
 /// cmath_exp_impl; a zero imaginary part is kept exactly (exp(inf+0j) = inf+0j).
 Complex cexp_finite(Ops &o, const std::vector<Complex> &v) {
   Complex z = v[0];
+  // Past log_large, exp(x) may overflow where exp(x) * sin(y) does not
+  // (800 + 1e-300j: inf + 2.7e47j, as C's cexp): e^x is taken as two
+  // halves, each multiplied in. CPython's exp(x - 1) * e overflows there.
   llvm::Value *big = o.gt(z.re, o.c(o.log_large()));
-  llvm::Value *x = o.sel(big, o.sub(z.re, o.c(1.0)), z.re);
-  llvm::Value *factor = o.sel(big, o.c(M_E), o.c(1.0));
-  llvm::Value *l = o.call("exp", {x});
+  llvm::Value *l = o.call("exp", {o.sel(big, o.mul(z.re, o.c(0.5)), z.re)});
+  llvm::Value *factor = o.sel(big, l, o.c(1.0));
   llvm::Value *re = o.mul(o.mul(l, o.call("cos", {z.im})), factor);
   llvm::Value *im = o.mul(o.mul(l, o.call("sin", {z.im})), factor);
   im = o.sel(o.eq(z.im, o.c(0.0)), z.im, im);
@@ -77,15 +79,21 @@ Complex clog10(Ops &o, const std::vector<Complex> &v) {
 
 /// sinh (cosh when `is_cosh`), with CPython's rescaling for huge |re|.
 Complex sinh_cosh(Ops &o, Complex z, bool is_cosh) {
+  // Past log_large, sinh(x) and cosh(x) may overflow where their products
+  // with cos(y) and sin(y) do not: there both are +-e^|x| / 2 = +-2 c^2 with
+  // c = cosh(|x| / 2) (= sinh(|x| / 2)), each factor multiplied in.
   llvm::Value *big = o.gt(o.fabs(z.re), o.c(o.log_large()));
-  llvm::Value *x = o.sel(big, o.sub(z.re, o.copysign(o.c(1.0), z.re)), z.re);
-  llvm::Value *factor = o.sel(big, o.c(M_E), o.c(1.0));
+  llvm::Value *x = o.sel(big, o.mul(o.fabs(z.re), o.c(0.5)), z.re);
   llvm::Value *sinh_x = o.call("sinh", {x});
   llvm::Value *cosh_x = o.call("cosh", {x});
   llvm::Value *cos_y = o.call("cos", {z.im});
   llvm::Value *sin_y = o.call("sin", {z.im});
-  llvm::Value *re = o.mul(o.mul(cos_y, is_cosh ? cosh_x : sinh_x), factor);
-  llvm::Value *im = o.mul(o.mul(sin_y, is_cosh ? sinh_x : cosh_x), factor);
+  llvm::Value *twice = o.c(2.0);
+  llvm::Value *signed_twice = o.copysign(twice, z.re);  // sinh is odd, cosh even
+  llvm::Value *re_factor = o.sel(big, o.mul(cosh_x, is_cosh ? twice : signed_twice), o.c(1.0));
+  llvm::Value *im_factor = o.sel(big, o.mul(cosh_x, is_cosh ? signed_twice : twice), o.c(1.0));
+  llvm::Value *re = o.mul(o.mul(cos_y, is_cosh ? cosh_x : sinh_x), re_factor);
+  llvm::Value *im = o.mul(o.mul(sin_y, is_cosh ? sinh_x : cosh_x), im_factor);
   // On the real axis the imaginary part is a signed zero, also for x = +-inf
   // (where sin(0) * inf would be NaN): sin(+-0) * cosh(x) has y's sign,
   // sin(+-0) * sinh(x) the product of the signs.

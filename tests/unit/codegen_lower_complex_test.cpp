@@ -161,6 +161,48 @@ TEST(LowerComplex, BranchCutsKeepTheSignOfZero) {
   EXPECT_EQ(e, C128(std::numeric_limits<double>::infinity(), 0.0));
 }
 
+/// Whether `got` is within `ulps` units in the last place of `want`
+/// (computed in long double).
+template <typename T>
+bool within_ulps(T got, long double want, int ulps) {
+  const T rounded = static_cast<T>(want);
+  if (std::isinf(rounded)) return got == rounded;
+  const long double ulp = std::fabs(static_cast<long double>(std::nextafter(rounded, T(2) * rounded)) - rounded);
+  return std::fabs(static_cast<long double>(got) - want) <= ulps * ulp;
+}
+
+TEST(LowerComplex, ExpSinhCoshOfAHugeRealPartKeepAFinitePartFinite) {
+  // e^800 overflows, e^800 * sin(1e-300) = 2.7e47 does not (C's cexp, and
+  // NumPy, give it); multiplying e^800 in first gave inf + inf j.
+  const double inf = std::numeric_limits<double>::infinity();
+  const long double e800 = std::exp(800.0L);
+  const long double s = std::sin(1e-300L);
+  Jit exp(complex_intrinsic(IntrinsicOp::CExp, DType::Complex128, DType::Complex128));
+  Jit sinh(complex_intrinsic(IntrinsicOp::CSinh, DType::Complex128, DType::Complex128));
+  Jit cosh(complex_intrinsic(IntrinsicOp::CCosh, DType::Complex128, DType::Complex128));
+  const C128 e = exp.call<C128>(C128(800.0, 1e-300));
+  EXPECT_EQ(e.real(), inf);
+  EXPECT_TRUE(within_ulps(e.imag(), e800 * s, 4)) << e;
+  const C128 sh = sinh.call<C128>(C128(-800.0, 1e-300));
+  EXPECT_EQ(sh.real(), -inf);
+  EXPECT_TRUE(within_ulps(sh.imag(), e800 / 2 * s, 4)) << sh;
+  const C128 ch = cosh.call<C128>(C128(-800.0, 1e-300));
+  EXPECT_EQ(ch.real(), inf);
+  EXPECT_TRUE(within_ulps(ch.imag(), -e800 / 2 * s, 4)) << ch;
+  // Below the overflow, the same values as before within 4 ulps.
+  const C128 near = exp.call<C128>(C128(709.5, 1.2));
+  EXPECT_TRUE(within_ulps(near.real(), std::exp(709.5L) * std::cos(1.2L), 4)) << near;
+  EXPECT_TRUE(within_ulps(near.imag(), std::exp(709.5L) * std::sin(1.2L), 4)) << near;
+  const C128 both = cosh.call<C128>(C128(709.5, 1.2));
+  EXPECT_TRUE(within_ulps(both.real(), std::cosh(709.5L) * std::cos(1.2L), 4)) << both;
+  EXPECT_TRUE(within_ulps(both.imag(), std::sinh(709.5L) * std::sin(1.2L), 4)) << both;
+  // complex64: e^100 overflows float32, e^100 * 1e-30 does not.
+  Jit exp32(complex_intrinsic(IntrinsicOp::CExp, DType::Complex64, DType::Complex64));
+  const C64 f = exp32.call<C64>(C64(100.0f, 1e-30f));
+  EXPECT_EQ(f.real(), std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(within_ulps(f.imag(), std::exp(100.0L) * std::sin(static_cast<long double>(1e-30f)), 4)) << f;
+}
+
 TEST(LowerComplex, PartsAbsPhaseAndConstruction) {
   Jit abs(complex_intrinsic(IntrinsicOp::CAbs, DType::Complex128, DType::Float64));
   Jit phase(complex_intrinsic(IntrinsicOp::Phase, DType::Complex128, DType::Float64));
