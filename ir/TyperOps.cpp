@@ -2,6 +2,7 @@
 // operator semantics (LANGUAGE.md section 3), and the explicit Casts the IR
 // requires.
 #include <cmath>
+#include <utility>
 
 #include "frontend/InternalAssert.h"
 #include "ir/TyperInternal.h"
@@ -343,6 +344,17 @@ Value BodyTyper::compare(ast::CmpOp op, Value a, Value b, const SourceLocation &
     std::optional<bool> r = fold_compare(op, a.num, b.num);
     if (!r) return Value::error();
     return make_bool_const(*r);
+  }
+  // A Python int beyond the other operand's integer type (2**63 against an
+  // int64, -1 against a uint64) takes the int64 or uint64 type it fits, so
+  // that the comparison below is exact, as in Python and NumPy 2, rather
+  // than made through float64.
+  for (auto [weak, other] : {std::pair<Value *, const Value *>{&a, &b}, {&b, &a}}) {
+    if (weak->is_weak() && weak->weak == Weak::Int && !other->is_weak() && !other->literal_tuple &&
+        other->type.is_int() && !int_fits(other->type.dtype(), weak->num.i)) {
+      const DType fits = weak_adapt(weak->num, other->type.dtype());
+      if (is_integer(fits)) *weak = Value::strong(make_const(fits, weak->num));
+    }
   }
   if (std::optional<Value> exact = compare_signed_unsigned(op, a, b)) return *exact;
   if (!unify_operands(a, b, loc, "compare")) return Value::error();

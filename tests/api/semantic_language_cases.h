@@ -286,6 +286,19 @@ inline std::vector<Case> language_cases() {
                         {{i32(1), i32(1), i32(2)}, boolean(false)}}));
   cases.push_back(make("MixedSignedUnsignedCompare", "def f(a, b):\n    return a < b\n", "bool(int64, uint64)",
                        {{{i64(-1), u64(0)}, boolean(true)}, {{i64(5), u64(3)}, boolean(false)}}));
+  // A Python int beyond the other operand's type compares exactly (Python,
+  // NumPy 2), not through float64, where 2**63 - 1 rounds to 2**63.
+  cases.push_back(make("Int64AgainstTwoToTheSixtyThreeComparesExactly",
+                       "def f(x):\n    return (x < 9223372036854775808) + 2 * (x == 9223372036854775808) + "
+                       "4 * (9223372036854775808 > x) + 8 * (x != 9223372036854775808)\n",
+                       "int64(int64)",
+                       {{{i64(9223372036854775807)}, i64(13)},
+                        {{i64(9223372036854775807 - 511)}, i64(13)},
+                        {{i64(-9223372036854775807 - 1)}, i64(13)}}));
+  cases.push_back(make("Uint64AgainstANegativeIntComparesExactly",
+                       "def f(x):\n    return (x > -1) + 2 * (x == -1) + 4 * (-1 < x) + 8 * (x <= -1)\n",
+                       "int64(uint64)",
+                       {{{u64(18446744073709551615u)}, i64(5)}, {{u64(0)}, i64(5)}}));
   cases.push_back(make("ComplexEquality", "def f(a, b):\n    return a == b\n", "bool(complex128, complex128)",
                        {{{c128(1, 2), c128(1, 2)}, boolean(true)},
                         {{c128(1, 2), c128(1, -2)}, boolean(false)},
