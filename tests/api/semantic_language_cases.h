@@ -297,8 +297,7 @@ inline std::vector<Case> language_cases() {
                         {{i64(-9223372036854775807 - 1)}, i64(13)}}));
   cases.push_back(make("Uint64AgainstANegativeIntComparesExactly",
                        "def f(x):\n    return (x > -1) + 2 * (x == -1) + 4 * (-1 < x) + 8 * (x <= -1)\n",
-                       "int64(uint64)",
-                       {{{u64(18446744073709551615u)}, i64(5)}, {{u64(0)}, i64(5)}}));
+                       "int64(uint64)", {{{u64(18446744073709551615u)}, i64(5)}, {{u64(0)}, i64(5)}}));
   cases.push_back(make("ComplexEquality", "def f(a, b):\n    return a == b\n", "bool(complex128, complex128)",
                        {{{c128(1, 2), c128(1, 2)}, boolean(true)},
                         {{c128(1, 2), c128(1, -2)}, boolean(false)},

@@ -167,7 +167,8 @@ template <typename T>
 bool within_ulps(T got, long double want, int ulps) {
   const T rounded = static_cast<T>(want);
   if (std::isinf(rounded)) return got == rounded;
-  const long double ulp = std::fabs(static_cast<long double>(std::nextafter(rounded, T(2) * rounded)) - rounded);
+  const long double ulp =
+      std::fabs(static_cast<long double>(std::nextafter(rounded, T(2) * rounded)) - rounded);
   return std::fabs(static_cast<long double>(got) - want) <= ulps * ulp;
 }
 
