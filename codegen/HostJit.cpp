@@ -172,6 +172,7 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMath
   passes.run(module, mam);
   if (library == VectorMathLibrary::Sleef) {
     fuse_vector_sincos(module);
+    recompute_overflowed_lanes(module);
   }
 }
 

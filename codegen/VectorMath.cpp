@@ -5,16 +5,18 @@
 // and resolves in the process (its library is loaded and exports it).
 #include "codegen/VectorMath.h"
 
-#include <algorithm>
-#include <deque>
-#include <map>
-#include <memory>
-#include <mutex>
-
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/DynamicLibrary.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace ufjit::codegen {
 
@@ -32,17 +34,20 @@ struct MathFunction {
   int arity;
   const char *sleef_accuracy;
   bool has_llvm_intrinsic;  // llvm.<base>.f32 / .f64 exists
+  /// SLEEF's variant gives inf for some arguments whose result is finite
+  /// (recompute_overflowed_lanes).
+  bool sleef_overflows_early = false;
 };
 
 constexpr MathFunction kFunctions[] = {
-    {"sin", 1, "u10", true},    {"cos", 1, "u10", true},     {"tan", 1, "u10", true},
-    {"asin", 1, "u10", false},  {"acos", 1, "u10", false},   {"atan", 1, "u10", false},
-    {"atan2", 2, "u10", false}, {"sinh", 1, "u10", false},   {"cosh", 1, "u10", false},
-    {"tanh", 1, "u10", false},  {"asinh", 1, nullptr, false}, {"acosh", 1, nullptr, false},
-    {"atanh", 1, "u10", false}, {"exp", 1, "u10", true},     {"exp2", 1, "u10", true},
-    {"expm1", 1, "u10", false}, {"log", 1, "u10", true},     {"log2", 1, "u10", true},
-    {"log10", 1, "u10", true},  {"log1p", 1, "u10", false},  {"pow", 2, "u10", true},
-    {"cbrt", 1, "u10", false},  {"erf", 1, "u10", false},    {"erfc", 1, "u15", false},
+    {"sin", 1, "u10", true},    {"cos", 1, "u10", true},          {"tan", 1, "u10", true},
+    {"asin", 1, "u10", false},  {"acos", 1, "u10", false},        {"atan", 1, "u10", false},
+    {"atan2", 2, "u10", false}, {"sinh", 1, "u10", false, true},  {"cosh", 1, "u10", false, true},
+    {"tanh", 1, "u10", false},  {"asinh", 1, nullptr, false},     {"acosh", 1, nullptr, false},
+    {"atanh", 1, "u10", false}, {"exp", 1, "u10", true},          {"exp2", 1, "u10", true},
+    {"expm1", 1, "u10", false}, {"log", 1, "u10", true},          {"log2", 1, "u10", true},
+    {"log10", 1, "u10", true},  {"log1p", 1, "u10", false, true}, {"pow", 2, "u10", true, true},
+    {"cbrt", 1, "u10", false},  {"erf", 1, "u10", false},         {"erfc", 1, "u15", false},
     {"hypot", 2, "u05", false},
 };
 
@@ -254,6 +259,73 @@ std::size_t fuse_vector_sincos(llvm::Module &module) {
     ++fused;
   }
   return fused;
+}
+
+namespace {
+
+/// The scalar C function ("sinh", "powf") whose SLEEF vector variant
+/// `name` is ("Sleef_sinhd8_u10avx512f", "Sleef_powf16_u10avx512f"), for
+/// the functions whose variants overflow early; empty for any other.
+std::string overflowing_variant_scalar(llvm::StringRef name) {
+  for (const MathFunction &fn : kFunctions) {
+    if (!fn.sleef_overflows_early) continue;
+    const std::string stem = std::string("Sleef_") + fn.base;
+    for (const char kind : {'f', 'd'}) {
+      if (name.starts_with(stem + kind) && name.size() > stem.size() + 1 &&
+          std::isdigit(static_cast<unsigned char>(name[stem.size() + 1]))) {
+        return std::string(fn.base) + (kind == 'f' ? "f" : "");
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::size_t recompute_overflowed_lanes(llvm::Module &module) {
+  std::vector<std::pair<llvm::CallInst *, std::string>> calls;
+  for (llvm::Function &fn : module) {
+    for (llvm::BasicBlock &block : fn) {
+      for (llvm::Instruction &inst : block) {
+        auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+        llvm::Function *callee = call != nullptr ? call->getCalledFunction() : nullptr;
+        if (callee == nullptr || !llvm::isa<llvm::FixedVectorType>(call->getType())) continue;
+        std::string scalar = overflowing_variant_scalar(callee->getName());
+        if (!scalar.empty()) calls.emplace_back(call, std::move(scalar));
+      }
+    }
+  }
+  for (auto &[call, scalar] : calls) {
+    auto *vector = llvm::cast<llvm::FixedVectorType>(call->getType());
+    llvm::Type *element = vector->getElementType();
+    std::vector<llvm::Use *> uses;
+    for (llvm::Use &use : call->uses()) uses.push_back(&use);
+    // if (any lane is +-inf) { recompute every lane with the scalar function }
+    llvm::IRBuilder<> b(call->getNextNode());
+    llvm::Value *magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, call);
+    llvm::Value *infinite = b.CreateFCmpOEQ(magnitude, llvm::ConstantFP::getInfinity(vector));
+    llvm::Value *any = b.CreateOrReduce(infinite);
+    llvm::Instruction *then = llvm::SplitBlockAndInsertIfThen(any, &*b.GetInsertPoint(), false);
+    llvm::BasicBlock *checked = call->getParent();
+    llvm::BasicBlock *recomputed = then->getParent();
+    llvm::BasicBlock *joined = recomputed->getSingleSuccessor();
+    std::vector<llvm::Type *> params(call->arg_size(), element);
+    llvm::FunctionCallee fn =
+        module.getOrInsertFunction(scalar, llvm::FunctionType::get(element, params, false));
+    llvm::IRBuilder<> r(then);
+    llvm::Value *lanes = call;
+    for (unsigned lane = 0; lane < vector->getNumElements(); ++lane) {
+      std::vector<llvm::Value *> args;
+      for (llvm::Value *arg : call->args()) args.push_back(r.CreateExtractElement(arg, lane));
+      lanes = r.CreateInsertElement(lanes, r.CreateCall(fn, args), lane);
+    }
+    llvm::IRBuilder<> j(&joined->front());
+    llvm::PHINode *result = j.CreatePHI(vector, 2, "sleef.checked");
+    result->addIncoming(call, checked);
+    result->addIncoming(lanes, recomputed);
+    for (llvm::Use *use : uses) use->set(result);
+  }
+  return calls.size();
 }
 
 }  // namespace ufjit::codegen

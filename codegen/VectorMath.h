@@ -46,4 +46,12 @@ std::size_t add_vector_math(llvm::TargetLibraryInfoImpl &tli, VectorMathLibrary 
 /// results, about half the time). Returns how many pairs it fused.
 std::size_t fuse_vector_sincos(llvm::Module &module);
 
+/// After vectorization: SLEEF's sinh, cosh, log1p and pow give inf for some
+/// arguments whose result is finite (sinh(710.0) = 1.1e308, log1p(1e308) =
+/// 709.2, pow(DBL_MAX, 1.0); found by differential fuzzing against NumPy).
+/// After each such call, a vector with an infinite lane is recomputed lane by
+/// lane with the scalar C function, which is exact there; other vectors pay
+/// one compare. Returns how many calls it guarded.
+std::size_t recompute_overflowed_lanes(llvm::Module &module);
+
 }  // namespace ufjit::codegen

@@ -204,6 +204,79 @@ TEST(CpuVectorMath, Float64ResultsWithinOneUlpWithSpecialValues) {
   }
 }
 
+/// `f` over `x` (and `y` for a binary function) through a CPU kernel of
+/// 1,031 elements, so that most go through the vectorized body.
+template <typename T>
+std::vector<T> apply_vectorized(ir::IntrinsicOp op, DType dtype, std::vector<T> x, std::vector<T> y = {}) {
+  using test_ir::var;
+  const bool binary = !y.empty();
+  std::vector<ir::Expr> args = {var(dtype, "x")};
+  std::vector<std::pair<std::string, DType>> params = {{"x", dtype}};
+  if (binary) {
+    args.push_back(var(dtype, "y"));
+    params.push_back({"y", dtype});
+  }
+  ir::Module m = test_ir::single("f", params, dtype, ir::Intrinsic::make(op, test_ir::scalar(dtype), args));
+  CpuCompiler compiler;
+  CpuEntry entry = compiler.compile({EntryRequest{&m, "f__edge", {contiguous()}}}).at(0);
+  const std::size_t given = x.size();
+  while (x.size() < 1031) x.push_back(x[x.size() % given]);
+  while (binary && y.size() < 1031) y.push_back(y[y.size() % given]);
+  std::vector<T> out(x.size());
+  T *xp = x.data(), *yp = y.data(), *op_ = out.data();
+  int64_t n = static_cast<int64_t>(x.size());
+  void *unary_params[] = {&n, &xp, &op_};
+  void *binary_params[] = {&n, &xp, &yp, &op_};
+  entry(0, n, binary ? binary_params : unary_params);
+  out.resize(given);
+  return out;
+}
+
+long double ref_sinh(long double x) {
+  return std::sinh(x);
+}
+long double ref_cosh(long double x) {
+  return std::cosh(x);
+}
+long double ref_log1p(long double x) {
+  return std::log1p(x);
+}
+
+template <typename T>
+void expect_finite_near_overflow(DType dtype, const std::vector<T> &hyperbolic, const std::vector<T> &large) {
+  using Reference = long double (*)(long double);
+  for (auto [op, ref] : {std::pair<ir::IntrinsicOp, Reference>{ir::IntrinsicOp::Sinh, ref_sinh},
+                         std::pair<ir::IntrinsicOp, Reference>{ir::IntrinsicOp::Cosh, ref_cosh}}) {
+    const std::vector<T> got = apply_vectorized<T>(op, dtype, hyperbolic);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      // Recomputed lanes get glibc's sinh and cosh: up to 2 ulps (its manual).
+      EXPECT_LE(ulp_error<T>(got[i], ref(hyperbolic[i])), 2.0)
+          << ir::intrinsic_name(op) << "(" << hyperbolic[i] << ") = " << got[i];
+    }
+  }
+  const std::vector<T> got = apply_vectorized<T>(ir::IntrinsicOp::Log1p, dtype, large);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_LE(ulp_error<T>(got[i], ref_log1p(large[i])), 1.0) << "log1p(" << large[i] << ") = " << got[i];
+  }
+  const T max = std::numeric_limits<T>::max();
+  const T root = std::sqrt(max) * T(0.9999);
+  const std::vector<T> powers =
+      apply_vectorized<T>(ir::IntrinsicOp::Pow, dtype, {max, root, T(2), max}, {T(1), T(2), T(10), T(2)});
+  EXPECT_EQ(powers[0], max);
+  EXPECT_LE(ulp_error<T>(powers[1], std::pow(static_cast<long double>(root), 2.0L)), 1.0) << powers[1];
+  EXPECT_EQ(powers[2], T(1024));
+  EXPECT_EQ(powers[3], std::numeric_limits<T>::infinity());  // a true overflow stays one
+}
+
+TEST(CpuVectorMath, FunctionsThatOverflowEarlyInSleefStayFiniteWhereTheResultIs) {
+  // SLEEF gave inf for sinh(710.0) (1.1e308), log1p(1e308) (709.2) and
+  // pow(DBL_MAX, 1.0): such vectors are recomputed with the C functions.
+  expect_finite_near_overflow<double>(DType::Float64, {709.8, -709.9, 710.0, 710.4, 1.0, 711.0, -711.0},
+                                      {1e308, 1.12e307, std::numeric_limits<double>::max(), 3.0});
+  expect_finite_near_overflow<float>(DType::Float32, {88.8f, -88.9f, 89.0f, 89.4f, 1.0f, 90.0f},
+                                     {3.4028235e38f, 1.13e38f, 3.0f});
+}
+
 TEST(CpuVectorMath, FusedSincosKeepsBothResults) {
   // polar_distance's shape: sin and cos of one argument, used differently.
   using test_ir::call1;
