@@ -710,10 +710,16 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   std::optional<Type> loop_type;
   if (ok) {
     loop_type = c.resolve();
-    if (loop_type && loop_type->is_bool()) loop_type = Type::scalar(DType::Int64);
-    if (loop_type && !loop_type->is_int()) {
+    if (loop_type && !loop_type->is_int() && !loop_type->is_bool()) {
       error(fn->loc, "range() arguments have no common integer type (they unify to '" + loop_type->str() + "')");
       loop_type.reset();
+    }
+    // Numba's range types: the loop variable is at least an int32 (int8,
+    // int16, uint8, uint16 and bool arguments; uint32 gives int64, uint64
+    // stays), so that `i * 100` in `for i in range(n)` with an int8 n does
+    // not wrap at 127 (Python's range yields Python ints).
+    if (loop_type && loop_type->dtype() != DType::UInt64) {
+      loop_type = Type::scalar(promote(loop_type->dtype(), DType::Int32));
     }
   }
   if (args.size() == 3 && args[2].ok && args[2].is_weak() && args[2].num.i == 0) {

@@ -343,10 +343,16 @@ TEST(Typer, ParameterAssignedAnotherTypeIsConvertedOnEntry) {
   EXPECT_EQ(var_type(m, "x"), "float64");
 }
 
-TEST(Typer, LoopVariableKeepsTheRangeType) {
+TEST(Typer, LoopVariableIsTheRangeTypeWidenedToAtLeastInt32AsNumbas) {
   std::string ir = ir_text(ufunc("int64(int16)", "n",
                                  "    s = 0\n    for i in range(1, n, 2):\n        s += i\n    return s\n"));
-  EXPECT_TRUE(contains(ir, "for i in range(1:int16, n, 2:int16) {")) << ir;
+  EXPECT_TRUE(contains(ir, "for i in range(1:int32, int32(n), 2:int32) {")) << ir;
+  ir = ir_text(
+      ufunc("int64(uint32)", "n", "    s = 0\n    for i in range(n):\n        s += i\n    return s\n"));
+  EXPECT_TRUE(contains(ir, "for i in range(0:int64, int64(n), 1:int64) {")) << ir;
+  ir = ir_text(
+      ufunc("uint64(uint64)", "n", "    s = 0\n    for i in range(n):\n        s += i\n    return s\n"));
+  EXPECT_TRUE(contains(ir, "for i in range(0:uint64, n, 1:uint64) {")) << ir;
 }
 
 TEST(Typer, WhileTrueWithReturnNeedsNoTrailingReturn) {
