@@ -331,10 +331,9 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
       Value one = Value::strong(Const::make_float(DType::Float64, 1.0));
       return convert(strong_binary(BinaryOpcode::Div, one, convert(x, DType::Float64)), t.dtype());
     }
-    if (!t.is_float() && !t.is_complex()) return not_for(x, "booleans");
-    Value one = Value::strong(t.is_complex() ? Const::make_complex(t.dtype(), {1.0, 0.0})
-                                             : Const::make_float(t.dtype(), 1.0));
-    return strong_binary(BinaryOpcode::Div, one, x);
+    if (t.is_complex()) return numpy_complex_unary(name, x);
+    if (!t.is_float()) return not_for(x, "booleans");
+    return strong_binary(BinaryOpcode::Div, Value::strong(Const::make_float(t.dtype(), 1.0)), x);
   }
   if (name == "sign") {
     if (t.is_bool()) return not_for(x, "booleans");

@@ -314,6 +314,24 @@ Value BodyTyper::numpy_complex_unary(const std::string &name, const Value &z) {
   if (name == "rint") {
     return make(intrinsic(IntrinsicOp::Rint, pt, {x}), intrinsic(IntrinsicOp::Rint, pt, {y}));
   }
+  if (name == "reciprocal") {
+    // NumPy's complex reciprocal loop (Smith's method on 1 / z, dividing by
+    // the larger part): its zeros' signs and special values, as inf+1j ->
+    // 0-0j, 0j -> nan+nanj, -0+1j -> -0-1j, which 1 / z as a complex
+    // division gives otherwise.
+    auto div = [&](const Value &a, const Value &b) { return strong_binary(BinaryOpcode::Div, a, b); };
+    auto neg = [&](const Value &v) { return Value::strong(Unary::make(UnaryOpcode::Neg, v.expr)); };
+    auto pick = [&](const Expr &c, const Value &a, const Value &b) {
+      return Value::strong(Select::make(c, a.expr, b.expr));
+    };
+    Expr smaller_im = cmp(CompareOpcode::Le, intrinsic(IntrinsicOp::Fabs, pt, {y}).expr,
+                          intrinsic(IntrinsicOp::Fabs, pt, {x}).expr);
+    Value ratio = stabilize(pick(smaller_im, div(y, x), div(x, y)));
+    Value denom = stabilize(pick(smaller_im, strong_binary(BinaryOpcode::Add, x, mul(y, ratio)),
+                                 strong_binary(BinaryOpcode::Add, mul(x, ratio), y)));
+    return make(pick(smaller_im, div(constant(1.0), denom), div(ratio, denom)),
+                pick(smaller_im, div(neg(ratio), denom), div(constant(-1.0), denom)));
+  }
   internal_assert(name == "sign") << "np." << name << " has no complex form";
   // NumPy 2: z / |z|; 0 for 0; NaN for a NaN part; for an infinite |z|, the
   // sign of the infinite part (NaN when both are infinite).

@@ -325,7 +325,7 @@ class BodyTyper {
   bool numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc);
   /// np.round(x, decimals) on a number of any non-bool type.
   Value numpy_round(const Value &x, const Value &decimals);
-  /// NumPy's complex exp2, log2, expm1, log1p, rint and sign (NumPy 2: z/|z|).
+  /// NumPy's complex exp2, log2, expm1, log1p, rint, reciprocal and sign (NumPy 2: z/|z|).
   Value numpy_complex_unary(const std::string &name, const Value &z);
   /// a.sum(), np.max(a), ... of a whole array (ArrayReductions.cpp): a call
   /// of a function made for this call site. `nargs`: arguments besides the array.

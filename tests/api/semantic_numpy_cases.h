@@ -155,6 +155,15 @@ inline std::vector<Case> numpy_cases() {
                        {{{i8(16)}, i8(0)}, {{i8(-11)}, i8(121)}}));
   cases.push_back(make("Np_reciprocal_Float32", np_source("x", "np.reciprocal(x)"), "float32(float32)",
                        {{{f32(3)}, f32(1.0f / 3.0f)}, {{f32(-0.0)}, f32(-kInf)}}));
+  // NumPy's complex loop (Smith's method on 1 / z), not a complex division:
+  // its signs of zero and special values.
+  cases.push_back(make("Np_reciprocal_Complex128", np_source("z", "np.reciprocal(z)"),
+                       "complex128(complex128)",
+                       {{{c128(3, -4)}, c128(0.12, 0.16)},
+                        {{c128(kInf, 1)}, c128(0.0, -0.0)},
+                        {{c128(0, 0)}, c128(kNaN, kNaN)},
+                        {{c128(-0.0, 1)}, c128(-0.0, -1)}},
+                       1));
 
   // Comparisons and logic: bool results, NaN compares false.
   cases.push_back(make("Np_comparisons_Float64", np_source("x, y", "np.greater(x, y) + 2 * np.less_equal(x, y) + 4 * np.equal(x, y) + 8 * np.not_equal(x, y)"),
