@@ -345,9 +345,9 @@ inline std::vector<Case> language_cases() {
     }
     cases.push_back(make("ForRangeWithNegativeAndZeroStep", src, "int64(int64, int64, int64)", rows));
   }
-  // Python's range yields Python ints: the loop variable of range(int8) is
-  // int64, so i * 100 does not wrap at 127 (it gave -112 at i = 4).
-  cases.push_back(make("RangeOverANarrowIntegerYieldsInt64",
+  // The loop variable of range(int8) is an int32, as in Numba, so i * 100
+  // does not wrap at 127 (it gave -112 at i = 4).
+  cases.push_back(make("RangeOverAnInt8DoesNotWrapTheLoopVariable",
                        "def f(n):\n    r = 0\n    for i in range(n):\n        r = i * 100\n    return r\n",
                        "int64(int8)", {{{i8(5)}, i64(400)}, {{i8(127)}, i64(12600)}, {{i8(-3)}, i64(0)}}));
   cases.push_back(make("LoopVariableKeepsItsLastValue",
