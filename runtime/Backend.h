@@ -242,6 +242,11 @@ struct MethodLaunch {
   /// Reduce: a bool [rows, len] mask in the same memory (1: take the
   /// element), whose column 0 is all 1; null: every element.
   const void *where = nullptr;
+  /// Reduce: the function is not declared reorderable (identity None), so
+  /// the CPU folds each row left to right in one piece, never in chunks
+  /// whose results are combined (wrong for `subtract`). The GPU's tree
+  /// requires an associative function either way (README).
+  bool in_order = false;
 };
 
 /// Construction parameters shared by all backends.

@@ -83,10 +83,10 @@ void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, 
   std::atomic<uint32_t> raised{0};
   void *error = can_raise(sig) ? static_cast<void *>(&raised) : nullptr;
   const int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;
-  if (method != codegen::MethodKernel::Reduce || pool.concurrency() == 1 || rows >= wanted ||
-      len < 2 * kMinChunkElements) {
-    // Accumulate, a masked reduce, or rows that are many or short: one
-    // segment per row.
+  if (method != codegen::MethodKernel::Reduce || launch.in_order || pool.concurrency() == 1 ||
+      rows >= wanted || len < 2 * kMinChunkElements) {
+    // Accumulate, a masked reduce, a function not declared reorderable, or
+    // rows that are many or short: one segment per row.
     const MethodParams p(rows, len, 1, len, launch.in, launch.out, launch.where, error);
     split(pool, entry, p, rows, len);
     check_raised(sig, raised.load());

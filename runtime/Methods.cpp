@@ -144,9 +144,21 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
 
   // ---- 3. rows of the reduced axes, contiguous in the backend's memory
   Array computed = allocate(t, type, result_shape, compute_memory(t));
+  const bool in_order = t.identity == Identity::None;  // not declared reorderable
   if (where) {
     run_masked_reduce(t, sig, permute(a, order), permute(*where, order), reduced_count,
                       has_initial ? initial : *identity, computed);
+  } else if (has_initial && in_order && compute_memory(t) == Residence::Host) {
+    // NumPy folds initial first, ((initial - a0) - a1) - ...: the masked
+    // reduce's start column with every element taken. (The GPU's tree needs
+    // an associative function, for which f(initial, fold(row)) is the same.)
+    static const bool kTake = true;
+    ArrayView every = permute(a, order);
+    every.data = const_cast<bool *>(&kTake);
+    every.dtype = DType::Bool;
+    every.residence = Residence::Host;
+    every.strides.assign(every.shape.size(), 0);
+    run_masked_reduce(t, sig, permute(a, order), every, reduced_count, initial, computed);
   } else {
     Array input_copy;
     const void *input = compute_input(t, permute(a, order), type, input_copy);
@@ -157,6 +169,7 @@ Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOp
     launch.len = len;
     launch.in = input;
     launch.out = computed.data();
+    launch.in_order = in_order;
     t.backend.run_method(launch);
     if (has_initial) {
       (void)run_call(t.core, t.backend, t.name, {sig},

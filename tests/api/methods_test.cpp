@@ -171,6 +171,34 @@ TEST_F(MethodsTest, ReduceMatchesNumPyLiterals) {
   EXPECT_EQ(add_.reduce(reversed, {.axes = {2}}).to_vector<int64_t>(), (std::vector<int64_t>{0, 7, 3, -1, 6, 2}));
 }
 
+TEST_F(MethodsTest, ANonReorderableFunctionReducesLeftToRightWithInitialFirstOnTheCpu) {
+  if (rt_->target() != ufjit::TargetKind::Cpu) {
+    GTEST_SKIP() << "the GPU reduces in a tree, which needs an associative function (README)";
+  }
+  ufjit::Ufunc sub = rt_->vectorize(R"SRC(
+@vectorize(["int64(int64, int64)", "float64(float64, float64)"])
+def sub(a, b):
+    return a - b
+)SRC");
+  // np.subtract.reduce([10., 20., 30.], initial=1) is ((1 - 10) - 20) - 30;
+  // f(initial, fold(row)) gave 41.
+  const std::vector<double> v = {10, 20, 30};
+  EXPECT_EQ(sub.reduce(ufjit::view(v.data(), {3}), {.initial = 1}).to_vector<double>(),
+            std::vector<double>{-59.0});
+  const std::vector<int64_t> b = {10, 20, 1, 2, 100, 200};
+  EXPECT_EQ(sub.reduce(ufjit::view(b.data(), {3, 2}), {.axes = {0}, .initial = 1}).to_vector<int64_t>(),
+            (std::vector<int64_t>{-110, -221}));
+  // Long rows in one piece: chunks combined with f gave 71418 for 100,000 ones.
+  const std::vector<int64_t> ones(1000000, 1);
+  EXPECT_EQ(sub.reduce(ufjit::view(ones.data(), {100000})).to_vector<int64_t>(),
+            std::vector<int64_t>{-99998});
+  EXPECT_EQ(sub.reduce(ufjit::view(ones.data(), {4, 250000}), {.axes = {1}}).to_vector<int64_t>(),
+            std::vector<int64_t>(4, -249998));
+  EXPECT_EQ(
+      sub.reduce(ufjit::view(ones.data(), {4, 250000}), {.axes = {1}, .initial = 5}).to_vector<int64_t>(),
+      std::vector<int64_t>(4, 5 - 250000));
+}
+
 TEST_F(MethodsTest, ReduceIntoOutAndWithCastInputs) {
   const std::vector<int64_t> a = data<int64_t>(6 * 7);
   std::vector<int64_t> out(7, -1);
