@@ -151,7 +151,13 @@ class GUFunc(UFunc):
         return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
 
 
-def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, **gufunc_options):
+# Numba options the C++ compiler reads from the decorator line: bounds checks,
+# and the refusal of object mode (a located CompileError). Others (nogil,
+# cache) are accepted and ignored.
+_FORWARDED_OPTIONS = ("boundscheck", "nopython", "forceobj")
+
+
+def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, options, **gufunc_options):
     """The decorator that compiles a function as ``@vectorize`` / ``@guvectorize``.
 
     The C++ compiler is given a decorator line of its own: the signatures,
@@ -186,6 +192,9 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, 
         args.append("is_dynamic=True")
     if gufunc_options.get("writable_args"):
         args.append(f"writable_args={tuple(gufunc_options['writable_args'])!r}")
+    for name in _FORWARDED_OPTIONS:
+        if name in options:
+            args.append(f"{name}={options[name]!r}")
     line = f"@{kind}({', '.join(args)})"
     links = _link_list(link)
 
@@ -211,10 +220,12 @@ def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache
     first call with those types (Numba's dynamic ufunc); ``signatures`` lists
     those compiled so far. ``link``: CUDA C++ files (.cu, .ptx, .cubin, .ltoir,
     .fatbin; relative to the current folder) defining the ``cuda.declare_device``
-    functions the kernel calls (GPU target only). Other Numba options
-    (``nopython``) are accepted and ignored.
+    functions the kernel calls (GPU target only). ``boundscheck=True`` checks
+    array indices (an IndexError), ``forceobj=True`` / ``nopython=False`` are
+    a CompileError (no object mode), as on a decorator line; other Numba
+    options (``nogil``) are accepted and ignored.
     """
-    return _make_decorator("vectorize", signatures, None, target, identity, fastmath, link)
+    return _make_decorator("vectorize", signatures, None, target, identity, fastmath, link, options)
 
 
 def guvectorize(signatures=None, layout=None, target=None, identity=None, fastmath=False, cache=True,
@@ -227,7 +238,8 @@ def guvectorize(signatures=None, layout=None, target=None, identity=None, fastma
     compiled so far). An output not given takes the inputs' common type
     (``numpy.result_type`` of the inputs); one given with ``out=`` its own.
     ``writable_args``: indices or names of inputs the body may write (written
-    in the caller's array, also on the GPU). ``link``: as vectorize's.
+    in the caller's array, also on the GPU). ``link``, ``boundscheck`` and the
+    other options: as vectorize's.
     """
-    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath, link,
+    return _make_decorator("guvectorize", signatures, layout, target, identity, fastmath, link, options,
                            is_dynamic=is_dynamic, writable_args=writable_args)

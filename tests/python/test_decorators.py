@@ -167,6 +167,28 @@ def test_fastmath_and_numba_options_are_accepted():
     assert abs(fm(np.float32(3)) - 1) < 1e-6
 
 
+def test_boundscheck_and_object_mode_options_reach_the_compiler():
+    # They were accepted and dropped: an index past the array read garbage.
+    @guvectorize(["void(float64[:], int64, float64[:])"], "(n),()->()", target="cpu", boundscheck=True)
+    def pick(a, i, out):
+        out[0] = a[i]
+
+    assert "boundscheck=True" in pick.source
+    assert pick(np.arange(4.0), 3) == 3.0
+    with pytest.raises(IndexError):
+        pick(np.arange(4.0), 7)
+
+    with pytest.raises(ufjit.CompileError, match="forceobj=True"):
+        @vectorize(["float64(float64)"], target="cpu", forceobj=True)
+        def fo(x):
+            return x + 1
+
+    with pytest.raises(ufjit.CompileError, match="nopython=False"):
+        @vectorize(["float64(float64)"], target="cpu", nopython=False)
+        def py(x):
+            return x + 1
+
+
 def test_guvectorize_dot_matches_numpy_einsum_with_broadcast_outer_dims():
     @guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()", target="cpu")
     def dot(a, b, out):
