@@ -7,7 +7,7 @@
 // inside conditions, and raising (an empty min/max/argmin/argmax) through the
 // raise flag at the call's location. Result types are NumPy's: sum and prod
 // of small integers widen to int64/uint64 (bool to int64), mean of integers
-// is float64 (float16 accumulates in float32), argmin/argmax give the flat
+// is float64 (float16 sums, products and means accumulate in float32), argmin/argmax give the flat
 // int64 index of the first extreme (of the first NaN for floats), and
 // min/max/argmin/argmax propagate NaN.
 #include <functional>
@@ -110,7 +110,10 @@ Value BodyTyper::array_reduction(const std::string &name, const Value &array, st
   auto element_as = [](const Expr &x, DType from, DType to) { return from == to ? x : Cast::make(to, x); };
   if (op == "sum" || op == "prod" || op == "mean") {
     DType acc = accumulate_type(e);
-    if (op == "mean") acc = is_integer(e) || e == DType::Bool ? DType::Float64 : (e == DType::Float16 ? DType::Float32 : e);
+    if (op == "mean") acc = is_integer(e) || e == DType::Bool ? DType::Float64 : e;
+    // float16 accumulates in float32, rounded to float16 once at the end, as
+    // NumPy's half loops do (in float16, a sum of ones stops at 2048).
+    if (e == DType::Float16) acc = DType::Float32;
     PyNum start = PyNum::of_int(op == "prod" ? 1 : 0);
     b.local("acc", acc, make_const(acc, start));
     BinaryOpcode combine = op == "prod" ? BinaryOpcode::Mul : BinaryOpcode::Add;
@@ -118,7 +121,6 @@ Value BodyTyper::array_reduction(const std::string &name, const Value &array, st
       return Assign::make("acc", Binary::make(combine, b.var("acc"), element_as(x, e, acc)));
     }));
     Expr result = b.var("acc");
-    ret = acc;
     if (op == "mean") {
       Expr count = i64(1);
       for (int d = 0; d < array.type.ndim(); ++d) {
@@ -126,10 +128,9 @@ Value BodyTyper::array_reduction(const std::string &name, const Value &array, st
       }
       Expr n = is_complex(acc) ? Cast::make(acc, Cast::make(DType::Float64, count)) : Cast::make(acc, count);
       result = Binary::make(BinaryOpcode::Div, result, n);
-      ret = e == DType::Float16 ? DType::Float16 : acc;
-      result = element_as(result, acc, ret);
     }
-    b.body.push_back(Return::make(result));
+    ret = e == DType::Float16 ? DType::Float16 : acc;
+    b.body.push_back(Return::make(element_as(result, acc, ret)));
   } else if (op == "all" || op == "any") {
     ret = DType::Bool;
     const bool all = op == "all";

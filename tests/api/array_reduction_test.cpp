@@ -147,4 +147,36 @@ TEST_F(ArrayReduction, SmallIntegersSumInInt64AndAverageInFloat64) {
   EXPECT_EQ(rt_->to_host(s["int_mean"](ufjit::view(a)).view()).to_vector<double>().at(0), 297.0 / 4.0);
 }
 
+constexpr const char *kHalf = R"src(
+import numpy as np
+from numba import guvectorize
+
+@guvectorize(['void(float16[:], float16[:])'], '(n)->()')
+def half_sum(a, out):
+    out[0] = a.sum()
+
+@guvectorize(['void(float16[:], float16[:])'], '(n)->()')
+def half_prod(a, out):
+    out[0] = np.prod(a)
+
+@guvectorize(['void(float16[:], float16[:])'], '(n)->()')
+def half_mean(a, out):
+    out[0] = a.mean()
+)src";
+
+TEST_F(ArrayReduction, Float16SumsProductsAndMeansAccumulateInFloat32AsNumPy) {
+  // NumPy's half loops accumulate in float: 3,000 ones sum to 3000 (in
+  // float16 the sum stops at 2048), and 2^20 * 2^-20 is 1 (float16: inf).
+  ufjit::UfuncSet s = rt_->load(kHalf, "half.py");
+  auto apply = [&](const char *name, const std::vector<ufjit::Half> &a) {
+    return rt_->to_host(s[name](ufjit::view(a)).view()).to_vector<ufjit::Half>().at(0).bits;
+  };
+  const std::vector<ufjit::Half> ones(3000, ufjit::Half{0x3c00});  // 1.0
+  EXPECT_EQ(apply("half_sum", ones), 0x69dc);                      // 3000.0
+  EXPECT_EQ(apply("half_mean", ones), 0x3c00);
+  std::vector<ufjit::Half> factors(20, ufjit::Half{0x4000});  // 2.0
+  factors.resize(40, ufjit::Half{0x3800});                    // 0.5
+  EXPECT_EQ(apply("half_prod", factors), 0x3c00);
+}
+
 }  // namespace
