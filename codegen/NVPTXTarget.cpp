@@ -1,19 +1,11 @@
 // NVPTX target machine, optimization pipeline and PTX emission
 // (codegen/NVPTXTarget.h).
 #include "codegen/NVPTXTarget.h"
-#include "codegen/HugeFunctions.h"
-#include "codegen/LaunchHint.h"
-
-#include <algorithm>
-#include <ctime>
-#include <map>
-#include <mutex>
-
-#include "frontend/InternalAssert.h"
-#include "ufjit/errors.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -24,6 +16,17 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/IPO/Internalize.h>
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "codegen/HugeFunctions.h"
+#include "codegen/LaunchHint.h"
+#include "frontend/InternalAssert.h"
+#include "ufjit/errors.h"
 
 namespace ufjit::codegen {
 
@@ -180,6 +183,36 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   passes.run(module, mam);
 }
 
+/// PTX's abs.s16 (which NVPTX selects for llvm.abs of i16 and i8) does not
+/// give the most negative value back as LLVM's abs (without poison) and
+/// NumPy must: on an H100, abs of an int16 -32768 compared >= 0 (found by
+/// differential fuzzing against NumPy). After the optimizer, which would
+/// narrow it back, each such abs is taken in 32 bits and truncated: abs.s32
+/// of the sign-extended value, whose low bits are the wrapped result.
+void widen_narrow_integer_abs(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> narrow;
+  for (llvm::Function &fn : module) {
+    for (llvm::BasicBlock &block : fn) {
+      for (llvm::Instruction &inst : block) {
+        auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst);
+        if (call != nullptr && call->getIntrinsicID() == llvm::Intrinsic::abs &&
+            call->getType()->getScalarSizeInBits() < 32) {
+          narrow.push_back(call);
+        }
+      }
+    }
+  }
+  for (llvm::IntrinsicInst *call : narrow) {
+    llvm::IRBuilder<> b(call);
+    llvm::Type *type = call->getType();
+    llvm::Type *wide = type->getWithNewBitWidth(32);
+    llvm::Value *x = b.CreateSExt(call->getArgOperand(0), wide);
+    llvm::Value *magnitude = b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b.getFalse());
+    call->replaceAllUsesWith(b.CreateTrunc(magnitude, type));
+    call->eraseFromParent();
+  }
+}
+
 /// Libdevice bodies larger than this stay functions of their own in the
 /// quick tier's PTX (libdevice marks every function alwaysinline).
 constexpr std::size_t kQuickInlineInstructions = 64;
@@ -274,6 +307,7 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
     keep_large_libdevice_functions_out_of_line(module);
   }
   optimize(module, *tm, options.tier);
+  widen_narrow_integer_abs(module);
   // The quick tier's passes (NVVMReflect, the always-inliner, GlobalDCE)
   // are too simple to be worth 0.3 ms of verifying on the first call's
   // path; the optimised tier verifies the same module's code after O3.

@@ -298,6 +298,17 @@ inline std::vector<Case> language_cases() {
   cases.push_back(make("Uint64AgainstANegativeIntComparesExactly",
                        "def f(x):\n    return (x > -1) + 2 * (x == -1) + 4 * (-1 < x) + 8 * (x <= -1)\n",
                        "int64(uint64)", {{{u64(18446744073709551615u)}, i64(5)}, {{u64(0)}, i64(5)}}));
+  // abs of the most negative value wraps to itself, as NumPy's; on the GPU,
+  // PTX's abs.s16 gave a value >= 0 for int16 -32768.
+  for (auto [name, sig, lowest, five] : std::vector<std::tuple<std::string, std::string, Value, Value>>{
+           {"Int8", "int64(int8)", i8(-128), i8(5)},
+           {"Int16", "int64(int16)", i16(-32768), i16(5)},
+           {"Int32", "int64(int32)", i32(-2147483647 - 1), i32(5)},
+           {"Int64", "int64(int64)", i64(-9223372036854775807 - 1), i64(5)}}) {
+    cases.push_back(make("AbsOfTheMostNegative" + name + "WrapsAsNumPy",
+                         "def f(x):\n    return (abs(x) >= 0) + 2 * (abs(x) == x)\n", sig,
+                         {{{lowest}, i64(2)}, {{five}, i64(3)}}));
+  }
   cases.push_back(make("ComplexEquality", "def f(a, b):\n    return a == b\n", "bool(complex128, complex128)",
                        {{{c128(1, 2), c128(1, 2)}, boolean(true)},
                         {{c128(1, 2), c128(1, -2)}, boolean(false)},
