@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -18,8 +19,14 @@ namespace {
 /// arrays and streams that Python still holds at exit refer to its context,
 /// and tearing down the CUDA context or the thread pool during interpreter
 /// finalisation is unsafe.
+std::atomic<Runtime *> made_runtime{nullptr};
+
 Runtime &runtime() {
-  static Runtime *rt = new Runtime();
+  static Runtime *rt = [] {
+    auto *made = new Runtime();
+    made_runtime = made;
+    return made;
+  }();
   return *rt;
 }
 
@@ -526,6 +533,24 @@ PYBIND11_MODULE(_ufjit, m) {
   m.def("synchronize", [] {
     py::gil_scoped_release release;
     runtime().synchronize();
+  });
+  // Registered with atexit by __init__.py. The Runtime is never destroyed
+  // (above), so nothing joined its background worker, which may still be
+  // compiling an optimised kernel (tiering) when the interpreter exits: the
+  // process then ran the libraries' static destructors under it and died of
+  // SIGSEGV after the script's last line. Python's atexit runs first.
+  m.def("_finish_background_work", [] {
+    Runtime *rt = made_runtime.load();
+    if (rt == nullptr) {
+      return;  // never used: nothing to wait for (and no context to make now)
+    }
+    py::gil_scoped_release release;
+    try {
+      rt->synchronize();
+    } catch (const std::exception &) {
+      // At exit a failed synchronisation has no caller left to tell; the
+      // point is only that the worker is idle.
+    }
   });
   m.def("default_target", [] { return runtime().target() == TargetKind::Cuda ? "cuda" : "cpu"; });
   m.def("version", &version);

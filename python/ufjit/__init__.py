@@ -7,6 +7,9 @@
         return x + y
 """
 
+import atexit
+
+from ._ufjit import _finish_background_work
 from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Error, InputError, InternalError,
                      KernelError, NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
@@ -16,6 +19,10 @@ from .cuda import device_array, to_device
 from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
                     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intp, none, u1, u2, u4, u8,
                     uint8, uint16, uint32, uint64, uintp, void)
+
+# The optimised GPU kernels still compiling in the background finish before
+# the interpreter tears the process down (module.cpp says why).
+atexit.register(_finish_background_work)
 
 __all__ = ["vectorize", "guvectorize", "cuda", "UFunc", "GUFunc", "DeviceArray", "Stream", "stream",
            "borrow_stream", "to_device", "device_array", "from_dlpack", "synchronize", "version", "Error",

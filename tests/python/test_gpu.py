@@ -3,6 +3,9 @@ through __cuda_array_interface__, and borrowed streams. They skip without a
 GPU (or without the library), and fail instead under UFJIT_REQUIRE_GPU=1."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -28,6 +31,34 @@ def gaussian_pdf(x, mean, sigma):
 def inputs(dtype=np.float32, n=N):
     rng = np.random.default_rng(7)
     return rng.standard_normal(n).astype(dtype), rng.standard_normal(n).astype(dtype)
+
+
+EXIT_RIGHT_AFTER_FIRST_CALLS = """
+import math, sys
+import numpy as np
+from ufjit import vectorize
+{kernels}
+x = np.linspace(0.5, 2.0, 1000)
+for f in list(globals().values()):
+    if hasattr(f, "signatures"):
+        f(x)
+"""
+
+
+def test_exit_right_after_first_calls_while_kernels_tier_up(gpu, tmp_path):
+    # Each first call runs a quick kernel and queues the optimised compile on
+    # the runtime's worker; the script then exits at once. The process used to
+    # die of SIGSEGV there about one run in three: the worker was still in
+    # LLVM while the libraries' static destructors ran.
+    kernels = "".join(
+        f"@vectorize(['float64(float64)'], target='cuda')\ndef k{i}(x):\n    return math.sin(x * {i + 1}) + x ** {i % 5}\n"
+        for i in range(12))
+    script = tmp_path / "exit_now.py"
+    script.write_text(EXIT_RIGHT_AFTER_FIRST_CALLS.format(kernels=kernels))
+    for attempt in range(6):
+        env = dict(os.environ, UFJIT_CACHE_DIR=str(tmp_path / f"cache{attempt}"))  # nothing cached: all tier up
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"run {attempt}: rc {done.returncode}\n{done.stderr[-2000:]}"
 
 
 def test_numpy_in_numpy_out_on_the_gpu(gpu):
