@@ -15,12 +15,14 @@
 namespace ufjit::python {
 namespace {
 
+/// The Runtime once runtime() has made it, for the exit hook (which must not
+/// make one).
+std::atomic<Runtime *> made_runtime{nullptr};
+
 /// The process's Runtime, made at first use. Leaked on purpose: device
 /// arrays and streams that Python still holds at exit refer to its context,
 /// and tearing down the CUDA context or the thread pool during interpreter
 /// finalisation is unsafe.
-std::atomic<Runtime *> made_runtime{nullptr};
-
 Runtime &runtime() {
   static Runtime *rt = [] {
     auto *made = new Runtime();
