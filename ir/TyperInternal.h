@@ -115,6 +115,9 @@ std::optional<Type> unify_types(const Type &a, const Type &b, std::string &messa
 /// through nested tuples (at most `cap`).
 int64_t scalar_slots(const Type &t, int64_t cap);
 
+/// A value that stands for its type only (a candidate of type inference).
+Value type_only(const Type &t);
+
 class ModuleTyper;
 
 /// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.
