@@ -139,11 +139,37 @@ struct UnaryCase {
   double lo, hi;  // the random inputs are uniform in [lo, hi]
 };
 
+/// `op` over `x` (and `y` for a binary function) through a CPU kernel, `x`
+/// repeated to at least 1,031 elements, so that most go through the
+/// vectorized body.
 template <typename T>
-void expect_within_one_ulp(const UnaryCase &c, DType dtype) {
-  ir::Module m = test_ir::single("f", {{"x", dtype}}, dtype, test_ir::call1(c.op, dtype, test_ir::var(dtype, "x")));
+std::vector<T> apply_vectorized(ir::IntrinsicOp op, DType dtype, std::vector<T> x, std::vector<T> y = {}) {
+  using test_ir::var;
+  const bool binary = !y.empty();
+  std::vector<ir::Expr> args = {var(dtype, "x")};
+  std::vector<std::pair<std::string, DType>> params = {{"x", dtype}};
+  if (binary) {
+    args.push_back(var(dtype, "y"));
+    params.push_back({"y", dtype});
+  }
+  ir::Module m = test_ir::single("f", params, dtype, ir::Intrinsic::make(op, test_ir::scalar(dtype), args));
   CpuCompiler compiler;
   CpuEntry entry = compiler.compile({EntryRequest{&m, "f__vm", {contiguous()}}}).at(0);
+  const std::size_t given = x.size();
+  while (x.size() < 1031) x.push_back(x[x.size() % given]);
+  while (binary && y.size() < 1031) y.push_back(y[y.size() % given]);
+  std::vector<T> out(x.size());
+  T *xp = x.data(), *yp = y.data(), *op_ = out.data();
+  int64_t n = static_cast<int64_t>(x.size());
+  void *unary_params[] = {&n, &xp, &op_};
+  void *binary_params[] = {&n, &xp, &yp, &op_};
+  entry(0, n, binary ? binary_params : unary_params);
+  out.resize(given);
+  return out;
+}
+
+template <typename T>
+void expect_within_one_ulp(const UnaryCase &c, DType dtype) {
   const T inf = std::numeric_limits<T>::infinity();
   // Special values first, so that they go through the vectorized body.
   std::vector<T> x = {std::numeric_limits<T>::quiet_NaN(),
@@ -162,11 +188,7 @@ void expect_within_one_ulp(const UnaryCase &c, DType dtype) {
   while (x.size() < (1u << 16)) {
     x.push_back(static_cast<T>(uniform(rng)));
   }
-  std::vector<T> out(x.size(), T(-7));
-  T *xp = x.data(), *op = out.data();
-  int64_t n = static_cast<int64_t>(x.size());
-  void *params[] = {&n, &xp, &op};
-  entry(0, n, params);
+  const std::vector<T> out = apply_vectorized<T>(c.op, dtype, x);
   double worst = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     const long double ref = c.reference(static_cast<long double>(x[i]));
@@ -202,34 +224,6 @@ TEST(CpuVectorMath, Float64ResultsWithinOneUlpWithSpecialValues) {
   for (const UnaryCase &c : kCases) {
     expect_within_one_ulp<double>(c, DType::Float64);
   }
-}
-
-/// `f` over `x` (and `y` for a binary function) through a CPU kernel of
-/// 1,031 elements, so that most go through the vectorized body.
-template <typename T>
-std::vector<T> apply_vectorized(ir::IntrinsicOp op, DType dtype, std::vector<T> x, std::vector<T> y = {}) {
-  using test_ir::var;
-  const bool binary = !y.empty();
-  std::vector<ir::Expr> args = {var(dtype, "x")};
-  std::vector<std::pair<std::string, DType>> params = {{"x", dtype}};
-  if (binary) {
-    args.push_back(var(dtype, "y"));
-    params.push_back({"y", dtype});
-  }
-  ir::Module m = test_ir::single("f", params, dtype, ir::Intrinsic::make(op, test_ir::scalar(dtype), args));
-  CpuCompiler compiler;
-  CpuEntry entry = compiler.compile({EntryRequest{&m, "f__edge", {contiguous()}}}).at(0);
-  const std::size_t given = x.size();
-  while (x.size() < 1031) x.push_back(x[x.size() % given]);
-  while (binary && y.size() < 1031) y.push_back(y[y.size() % given]);
-  std::vector<T> out(x.size());
-  T *xp = x.data(), *yp = y.data(), *op_ = out.data();
-  int64_t n = static_cast<int64_t>(x.size());
-  void *unary_params[] = {&n, &xp, &op_};
-  void *binary_params[] = {&n, &xp, &yp, &op_};
-  entry(0, n, binary ? binary_params : unary_params);
-  out.resize(given);
-  return out;
 }
 
 long double ref_sinh(long double x) {
