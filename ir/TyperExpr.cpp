@@ -132,7 +132,11 @@ Value BodyTyper::name_expr(const ast::Name &e) {
       error(e.loc, "variable '" + id + "' is used before it is assigned (on some path)");
       return Value::error();
     }
-    if (std::optional<Value> w = weak_read(id)) return *w;
+    worklist_.note_read(id);
+    if (std::optional<Value> w = weak_read(id)) {
+      worklist_.note_weak_read();
+      return *w;
+    }
     std::optional<Type> t = variable_type(id);
     if (!t) {
       poisoned_ = poisoned_ || mode_ == Mode::Emit;

@@ -5,8 +5,9 @@
 // How a body is typed (TyperStmt.cpp): every local gets one type, the
 // weak-aware NumPy unification of all values assigned to it. The body is
 // walked repeatedly in Infer mode (diagnostics muted, IR dropped) until those
-// candidate types stop growing, then once in Emit mode with the final types,
-// which reports errors, checks definite assignment and builds the IR.
+// candidate types stop growing, retyping only the simple statements whose
+// reads changed (InferWorklist.h), then once in Emit mode with the final
+// types, which reports errors, checks definite assignment and builds the IR.
 #pragma once
 
 #include <complex>
@@ -21,6 +22,7 @@
 #include "frontend/Diagnostics.h"
 #include "frontend/Program.h"
 #include "ir/IR.h"
+#include "ir/InferWorklist.h"
 
 namespace ufjit::ir::typer {
 
@@ -180,7 +182,14 @@ class BodyTyper {
   void collect_assigned_target(const ast::Expr &target);
   bool run_pass(Mode mode, const ast::FunctionDef &def);
   Stmt block(const ast::Body &body);
+  /// Types one statement; in Infer mode a simple statement whose reads did
+  /// not change since it was last typed is skipped (InferWorklist.h).
   void stmt(const ast::Stmt &s, std::vector<Stmt> &out);
+  void stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out);
+  /// Infer mode, after a pass: retypes the statements left stale by changes.
+  void retype_stale_statements();
+  /// Infer mode: adds `v` to the candidates of local `name`.
+  void add_candidate(const std::string &name, const Value &v);
   void assign_stmt(const ast::Assign &s, std::vector<Stmt> &out);
   void aug_assign_stmt(const ast::AugAssign &s, std::vector<Stmt> &out);
   void if_stmt(const ast::If &s, std::vector<Stmt> &out);
@@ -387,6 +396,7 @@ class BodyTyper {
   std::vector<Stmt> pre_;  // hoisted temps of the statement being typed
   int conditional_depth_ = 0;  // inside an operand evaluated only sometimes: no hoisting
   bool changed_ = false;       // Infer mode: some candidate type grew in this pass
+  InferWorklist worklist_;     // Infer mode: what each simple statement read
   /// Emit mode: a value failed because of an error reported elsewhere (a
   /// module constant, a helper specialisation): the function must not be built.
   bool poisoned_ = false;

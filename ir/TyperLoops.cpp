@@ -159,7 +159,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   std::vector<Stmt> body_stmts;
   Flow entry = enter_for_loop();
   if (loop_type && mode_ == Mode::Infer) {
-    changed_ = candidates_[var].add(type_only(*loop_type)) || changed_;
+    add_candidate(var, type_only(*loop_type));
   } else if (loop_type) {
     std::optional<Type> var_type = variable_type(var);
     if (var_type && *var_type != *loop_type) {

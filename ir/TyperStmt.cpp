@@ -192,6 +192,7 @@ bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
     saw_value_return_ = false;
   }
   body_ = block(def.body);
+  if (mode == Mode::Infer) retype_stale_statements();
   return changed_;
 }
 
@@ -215,6 +216,7 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   assigned_order_.clear();
   collect_assigned(def.body);
   candidates_.clear();
+  worklist_.reset();
   for (std::size_t i = 0; i < param_names_.size(); ++i) candidates_[param_names_[i]].add(type_only(param_types[i]));
 
   // Phase 1 reads weak-only locals as weak values; phase 2 reads every local
@@ -230,6 +232,7 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
       break;
     }
     weak_reads_ = weak_reads;
+    if (!weak_reads) worklist_.forget_weak_readers();
     while (run_pass(Mode::Infer, def)) {
       ++passes;
       // A pass that changes something widens the type of a local, or of one
@@ -335,6 +338,28 @@ Stmt BodyTyper::block(const ast::Body &body) {
 
 void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
   pre_.clear();
+  if (mode_ != Mode::Infer || !InferWorklist::tracks(s)) {
+    stmt_of_kind(s, out);
+    return;
+  }
+  if (std::optional<bool> read_weak = worklist_.current(s)) {
+    read_weak_value_ = read_weak_value_ || *read_weak;
+    return;
+  }
+  worklist_.begin(s);
+  stmt_of_kind(s, out);
+  worklist_.end();
+}
+
+void BodyTyper::retype_stale_statements() {
+  while (const ast::Stmt *s = worklist_.pop_stale()) {
+    std::vector<Stmt> dropped;
+    stmt(*s, dropped);
+  }
+  pre_.clear();
+}
+
+void BodyTyper::stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out) {
   switch (s.kind) {
     case ast::StmtKind::ExprStmt: {
       const ast::Expr &e = *s.as<ast::ExprStmt>()->value;
@@ -404,6 +429,12 @@ void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
   }
 }
 
+void BodyTyper::add_candidate(const std::string &name, const Value &v) {
+  if (!candidates_[name].add(v)) return;
+  changed_ = true;
+  worklist_.note_change(name);
+}
+
 void BodyTyper::assign_name(const std::string &name, const Value &v, const SourceLocation &loc,
                             std::vector<Stmt> &out) {
   flow_.assigned.insert(name);
@@ -428,9 +459,7 @@ void BodyTyper::assign_name(const std::string &name, const Value &v, const Sourc
   }
   if (v.type.is_array() && !v.literal_tuple) note_array_local(name, v.expr);
   if (mode_ == Mode::Infer) {
-    Value m = v;
-    if (v.literal_tuple) m = type_only(v.type);
-    changed_ = candidates_[name].add(m) || changed_;
+    add_candidate(name, v.literal_tuple ? type_only(v.type) : v);
     return;
   }
   auto it = resolved_.find(name);

@@ -55,6 +55,19 @@ TEST_F(HugeKernel, EveryBranchOfAnElifChainOfReturnsGivesItsValue) {
   }
 }
 
+TEST_F(HugeKernel, AReverseOrderedAssignmentChainInALoopCarriesEachLinkOneIteration) {
+  // x1 = x2 + 1; ...; xn = a, m times: x1 is a + n - 1 once m >= n, else m.
+  constexpr int kLinks = 2000;
+  ufjit::Ufunc f = rt_->vectorize(ufjit::testing::reverse_assignment_chain_in_a_loop(kLinks));
+  const std::vector<double> a = {0.5, -7.0, 1e6, 3.0, 2.5};
+  const std::vector<int64_t> m = {kLinks, kLinks + 5, 3 * kLinks, kLinks - 1, 1};
+  const std::vector<double> got = rt_->to_host(f(a, m).view()).to_vector<double>();
+  ASSERT_EQ(got.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(got[i], m[i] >= kLinks ? a[i] + kLinks - 1 : static_cast<double>(m[i])) << "m = " << m[i];
+  }
+}
+
 TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
   // Two values leave each part (through stack slots), and the parts run once
   // per iteration of the loop around the chain.

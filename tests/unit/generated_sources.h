@@ -31,4 +31,18 @@ inline std::string nested_loop_tuple_chain(int n) {
   return s + "            t = t * 2.0 + p - q\n    return t\n";
 }
 
+/// `float64(float64, int64)` k(a, m): locals x1 .. xn start at 0, then m
+/// times `x1 = x2 + 1; x2 = x3 + 1; ...; xn = a`, each link reading the value
+/// the next one had in the previous iteration; returns x1. Inference settles
+/// the chain's types last link first (x1 reads x2 before x2 is typed).
+/// For m >= n, k is a + n - 1; for m < n, m.
+inline std::string reverse_assignment_chain_in_a_loop(int n) {
+  std::string s = "@vectorize(['float64(float64, int64)'])\ndef k(a, m):\n";
+  for (int i = 1; i <= n; ++i) s += "    x" + std::to_string(i) + " = 0\n";
+  s += "    for i in range(m):\n";
+  for (int i = 1; i < n; ++i)
+    s += "        x" + std::to_string(i) + " = x" + std::to_string(i + 1) + " + 1\n";
+  return s + "        x" + std::to_string(n) + " = a\n    return x1\n";
+}
+
 }  // namespace ufjit::testing

@@ -116,6 +116,46 @@ TEST(Typer, LoopCarriedTypeReachesAFixedPoint) {
   EXPECT_EQ(var_type(m, "y"), "float64");
 }
 
+TEST(Typer, ReverseOrderedLoopCarriedChainTakesItsTypeFromTheEnd) {
+  // Each link reads the next one, typed later in the body: the types settle
+  // from the end of the chain back to its start. y widens from int8 to
+  // float64 after x30 read it, and a weak-only counter stays int64.
+  std::string body = "    y = x\n    k = 0\n";
+  for (int i = 1; i <= 30; ++i) body += "    x" + std::to_string(i) + " = 0\n";
+  body += "    for i in range(n):\n";
+  for (int i = 1; i < 30; ++i)
+    body += "        x" + std::to_string(i) + " = x" + std::to_string(i + 1) + " + 1\n";
+  body += "        x30 = y\n        y = y * 1.5\n        k += 1\n    return x1 + k\n";
+  ir::Module m = module_of(ufunc("float64(int8, int32)", "x, n", body));
+  for (const char *name : {"x1", "x2", "x15", "x29", "x30", "y"})
+    EXPECT_EQ(var_type(m, name), "float64") << name;
+  EXPECT_EQ(var_type(m, "k"), "int64");
+
+  // With a float32 at the end, the weak ints of the chain adapt to it.
+  std::string f32 =
+      "    x1 = 0\n    x2 = 0\n    x3 = 0\n    for i in range(n):\n        x1 = x2 + 1\n"
+      "        x2 = x3 + 1\n        x3 = x\n    return x1\n";
+  ir::Module m32 = module_of(ufunc("float32(float32, int32)", "x, n", f32));
+  for (const char *name : {"x1", "x2", "x3"}) EXPECT_EQ(var_type(m32, name), "float32") << name;
+}
+
+TEST(Typer, WeakOnlyLocalInALoopTakesTheValuesOfOnePassThroughTheBody) {
+  // 300 * 2**40 fits int64; a second multiplication would not. The type must
+  // not depend on how often inference goes over the loop, which other
+  // statements decide (here a chain that settles last link first).
+  const std::string grow = "    v = 300\n    for k in range(n):\n        v *= 1099511627776\n";
+  EXPECT_EQ(var_type(module_of(ufunc("float64(int64)", "n", grow + "    return v\n")), "v"), "int64");
+  const std::string with_chain =
+      "    v = 300\n    a = 0\n    b = 0\n    y = np.int8(n)\n    for k in range(n):\n"
+      "        v *= 1099511627776\n        a = b + 1\n        b = y\n        y = y * 1.5\n";
+  ir::Module m = module_of(ufunc("float64(int64)", "n", with_chain + "    return v + a\n"));
+  EXPECT_EQ(var_type(m, "v"), "int64");
+  EXPECT_EQ(var_type(m, "a"), "float64");
+  // Folded beyond int64 without a loop, the local is float64.
+  const std::string big = "    v = 1099511627776\n    v *= 1099511627776\n    return v\n";
+  EXPECT_EQ(var_type(module_of(ufunc("float64(int64)", "n", big)), "v"), "float64");
+}
+
 TEST(Typer, LocalWithOnlyWeakValuesIsReadAsItsDefaultType) {
   // n holds only weak ints, so it is int64, and n + x is computed in int64.
   ir::Module m = module_of(ufunc("int64(int8)", "x", "    n = 0\n    n = n + 1\n    y = n + x\n    return y\n"));
