@@ -128,7 +128,7 @@ Value BodyTyper::unknown_name(const std::string &name, const SourceLocation &loc
 Value BodyTyper::name_expr(const ast::Name &e) {
   const std::string &id = e.id;
   if (def_ != nullptr && is_variable(id)) {
-    if (mode_ == Mode::Emit && flow_.reachable && flow_.assigned.count(id) == 0) {
+    if (mode_ == Mode::Emit && flow_.reachable && !assigned_on_every_path(id)) {
       error(e.loc, "variable '" + id + "' is used before it is assigned (on some path)");
       return Value::error();
     }

@@ -167,7 +167,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
       assign_name(var, Value::strong(Var::make(*loop_type, induction)), target->loc, body_stmts);
     }
   }
-  flow_.assigned.insert(var);
+  mark_assigned(var);
   Stmt inner = block(s.body);
   leave_for_loop(entry);
   if (!loop_type) return;

@@ -1,6 +1,8 @@
 // Typing of statements and whole functions: local type inference to a fixed
 // point, definite assignment, assignments, if, returns and raises (LANGUAGE.md
 // sections 3-4); loops are in TyperLoops.cpp.
+#include <algorithm>
+
 #include "frontend/InternalAssert.h"
 #include "ir/IRVisitor.h"
 #include "ir/TyperInternal.h"
@@ -55,10 +57,25 @@ BodyTyper::Flow BodyTyper::join(const Flow &a, const Flow &b) {
   if (!a.reachable) return b;
   if (!b.reachable) return a;
   Flow r;
-  for (const std::string &n : a.assigned) {
-    if (b.assigned.count(n) != 0) r.assigned.insert(n);
-  }
+  r.assigned.resize(std::min(a.assigned.size(), b.assigned.size()));
+  for (std::size_t w = 0; w < r.assigned.size(); ++w) r.assigned[w] = a.assigned[w] & b.assigned[w];
   return r;
+}
+
+uint32_t BodyTyper::variable_index(const std::string &name) {
+  auto [it, added] = variable_indices_.emplace(name, static_cast<uint32_t>(variable_indices_.size()));
+  return it->second;
+}
+
+void BodyTyper::mark_assigned(const std::string &name) {
+  uint32_t i = variable_index(name);
+  if (flow_.assigned.size() <= i / 64) flow_.assigned.resize(i / 64 + 1, 0);
+  flow_.assigned[i / 64] |= uint64_t{1} << (i % 64);
+}
+
+bool BodyTyper::assigned_on_every_path(const std::string &name) {
+  uint32_t i = variable_index(name);
+  return i / 64 < flow_.assigned.size() && (flow_.assigned[i / 64] >> (i % 64) & 1) != 0;
 }
 
 // ---------------------------------------------------------------- variables
@@ -179,7 +196,7 @@ bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
   changed_ = false;
   read_weak_value_ = false;
   flow_ = Flow();
-  for (const std::string &p : param_names_) flow_.assigned.insert(p);
+  for (const std::string &p : param_names_) mark_assigned(p);
   break_flows_.clear();
   loop_depth_ = 0;
   conditional_depth_ = 0;
@@ -216,6 +233,7 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   assigned_order_.clear();
   collect_assigned(def.body);
   candidates_.clear();
+  variable_indices_.clear();
   worklist_.reset();
   for (std::size_t i = 0; i < param_names_.size(); ++i) candidates_[param_names_[i]].add(type_only(param_types[i]));
 
@@ -437,7 +455,7 @@ void BodyTyper::add_candidate(const std::string &name, const Value &v) {
 
 void BodyTyper::assign_name(const std::string &name, const Value &v, const SourceLocation &loc,
                             std::vector<Stmt> &out) {
-  flow_.assigned.insert(name);
+  mark_assigned(name);
   if (!v.ok) return;
   if (v.type.is_void() && !v.literal_tuple) {
     error(loc, "a call that returns no value is assigned to '" + name + "'");
