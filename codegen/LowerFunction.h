@@ -54,6 +54,9 @@ class FunctionLowerer {
   llvm::Value *emit_call(const ir::Call &c);
   llvm::Value *emit_intrinsic(const ir::Intrinsic &i);
   llvm::Value *emit_tuple(const ir::MakeTuple &t);
+  /// `t[i]` (`t[i][j]`...) of a tuple held in a local: a load of that element
+  /// alone; nullptr when the tuple is not a local.
+  llvm::Value *load_element_of_local_tuple(const ir::TupleGet &g);
   /// The address of array[indices...]: data + sum(index_k * byte_stride_k).
   llvm::Value *element_address(const ir::Expr &array, const std::vector<ir::Expr> &indices);
   /// A view {data, shape, strides} of an array (ir::ArraySlice), no copy.
