@@ -56,7 +56,8 @@ double compile_seconds(const std::string &source, Target target = Target::Cpu, u
 double type_seconds(const std::string &source) {
   auto start = std::chrono::steady_clock::now();
   DiagnosticEngine diags;
-  EXPECT_TRUE(ir::compile_to_ir(std::make_shared<const SourceFile>("big.ufn", source), diags)) << diags.render_all();
+  EXPECT_TRUE(ir::compile_to_ir(std::make_shared<const SourceFile>("big.ufn", source), diags))
+      << diags.render_all();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
