@@ -111,8 +111,11 @@ void Lexer::push(TokenKind kind, std::size_t start, std::size_t end) {
 std::vector<Token> Lexer::run() {
   // Code has about one token per 2.5-3 bytes: room for one per 2 bytes
   // spares a large source the vector's regrowth (copies of every token so
-  // far); the pages of the unused rest are never touched.
-  tokens_.reserve(text_.size() / 2 + 16);
+  // far); the pages of the unused rest are never touched. Capped: a 60 MB
+  // source of comments reserved 3.6 GB of address space, and failed under
+  // a `ulimit -v` it fits in. Past the cap the vector grows as usual.
+  constexpr std::size_t kMaxReservedTokens = std::size_t{1} << 20;  // ~2.5 MB of code, 120 MB
+  tokens_.reserve(std::min(text_.size() / 2 + 16, kMaxReservedTokens));
   while (true) {
     if (at_line_start_ && paren_depth_ == 0) {
       handle_indentation();

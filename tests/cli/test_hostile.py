@@ -5,6 +5,7 @@ holding FIFOs or being a file; command-line scalars. Each test checks the
 exit code, a message naming the problem, and that nothing was lost."""
 import json
 import os
+import resource
 import shutil
 import stat
 import subprocess
@@ -309,6 +310,25 @@ IDENT = """from numba import vectorize
 def ident(x):
     return x
 """
+
+
+class LargeSources(Hostile):
+    @unittest.skipIf("ASAN_OPTIONS" in os.environ, "ASan reserves terabytes of address space")
+    def test_a_source_of_60_mb_of_comments_checks_under_a_1_gib_address_space_limit(self):
+        # The lexer reserved a token per 2 bytes of source: 3.6 GB of
+        # address space for this file, which failed under `ulimit -v`.
+        src = self.path("commented.ufn")
+        with open(ADD) as f, open(src, "w") as out:
+            out.write(f.read())
+            out.write(("# " + "x" * 1022 + "\n") * (60 * 1024))
+        limit = 1024 ** 3
+
+        def limit_address_space():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        r = subprocess.run([TOOL, "check", src], capture_output=True, text=True, timeout=QUICK,
+                           preexec_fn=limit_address_space)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class Arguments(Hostile):

@@ -72,8 +72,8 @@ ExitCode report_current_exception() {
     return ExitCode::SourceError;
   } catch (const std::bad_alloc &) {
     print_error(
-        "out of memory: the arrays of this command do not fit in memory (or under its limit); use smaller "
-        "inputs");
+        "out of memory: this command's source or arrays do not fit in memory (or under the process's limit); "
+        "use smaller inputs");
     return ExitCode::SourceError;
   } catch (const std::exception &e) {
     print_error(e.what());
