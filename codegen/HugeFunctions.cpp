@@ -1,20 +1,21 @@
 #include "codegen/HugeFunctions.h"
 
-#include <vector>
-
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Dominators.h>
-#include <llvm/Transforms/Utils/CodeExtractor.h>
-#include <llvm/Transforms/Utils/Local.h>
-#include <llvm/Transforms/Utils/PromoteMemToReg.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassInstrumentation.h>
+#include <llvm/Transforms/Utils/CodeExtractor.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
+
+#include <algorithm>
+#include <vector>
 
 namespace ufjit::codegen {
 
@@ -91,6 +92,9 @@ std::vector<llvm::BasicBlock *> cut_block(llvm::BasicBlock *block, std::size_t e
   return pieces;
 }
 
+/// Blocks times promoted variables that promote_variables may spend.
+constexpr std::size_t kPromotionBudget = std::size_t{8} << 20;
+
 /// Promotes `f`'s promotable stack slots (its variables) to SSA values.
 void promote_variables(llvm::Function &f) {
   llvm::DominatorTree dt(f);
@@ -99,6 +103,13 @@ void promote_variables(llvm::Function &f) {
     auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
     if (alloca != nullptr && llvm::isAllocaPromotable(alloca)) allocas.push_back(alloca);
   }
+  // Placing a variable's phis walks the blocks where it is live: for a loop
+  // carrying thousands of locals, that is nearly every block, per local
+  // (4,000 locals over 12,000 blocks: most of a 16 s compile, 7 s with the
+  // budget, on a loaded machine). Past the budget the remaining variables
+  // stay in their stack slots, which the parts then take by address.
+  const std::size_t most = std::max<std::size_t>(1, kPromotionBudget / std::max<std::size_t>(1, f.size()));
+  if (allocas.size() > most) allocas.resize(most);
   if (!allocas.empty()) llvm::PromoteMemToReg(allocas, dt);
 }
 
@@ -346,6 +357,22 @@ std::vector<llvm::PHINode *> exit_phis(const std::vector<llvm::BasicBlock *> &bl
   return phis;
 }
 
+/// Whether the part made of `blocks` would take more than kMaxPartParameters
+/// values and slots: then it takes them in one struct. A loop carrying 4,000
+/// locals, each updated under an `if`, made a part of 8,000 parameters, and
+/// NVPTX's instruction selection of its call dominated a 57 s compile (16 s
+/// once they are packed, on a loaded machine).
+bool passes_many_values(const std::vector<llvm::BasicBlock *> &blocks,
+                        const llvm::CodeExtractorAnalysisCache &cache) {
+  llvm::CodeExtractor probe(blocks, nullptr, false, nullptr, nullptr, nullptr, false, true, nullptr, "part");
+  if (!probe.isEligible()) return false;
+  llvm::SetVector<llvm::Value *> sinks, hoists, inputs, outputs;
+  llvm::BasicBlock *exit = nullptr;
+  probe.findAllocas(cache, sinks, hoists, exit);
+  probe.findInputsOutputs(inputs, outputs, sinks);
+  return inputs.size() + outputs.size() > kMaxPartParameters;
+}
+
 /// outline_huge_regions for one function.
 void outline_regions_of(llvm::Function &f) {
   // Unreachable blocks (the lowering's dead ends after a return) would be
@@ -409,8 +436,8 @@ void outline_regions_of(llvm::Function &f) {
       llvm::AllocaInst *slot = llvm::DemotePHIToStack(phi, at->getFirstInsertionPt());
       if (home != nullptr) slots[home].push_back(slot);
     }
-    llvm::CodeExtractor extractor(blocks, nullptr, false, nullptr, nullptr, nullptr, false, true, nullptr,
-                                  "part");
+    llvm::CodeExtractor extractor(blocks, nullptr, passes_many_values(blocks, cache), nullptr, nullptr,
+                                  nullptr, false, true, nullptr, "part");
     llvm::Function *part = extractor.isEligible() ? extractor.extractCodeRegion(cache) : nullptr;
     // Slots belong in a function's entry block: a slot elsewhere is
     // allocated each time its block runs.

@@ -91,6 +91,11 @@ void outline_huge_blocks(llvm::Module &module);
 /// The number of blocks outline_huge_regions moves into each function.
 constexpr std::size_t kOutlineBlocks = 2500;
 
+/// A part that would take more values and stack slots than this takes them
+/// in one struct instead (NVPTX's calls of thousands of parameters are slow
+/// to select).
+constexpr std::size_t kMaxPartParameters = 256;
+
 /// Marks every function of more than kHugeFunctionBlocks blocks with
 /// kHugeAttribute and, past kOutlineBlocks, cuts it into noinline functions
 /// of about kOutlineBlocks blocks (marked too), before the optimizer: on one

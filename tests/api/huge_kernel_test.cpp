@@ -68,6 +68,30 @@ TEST_F(HugeKernel, AReverseOrderedAssignmentChainInALoopCarriesEachLinkOneIterat
   }
 }
 
+TEST_F(HugeKernel, ALoopCarryingThousandsOfLocalsKeepsEveryOne) {
+  // More locals than the cutting into parts promotes to registers (the rest
+  // stay in stack slots), and parts that take their hundreds of values in
+  // one struct (codegen/HugeFunctions.cpp).
+  constexpr int kLocals = 2000;
+  ufjit::Ufunc f = rt_->vectorize(ufjit::testing::loop_carrying_many_locals(kLocals));
+  const std::vector<double> x = {0.5, 1.25, -2.0, 3.0};
+  const std::vector<int64_t> m = {3, 7, 1, 0};
+  const std::vector<double> got = rt_->to_host(f(x, m).view()).to_vector<double>();
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    std::vector<double> v(kLocals);
+    for (int i = 0; i < kLocals; ++i) v[i] = i % 3;
+    for (int64_t r = 0; r < m[j]; ++r) {
+      for (int i = 0; i < kLocals; ++i) {
+        if (r > i % 5) v[i] = v[static_cast<std::size_t>(i) * 7 % kLocals] * 0.5 + x[j];
+      }
+    }
+    double sum = 0.0;
+    for (int i = 0; i < kLocals; ++i) sum = sum + v[i] * (i % 4 + 1);
+    EXPECT_EQ(got[j], sum) << "x = " << x[j] << ", m = " << m[j];
+  }
+}
+
 TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
   // Two values leave each part (through stack slots), and the parts run once
   // per iteration of the loop around the chain.

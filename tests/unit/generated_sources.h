@@ -45,4 +45,21 @@ inline std::string reverse_assignment_chain_in_a_loop(int n) {
   return s + "        x" + std::to_string(n) + " = a\n    return x1\n";
 }
 
+/// `float64(float64, int64)` k(x, m): n locals v_i = i % 3, then m times,
+/// for each i, `if r > i % 5: v_i = v_(7i mod n) * 0.5 + x` (r the loop
+/// counter); returns the sum of v_i * (i % 4 + 1). A loop carrying n locals,
+/// each updated under its own `if`.
+inline std::string loop_carrying_many_locals(int n) {
+  std::string s = "@vectorize(['float64(float64, int64)'])\ndef k(x, m):\n";
+  for (int i = 0; i < n; ++i) s += "    v" + std::to_string(i) + " = " + std::to_string(i % 3) + ".0\n";
+  s += "    for r in range(m):\n";
+  for (int i = 0; i < n; ++i) {
+    s += "        if r > " + std::to_string(i % 5) + ":\n            v" + std::to_string(i) + " = v" +
+         std::to_string(static_cast<long long>(i) * 7 % n) + " * 0.5 + x\n";
+  }
+  s += "    return 0.0";
+  for (int i = 0; i < n; ++i) s += " + v" + std::to_string(i) + " * " + std::to_string(i % 4 + 1) + ".0";
+  return s + "\n";
+}
+
 }  // namespace ufjit::testing
