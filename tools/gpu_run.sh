@@ -46,7 +46,7 @@ step cli_cuda 60 python3 "$root/tools/gpu_cli_check.py" "$B/bin/ufjit" "$B/examp
 step gpu_tests "${UFJIT_T_GPU:-150}" "$B/tests/ufjit_gpu_tests" --gtest_output=json:"$OUT/gpu_tests.json"
 step cudacpp_gpu_tests 60 "$B/tests/ufjit_cudacpp_gpu_tests" --gtest_output=json:"$OUT/cudacpp_gpu_tests.json"
 step runtime_gpu_tests 30 "$B/tests/ufjit_runtime_gpu_tests" --gtest_output=json:"$OUT/runtime_gpu_tests.json"
-step api_tests_cuda "${UFJIT_T_API:-80}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
+step api_tests_cuda "${UFJIT_T_API:-150}" env UFJIT_TARGET=cuda "$B/tests/ufjit_api_tests" --gtest_output=json:"$OUT/api_tests.json"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 sanitize_filter='-*SixtyFourBit*:*LargeHost*:*ManyHostThreads*:*OutOfMemory*:*RoundTrips*'
 step memcheck "${UFJIT_T_SAN:-200}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 --log-file '$OUT/sanitizer.log' \
