@@ -1,6 +1,7 @@
 // The lexer of LANGUAGE.md section 4: Python's tokenizer rules for the subset.
 #include "frontend/Lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>

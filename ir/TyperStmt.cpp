@@ -63,8 +63,7 @@ BodyTyper::Flow BodyTyper::join(const Flow &a, const Flow &b) {
 }
 
 uint32_t BodyTyper::variable_index(const std::string &name) {
-  auto [it, added] = variable_indices_.emplace(name, static_cast<uint32_t>(variable_indices_.size()));
-  return it->second;
+  return variable_indices_.try_emplace(name, static_cast<uint32_t>(variable_indices_.size())).first->second;
 }
 
 void BodyTyper::mark_assigned(const std::string &name) {
