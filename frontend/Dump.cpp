@@ -287,7 +287,7 @@ std::string dump_tokens(const SourceFile &file, DiagnosticEngine &diags) {
     } else if (t.kind == TokenKind::Imag) {
       out << " = " << ast::shortest_repr(t.float_value) << "j";
     } else if (t.kind == TokenKind::String) {
-      out << " = " << ast::string_repr(t.str_value);
+      out << " = " << ast::string_repr(t.string->value);
     }
     out << "\n";
   }

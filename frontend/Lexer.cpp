@@ -115,7 +115,8 @@ std::vector<Token> Lexer::run() {
   // far); the pages of the unused rest are never touched. Capped: a 60 MB
   // source of comments reserved 3.6 GB of address space, and failed under
   // a `ulimit -v` it fits in. Past the cap the vector grows as usual.
-  constexpr std::size_t kMaxReservedTokens = std::size_t{1} << 20;  // ~2.5 MB of code, 120 MB
+  static_assert(sizeof(Token) <= 64, "a token's size sets the reservation's cap");
+  constexpr std::size_t kMaxReservedTokens = std::size_t{2} << 20;  // ~5 MB of code, 128 MB
   tokens_.reserve(std::min(text_.size() / 2 + 16, kMaxReservedTokens));
   while (true) {
     if (at_line_start_ && paren_depth_ == 0) {
@@ -347,10 +348,8 @@ void Lexer::lex_string(std::size_t start, bool raw, bool bytes, bool fstring) {
   }
   t.loc = SourceLocation{&file_, start_line, static_cast<int>(start - start_line_start) + 1,
                          std::max(length, 1)};
-  t.str_value = std::move(value);
-  t.content_loc = content_loc;
-  t.is_bytes = bytes;
-  t.is_fstring = fstring;
+  t.string =
+      std::make_unique<const StringContents>(StringContents{std::move(value), content_loc, fstring, bytes});
   if (!terminated) {
     SourceLocation at = t.loc;
     at.length = 1;
@@ -433,9 +432,12 @@ void Lexer::lex_number() {
   t.kind = scan.is_imag ? TokenKind::Imag : scan.is_float ? TokenKind::Float : TokenKind::Int;
   t.text = std::string_view(text_).substr(start, pos_ - start);
   t.loc = loc_at(start, static_cast<int>(pos_ - start));
-  t.int_value = scan.int_value;
-  t.overflow = scan.overflow;
-  t.float_value = scan.float_value;
+  if (t.kind == TokenKind::Int) {
+    t.int_value = scan.int_value;
+    t.overflow = scan.overflow;
+  } else {
+    t.float_value = scan.float_value;
+  }
   if (!scan.error.empty()) diags_.error(t.loc, scan.error);
   tokens_.push_back(std::move(t));
 }
@@ -480,10 +482,10 @@ std::vector<Token> tokenize(const SourceFile &file, DiagnosticEngine &diags) {
     std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
     diags.error(loc, text[bad] == '\0' ? std::string("source contains a NUL byte")
                                         : std::string("source is not valid UTF-8 (byte ") + byte + ")");
-    Token end;
-    end.kind = TokenKind::EndMarker;
-    end.loc = loc;
-    return {end};
+    std::vector<Token> only_end(1);
+    only_end.front().kind = TokenKind::EndMarker;
+    only_end.front().loc = loc;
+    return only_end;
   }
   Lexer lexer(file, diags);
   return lexer.run();

@@ -513,18 +513,19 @@ ExprPtr Parser::parse_atom() {
 ExprPtr Parser::parse_strings() {
   SourceLocation start = peek().loc;
   auto node = std::make_unique<StrLit>(start);
-  node->content_loc = peek().content_loc;
+  node->content_loc = peek().string->loc;
   bool reported = false;
   while (check(TokenKind::String)) {
     const Token &t = advance();
-    if (!reported && t.is_fstring) {
+    const StringContents &contents = *t.string;
+    if (!reported && contents.is_fstring) {
       unsupported(t.loc, "f-strings", true);
       reported = true;
-    } else if (!reported && t.is_bytes) {
+    } else if (!reported && contents.is_bytes) {
       unsupported(t.loc, "bytes literals", true);
       reported = true;
     }
-    node->value += t.str_value;
+    node->value += contents.value;
   }
   if (reported) return nullptr;
   node->loc = span_from(start);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -31,27 +32,32 @@ enum class TokenKind : uint8_t {
 /// "Name", "Keyword", "Int", ... as `--emit tokens` prints them.
 const char *token_kind_name(TokenKind kind);
 
+/// What a String token holds besides its spelling.
+struct StringContents {
+  std::string value;        // the decoded contents
+  SourceLocation loc;       // where the contents begin, after the opening quote
+  bool is_fstring = false;  // what the prefix said
+  bool is_bytes = false;
+};
+
 /// One token. `text` is the spelling as written (for strings, with prefix and
 /// quotes): a view of the SourceFile's text, which outlives its tokens; the
-/// literal fields hold decoded values. Kept small (120 bytes): a generated
-/// source of 100,000 branches is a million tokens.
+/// literal fields hold decoded values. Kept small (64 bytes): a generated
+/// source of 100,000 branches is 1.2 million tokens, and at 120 bytes a
+/// token their vector was the frontend's largest allocation (240 MB once
+/// regrown), paged in as it was filled.
 struct Token {
   TokenKind kind = TokenKind::EndMarker;
   // Int: `overflow` when the value does not fit in 64 bits.
   bool overflow = false;
-  // String: what the prefix said.
-  bool is_fstring = false;
-  bool is_bytes = false;
   std::string_view text;
   SourceLocation loc;
-
-  // Int: the value (magnitude).
-  uint64_t int_value = 0;
-  // Float: the value; Imag: the imaginary part.
-  double float_value = 0.0;
-  // String: the decoded contents.
-  std::string str_value;
-  SourceLocation content_loc;
+  union {
+    uint64_t int_value = 0;  // Int: the value (magnitude)
+    double float_value;      // Float: the value; Imag: the imaginary part
+  };
+  // String only (null otherwise): few tokens are strings.
+  std::unique_ptr<const StringContents> string;
 
   bool is_op(std::string_view spelling) const { return kind == TokenKind::Op && text == spelling; }
   bool is_keyword(std::string_view word) const {

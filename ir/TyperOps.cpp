@@ -331,13 +331,12 @@ Value BodyTyper::compare(ast::CmpOp op, Value a, Value b, const SourceLocation &
     error(loc, std::string("the '") + ast::cmp_op_spelling(op) + "' operator is not supported; compare values with == or !=");
     return Value::error();
   }
-  std::string spelled = ast::cmp_op_spelling(op);
-  std::string names = "'" + type_name(a) + "' and '" + type_name(b) + "'";
   bool complex_operand = (a.is_weak() ? a.weak == Weak::Complex : a.type.is_complex()) ||
                          (b.is_weak() ? b.weak == Weak::Complex : b.type.is_complex());
   bool ordered = op != ast::CmpOp::Eq && op != ast::CmpOp::NotEq;
   if (complex_operand && ordered) {
-    error(loc, "cannot compare " + names + " with '" + spelled + "': complex numbers are not ordered");
+    error(loc, "cannot compare '" + type_name(a) + "' and '" + type_name(b) + "' with '" +
+                   ast::cmp_op_spelling(op) + "': complex numbers are not ordered");
     return Value::error();
   }
   if (a.is_weak() && b.is_weak()) {

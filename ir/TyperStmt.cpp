@@ -200,6 +200,7 @@ bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
   loop_depth_ = 0;
   conditional_depth_ = 0;
   pre_.clear();
+  elif_levels_.clear();  // keeps its capacity for the next pass
   temps_.clear();
   temp_counter_ = 0;
   if (mode == Mode::Infer) {
@@ -585,36 +586,35 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
   // built from the innermost out: recursing per elif, 100,000 branches went
   // 100,000 calls deep, and the frontend took 15x as long for 10x the
   // branches. Each level is typed exactly as the If it stands for would be.
-  struct Level {
-    Value cond;
-    const Const *constant = nullptr;  // a constant condition takes one branch
-    bool then_dead = false;
-    bool else_dead = false;
-    bool reachable = true;  // the level's own statements are emitted
-    Flow after_then;
-    Stmt then_body;
-    std::vector<Stmt> stmts;  // its condition's statements, then its If
-  };
-  std::vector<Level> chain;
+  // The levels live on elif_levels_ from `base` up (a branch's body may
+  // type chains of its own above them), so they are held by index.
+  const std::size_t base = elif_levels_.size();
   const ast::If *s = &first;
   for (;;) {
-    Level &level = chain.emplace_back();
-    level.reachable = flow_.reachable;
-    level.cond = truth(expr(*s->test), s->test->loc);
-    flush_pre(level.stmts);
+    const std::size_t k = elif_levels_.size();
+    elif_levels_.emplace_back();
+    elif_levels_[k].reachable = flow_.reachable;
+    Value cond = truth(expr(*s->test), s->test->loc);
+    flush_pre(elif_levels_[k].stmts);
     // A constant condition (`if True:`, `if DEBUG:`, `elif not FLAG:`) takes
     // one branch: the other is typed as unreachable code (its errors are
     // reported, its statements are not emitted) and no If is emitted, so that
     // the verifier and the lowering see exactly the paths the typer saw.
-    level.constant = level.cond.ok ? level.cond.expr.as<Const>() : nullptr;
-    level.then_dead = level.constant != nullptr && level.constant->int_bits == 0;
-    level.else_dead = level.constant != nullptr && level.constant->int_bits != 0;
+    const Const *constant = cond.ok ? cond.expr.as<Const>() : nullptr;
+    const bool then_dead = constant != nullptr && constant->int_bits == 0;
+    const bool else_dead = constant != nullptr && constant->int_bits != 0;
     const Flow entry = flow_;
-    if (level.then_dead) flow_.reachable = false;
-    level.then_body = block(s->body);
-    level.after_then = flow_;
+    if (then_dead) flow_.reachable = false;
+    Stmt then_body = block(s->body);
+    ElifLevel &level = elif_levels_[k];
+    level.cond = cond.ok ? cond.expr : Expr();
+    level.constant = constant;
+    level.then_dead = then_dead;
+    level.else_dead = else_dead;
+    level.then_body = std::move(then_body);
+    level.after_then = std::move(flow_);
     flow_ = entry;
-    if (level.else_dead) flow_.reachable = false;
+    if (else_dead) flow_.reachable = false;
     if (s->orelse.size() != 1 || s->orelse.front()->kind != ast::StmtKind::If) {
       break;
     }
@@ -622,8 +622,8 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
     s = s->orelse.front()->as<ast::If>();
   }
   Stmt else_body = s->orelse.empty() ? Stmt() : block(s->orelse);
-  for (std::size_t k = chain.size(); k-- > 0;) {
-    Level &level = chain[k];
+  for (std::size_t k = elif_levels_.size(); k-- > base;) {
+    ElifLevel &level = elif_levels_[k];
     const Flow after_else = flow_;
     if (level.constant != nullptr) {
       flow_ = level.else_dead ? level.after_then : after_else;
@@ -631,14 +631,15 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
       if (taken) level.stmts.push_back(taken);
     } else {
       flow_ = join(level.after_then, after_else);
-      if (level.cond.ok) level.stmts.push_back(If::make(level.cond.expr, level.then_body, else_body));
+      if (level.cond) level.stmts.push_back(If::make(level.cond, level.then_body, else_body));
     }
-    if (k == 0) {
+    if (k == base) {
       for (Stmt &stmt : level.stmts) out.push_back(std::move(stmt));
     } else {
       // The parent's orelse block: dropped when typed as unreachable code.
       else_body = Block::make(level.reachable ? std::move(level.stmts) : std::vector<Stmt>{});
     }
+    elif_levels_.pop_back();
   }
 }
 

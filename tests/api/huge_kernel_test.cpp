@@ -119,6 +119,33 @@ TEST_F(HugeKernel, AnElifChainAssigningTwoVariablesInALoopKeepsBoth) {
   }
 }
 
+TEST_F(HugeKernel, ElifChainsInsideEveryBranchOfAnElifChainGiveTheirValues) {
+  // The typer holds an outer chain's levels while it types each branch's
+  // own chain above them (and regrows their storage as it does).
+  constexpr int kOuter = 60, kInner = 50;
+  std::string s =
+      "@vectorize(['float64(float64)'])\ndef k(x):\n    a = x // 100.0\n    b = x % 100.0\n"
+      "    y = -1.0\n";
+  for (int i = 0; i < kOuter; ++i) {
+    s += std::string(i == 0 ? "    if" : "    elif") + " a == " + std::to_string(i) + ".0:\n";
+    for (int j = 0; j < kInner; ++j) {
+      s += std::string(j == 0 ? "        if" : "        elif") + " b == " + std::to_string(j) +
+           ".0:\n            y = " + std::to_string(i * 1000 + j) + ".0\n";
+    }
+    s += "        else:\n            y = " + std::to_string(-2 - i) + ".0\n";
+  }
+  s += "    return y\n";
+  std::vector<double> x;
+  for (int v = 0; v < 100 * (kOuter + 1); v += 7) x.push_back(v);
+  const std::vector<double> got = apply(s, x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const int a = static_cast<int>(x[i]) / 100, b = static_cast<int>(x[i]) % 100;
+    const double expected = a >= kOuter ? -1.0 : b < kInner ? a * 1000.0 + b : -2.0 - a;
+    ASSERT_EQ(got[i], expected) << "x = " << x[i];
+  }
+}
+
 TEST_F(HugeKernel, AChainOfTupleAssignmentsInNestedLoopsKeepsBothValues) {
   // The loops unroll into four copies of the chain.
   constexpr int kTupleBranches = 1500;

@@ -147,14 +147,14 @@ TEST(Lexer, StringLiteralsAndEscapes) {
     const SingleToken one = single(c.text);
     const Token &t = *one;
     EXPECT_EQ(t.kind, TokenKind::String) << c.text;
-    EXPECT_EQ(t.str_value, c.value) << c.text;
+    EXPECT_EQ(t.string->value, c.value) << c.text;
   }
 }
 
 TEST(Lexer, StringPrefixesAreRecorded) {
-  EXPECT_TRUE(single("f'x'")->is_fstring);
-  EXPECT_TRUE(single("rb'x'")->is_bytes);
-  EXPECT_FALSE(single("'x'")->is_fstring);
+  EXPECT_TRUE(single("f'x'")->string->is_fstring);
+  EXPECT_TRUE(single("rb'x'")->string->is_bytes);
+  EXPECT_FALSE(single("'x'")->string->is_fstring);
   // `ur` is not a Python prefix: a name followed by a string.
   auto l = lex("ur'x'");
   EXPECT_EQ(kinds(l->tokens), "Name String Newline EndMarker");
@@ -165,8 +165,8 @@ TEST(Lexer, StringContentLocationPointsInsideTheQuotes) {
   const Token &t = l->tokens[2];
   ASSERT_EQ(t.kind, TokenKind::String);
   EXPECT_EQ(t.loc.col, 5);
-  EXPECT_EQ(t.content_loc.col, 9);
-  EXPECT_EQ(t.content_loc.line, 1);
+  EXPECT_EQ(t.string->loc.col, 9);
+  EXPECT_EQ(t.string->loc.line, 1);
 }
 
 TEST(Lexer, UnterminatedStringsAreErrors) {
