@@ -5,6 +5,7 @@
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
@@ -21,12 +22,28 @@ namespace ufjit::codegen {
 
 void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks) {
   callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any ir) {
+    // ufjit emits no indirect calls, which are all CalledValuePropagation
+    // annotates; it still solves a lattice over every instruction of the
+    // module (0.4 s of a 100,000-branch elif chain's 3.3 s optimization).
+    if (pass == "CalledValuePropagationPass") return false;
+    // IPSCCP solves constants over the whole module at once, every part of
+    // a huge function together (1.0 s of those 3.3 s); each function's own
+    // SCCP still runs after the inliner. GlobalOpt walks every function for
+    // the few globals a kernel has (0.45 s). Both grew 14-15x from 10,000
+    // to 100,000 branches where the passes that work a part at a time grew
+    // 11-12x.
+    if (pass == "IPSCCPPass" || pass == "GlobalOptPass") {
+      const llvm::Module *const *m = llvm::any_cast<const llvm::Module *>(&ir);
+      return m == nullptr || !has_huge_function(**m);
+    }
     // InstCombine and ADCE revisit an elif chain's phi of n entries for
     // each of its n blocks (40,000 branches: 2.2 s and 1.0 s of 5.5 s);
     // JumpThreading folds the chain's empty blocks into that phi one at a
     // time (10,000 returns merged in one block: 10 s).
+    // Float2Int walks every float computation of the function for the rare
+    // one it can do in integers (0.2 s of those 3.3 s, 18x per 10x).
     if (pass != "SimplifyCFGPass" && pass != "GVNPass" && pass != "InstCombinePass" && pass != "ADCEPass" &&
-        pass != "JumpThreadingPass") {
+        pass != "JumpThreadingPass" && pass != "Float2IntPass") {
       return true;
     }
     const llvm::Function *const *f = llvm::any_cast<const llvm::Function *>(&ir);
@@ -95,9 +112,9 @@ std::vector<llvm::BasicBlock *> cut_block(llvm::BasicBlock *block, std::size_t e
 /// Blocks times promoted variables that promote_variables may spend.
 constexpr std::size_t kPromotionBudget = std::size_t{8} << 20;
 
-/// Promotes `f`'s promotable stack slots (its variables) to SSA values.
-void promote_variables(llvm::Function &f) {
-  llvm::DominatorTree dt(f);
+/// Promotes `f`'s promotable stack slots (its variables) to SSA values;
+/// `dt` is `f`'s dominator tree (kept: promotion leaves the CFG as it is).
+void promote_variables(llvm::Function &f, llvm::DominatorTree &dt) {
   std::vector<llvm::AllocaInst *> allocas;
   for (llvm::Instruction &inst : f.getEntryBlock()) {
     auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst);
@@ -117,14 +134,29 @@ void promote_variables(llvm::Function &f) {
 /// get a copy of the region's own (localize_inputs).
 constexpr unsigned kManyUses = 16;
 
-/// Gives each region one copy (a freeze, the identity on any defined value)
-/// of every value from outside it that kManyUses or more instructions use,
-/// such as a parameter that every statement or every test of an elif chain
-/// reads, made at the region's first block: CodeExtractor walks all uses of
-/// each input of what it cuts, which over a function cut into n regions
-/// that all read the value is n^2. `region_of(block)` is the first block of
-/// the region holding `block`, null for none; `blocks` lists the regions'
-/// blocks. Phis keep their values.
+/// A region's own copy of `v`, made before `at`: a pointer offset by zero
+/// for a pointer, else a freeze (the identity on any defined value). Not a
+/// freeze of a pointer: alignment inference asks, for each load and store
+/// through one, whether the pointer can be poison, which walks the dominator
+/// tree up from the access (for an elif chain, the depth of the chain): a
+/// 10,000-branch chain's stores through frozen slots took 120 ms of a
+/// 280 ms optimization.
+llvm::Instruction *local_copy(llvm::Value *v, llvm::BasicBlock::iterator at) {
+  if (v->getType()->isPointerTy()) {
+    llvm::Type *byte = llvm::Type::getInt8Ty(v->getContext());
+    llvm::Value *zero = llvm::ConstantInt::get(llvm::Type::getInt64Ty(v->getContext()), 0);
+    return llvm::GetElementPtrInst::Create(byte, v, {zero}, v->getName() + ".local", at);
+  }
+  return new llvm::FreezeInst(v, v->getName() + ".local", at);
+}
+
+/// Gives each region one copy (local_copy) of every value from outside it
+/// that kManyUses or more instructions use, such as a parameter that every
+/// statement or every test of an elif chain reads, made at the region's
+/// first block: CodeExtractor walks all uses of each input of what it cuts,
+/// which over a function cut into n regions that all read the value is n^2. `region_of(block)` is the first
+/// block of the region holding `block`, null for none; `blocks` lists the regions' blocks. Phis keep their
+/// values.
 template <typename RegionOf>
 void localize_inputs(const std::vector<llvm::BasicBlock *> &blocks, RegionOf region_of) {
   llvm::DenseMap<std::pair<llvm::BasicBlock *, llvm::Value *>, llvm::Value *> copy_of;
@@ -146,12 +178,32 @@ void localize_inputs(const std::vector<llvm::BasicBlock *> &blocks, RegionOf reg
           // The value dominates the region's first block: it dominates a
           // use that block dominates, from outside the region.
           llvm::Instruction *at = insert_at.try_emplace(region, &*region->getFirstInsertionPt()).first->second;
-          it->second = new llvm::FreezeInst(v, v->getName() + ".local", at->getIterator());
+          it->second = local_copy(v, at->getIterator());
           copies.insert(it->second);
         }
         use.set(it->second);
       }
     }
+  }
+}
+
+/// Gives each region that uses `slot`, but for `home`'s own, one copy of it
+/// (local_copy) that its uses then take.
+/// DemotePHIToStack stores to a phi's slot in every block that reached the
+/// phi, and that is every region of an elif chain; cutting each region walked
+/// every remaining store (100,000 branches: 80 parts times tens of thousands
+/// of uses, a third of the cutting's time). `region_of` as for
+/// localize_inputs.
+template <typename RegionOf>
+void localize_slot(llvm::AllocaInst *slot, llvm::BasicBlock *home, RegionOf region_of) {
+  llvm::DenseMap<llvm::BasicBlock *, llvm::Value *> copy_in;
+  for (llvm::Use &use : llvm::make_early_inc_range(slot->uses())) {
+    auto *user = llvm::dyn_cast<llvm::Instruction>(use.getUser());
+    llvm::BasicBlock *region = user != nullptr ? region_of(user->getParent()) : nullptr;
+    if (region == nullptr || region == home) continue;
+    llvm::Value *&copy = copy_in[region];
+    if (copy == nullptr) copy = local_copy(slot, region->getFirstInsertionPt());
+    use.set(copy);
   }
 }
 
@@ -170,7 +222,10 @@ void outline_huge_blocks(llvm::Module &module) {
     if (huge.empty()) continue;
     // Values instead of stack slots: what crosses a cut is then a few SSA
     // values, not variables behind pointers the optimizer cannot promote.
-    promote_variables(*f);
+    {
+      llvm::DominatorTree before_cuts(*f);
+      promote_variables(*f, before_cuts);
+    }
     std::vector<llvm::BasicBlock *> pieces;
     for (llvm::BasicBlock *block : huge) {
       std::vector<llvm::BasicBlock *> cut = cut_block(block, kOutlineInstructions);
@@ -378,9 +433,11 @@ void outline_regions_of(llvm::Function &f) {
   // Unreachable blocks (the lowering's dead ends after a return) would be
   // predecessors of a part from outside it.
   llvm::removeUnreachableBlocks(f);
-  promote_variables(f);
   unify_returns(f);
+  // One dominator tree (of 200,000 blocks for a 100,000-branch chain) for
+  // the promotion and the cut.
   llvm::DominatorTree dt(f);
+  promote_variables(f, dt);
   const std::vector<llvm::DomTreeNode *> order = dominator_post_order(dt);
   // Choose the parts' first blocks from the leaves up: a node heads a part
   // once the blocks it dominates, less the parts cut below it, reach
@@ -413,10 +470,11 @@ void outline_regions_of(llvm::Function &f) {
   }
   std::vector<llvm::BasicBlock *> dominated_blocks;
   for (llvm::DomTreeNode *node : order) dominated_blocks.push_back(node->getBlock());
-  localize_inputs(dominated_blocks, [&](llvm::BasicBlock *block) {
+  auto region_of = [&](llvm::BasicBlock *block) -> llvm::BasicBlock * {
     llvm::DomTreeNode *head = owner.lookup(dt.getNode(block));
     return head != nullptr ? head->getBlock() : nullptr;
-  });
+  };
+  localize_inputs(dominated_blocks, region_of);
   // Cut from the leaves up, each part holding the calls of the parts below.
   // A phi after a part goes through a stack slot of the part (or `f`) that
   // holds the phi, which the parts below get as a pointer; a slot of the
@@ -435,6 +493,7 @@ void outline_regions_of(llvm::Function &f) {
       llvm::BasicBlock *at = home != nullptr ? home->getBlock() : &f.getEntryBlock();
       llvm::AllocaInst *slot = llvm::DemotePHIToStack(phi, at->getFirstInsertionPt());
       if (home != nullptr) slots[home].push_back(slot);
+      localize_slot(slot, home != nullptr ? home->getBlock() : nullptr, region_of);
     }
     llvm::CodeExtractor extractor(blocks, nullptr, passes_many_values(blocks, cache), nullptr, nullptr,
                                   nullptr, false, true, nullptr, "part");

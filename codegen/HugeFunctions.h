@@ -65,7 +65,10 @@ inline constexpr const char *kHugeAttribute = "ufjit-huge";
 /// kHugeAttribute.
 bool is_huge_function(const llvm::Function &f);
 
-/// Registers the skipping on `callbacks` (pass them to the PassBuilder).
+/// Registers the skipping on `callbacks` (pass them to the PassBuilder):
+/// the passes above and Float2Int on a huge function, IPSCCP and GlobalOpt
+/// (whole-module passes) on a module that has one, and CalledValuePropagation
+/// everywhere (ufjit emits no indirect calls).
 void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks);
 
 /// Whether a function of `module` is huge (is_huge_function; NVPTX's code

@@ -21,6 +21,8 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/HugeFunctions.h"
@@ -239,8 +241,8 @@ void keep_large_libdevice_functions_out_of_line(llvm::Module &module) {
 /// `} // callseq 7`) with a counter of the whole process, so the same module
 /// gave other PTX text in a later compile. Renumbered from 0 in order of
 /// appearance: the same module, the same PTX.
-std::string renumber_call_sequences(const std::string &ptx) {
-  static const std::string kMark = "// callseq ";
+std::string renumber_call_sequences(std::string_view ptx) {
+  constexpr std::string_view kMark = "// callseq ";
   std::map<std::string, std::string> renamed;
   std::string out;
   out.reserve(ptx.size());
@@ -251,7 +253,7 @@ std::string renumber_call_sequences(const std::string &ptx) {
     while (end < ptx.size() && ptx[end] >= '0' && ptx[end] <= '9') {
       ++end;
     }
-    const std::string number = ptx.substr(digits, end - digits);
+    const std::string number(ptx.substr(digits, end - digits));
     out.append(ptx, at, digits - at);
     if (!number.empty()) {
       out += renamed.emplace(number, std::to_string(renamed.size())).first->second;
@@ -269,7 +271,7 @@ std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
   bool failed = tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
   internal_assert(!failed) << "the NVPTX target cannot emit PTX";
   passes.run(module);
-  return renumber_call_sequences(std::string(text.str()));
+  return renumber_call_sequences(text.str());
 }
 
 }  // namespace
