@@ -233,14 +233,15 @@ def scaling(work):
         rows = []
         for line in text.splitlines():
             parts = line.split()
-            if len(parts) != 7 or ":" not in parts[0]:
+            if len(parts) != 8 or ":" not in parts[0]:
                 continue
             try:
-                fe, lower, opt, codegen, total, ratio = (float(p) for p in parts[1:])
+                fe, lower, cut, opt, codegen, total, ratio = (float(p) for p in parts[1:])
             except ValueError:
                 continue
-            rows.append({"kernel": parts[0], "frontend_ms": fe, "lower_ms": lower, "optimize_ms": opt,
-                         "codegen_ms": codegen, "total_ms": total, "ratio": ratio if ratio > 0 else NAN,
+            rows.append({"kernel": parts[0], "frontend_ms": fe, "lower_ms": lower, "cut_link_ms": cut,
+                         "optimize_ms": opt, "codegen_ms": codegen, "total_ms": total,
+                         "ratio": ratio if ratio > 0 else NAN,
                          "met_12x": check(ratio, "<=", 12.0) if ratio > 0 else None})
         result[shape] = rows
     return result or None
@@ -329,10 +330,11 @@ def cpu_lines(c):
 
 
 def scaling_lines(sc):
-    out = table("kernel", "frontend", "lower", "optimize", "codegen", "total", "ratio", "bar")
+    out = table("kernel", "frontend", "lower", "cut+link", "optimize", "codegen", "total", "ratio", "bar")
     for rows in sc.values():
         for r in rows:
-            ms = [fmt(r[k]) for k in ("frontend_ms", "lower_ms", "optimize_ms", "codegen_ms", "total_ms", "ratio")]
+            ms = [fmt(r[k]) for k in ("frontend_ms", "lower_ms", "cut_link_ms", "optimize_ms", "codegen_ms",
+                                      "total_ms", "ratio")]
             out.append(row(r["kernel"], *ms, verdict(r["met_12x"])))
     return out
 

@@ -74,10 +74,10 @@ class FullRun(unittest.TestCase):
                                 "numba1_wall_cpu": [200.0, 200.0], "numba16_wall_cpu": [15.0, 200.0]}}}))
         write(os.path.join(w, "scaling_statements.txt"),
               "statements to PTX, process CPU ms\n"
-              "kernel                       frontend     lower  optimize   codegen     total   ratio\n"
-              "statements:1000                  10.0       2.0      20.0      20.0      52.0     0.0\n"
-              "statements:10000                100.0      20.0     200.0     200.0     520.0    10.0\n"
-              "statements:100000              1000.0     200.0    3000.0    2000.0    6240.0    12.5\n")
+              "kernel                frontend     lower  cut+link  optimize   codegen     total   ratio\n"
+              "statements:1000           10.0       2.0       1.0      20.0      20.0      53.0     0.0\n"
+              "statements:10000         100.0      20.0      10.0     200.0     200.0     530.0    10.0\n"
+              "statements:100000       1000.0     200.0     400.0    3000.0    2000.0    6600.0    12.5\n")
         write(os.path.join(w, "steps.tsv"), "per_call\t0\t9\t45\nscaling_elif_assign\t124\t45\t45\n")
         write(os.path.join(w, "env.txt"), "NVIDIA H100 80GB HBM3, 580.159.04\n")
         cls.proc, cls.md, cls.js = run(w)
@@ -136,6 +136,7 @@ class FullRun(unittest.TestCase):
     def test_scaling_ratio_bar(self):
         rows = self.res["scaling"]["statements"]
         self.assertEqual([r["met_12x"] for r in rows], [None, True, False])
+        self.assertEqual(rows[2]["cut_link_ms"], 400.0)
 
     def test_markdown_names_live_reference_and_step_status(self):
         self.assertIn("measured live in this run", self.text)
