@@ -341,9 +341,8 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
   for (const auto &named : ms.functions) blocks += named.second->size();
   // Counting instructions walks every one: only when the blocks are few.
   std::size_t instructions = 0;
-  for (const auto &named : ms.functions) {
-    if (blocks > kMaxInlinedBlocks) break;
-    instructions += named.second->getInstructionCount();
+  if (blocks <= kMaxInlinedBlocks) {
+    for (const auto &named : ms.functions) instructions += named.second->getInstructionCount();
   }
   if (blocks > kMaxInlinedBlocks || instructions > kMaxInlinedInstructions) {
     entry->removeFnAttr(llvm::Attribute::AlwaysInline);

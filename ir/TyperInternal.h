@@ -212,10 +212,6 @@ class BodyTyper {
     Stmt then_body;
     std::vector<Stmt> stmts;  // its condition's statements, then its If
   };
-  /// The levels of the elif chains being typed, innermost chain last. Kept
-  /// between chains and passes: a chain of 100,000 branches made a fresh
-  /// vector of 35 MB per pass, faulting in its pages each time.
-  std::vector<ElifLevel> elif_levels_;
   void while_stmt(const ast::While &s, std::vector<Stmt> &out);
   void for_stmt(const ast::For &s, std::vector<Stmt> &out);
   /// A `for` or `while` with an `else:` block (run when no break ended the loop).
@@ -414,6 +410,10 @@ class BodyTyper {
   Flow flow_;
   std::vector<Flow> break_flows_;
   Flow last_breaks_;  // the joined flows at the breaks of the loop just typed
+  /// The levels of the elif chains being typed, innermost chain last. Kept
+  /// between chains and passes: a chain of 100,000 branches made a fresh
+  /// vector of 35 MB per pass, faulting in its pages each time.
+  std::vector<ElifLevel> elif_levels_;
   /// Loop depth -> the bool temp that the breaks of that loop set (loops with `else:`).
   std::map<int, std::string> else_flags_;
   int loop_depth_ = 0;
