@@ -109,9 +109,20 @@ def per_call(work):
             "numba_tiny_us": num(ref.get(name, {}), "numba_tiny_us"),
             "cupy_tiny_us": num(ref.get(name, {}), "cupy_tiny_us"),
         }
-        row["sync_over_floor_us"] = row["sync_new_us"] - floor
-        row["out_over_floor_us"] = row["sync_out_us"] - floor
-        row["async_over_launch_us"] = row["async_host_us"] - launch
+        paired = k.get("paired")
+        if isinstance(paired, dict):
+            # Each figure against the floors taken in the same rounds (bench_per_call.h):
+            # the median over the rounds of the round's difference.
+            row["rounds"] = paired.get("rounds")
+            row["floor_sync_us"] = num(paired, "floor_sync_us")
+            row["sync_over_floor_us"] = num(paired, "sync_over_floor_us")
+            row["out_over_floor_us"] = num(paired, "out_over_floor_us")
+            row["async_over_launch_us"] = num(paired, "async_over_launch_us")
+        else:  # older files: every figure against the lease's smaller floor
+            row["floor_sync_us"] = floor
+            row["sync_over_floor_us"] = row["sync_new_us"] - floor
+            row["out_over_floor_us"] = row["sync_out_us"] - floor
+            row["async_over_launch_us"] = row["async_host_us"] - launch
         row["met_sync"] = check(row["sync_over_floor_us"], "<=", 1.0)
         row["met_out"] = check(row["out_over_floor_us"], "<=", 0.5)
         row["met_async"] = check(row["async_over_launch_us"], "<=", 0.5)
@@ -121,7 +132,12 @@ def per_call(work):
         # the GPU's work of this call; what is left over it is ufjit's host path.
         bare = num(k, "bare_kernel_sync_us")
         row["bare_kernel_sync_us"] = bare if bare > 0 else NAN  # 0: it could not be run
-        row["out_over_bare_kernel_us"] = row["sync_out_us"] - row["bare_kernel_sync_us"]
+        if isinstance(paired, dict) and bare > 0:
+            row["bare_kernel_over_floor_us"] = num(paired, "bare_kernel_over_floor_us")
+            row["out_over_bare_kernel_us"] = num(paired, "out_over_bare_kernel_us")
+        else:
+            row["bare_kernel_over_floor_us"] = row["bare_kernel_sync_us"] - row["floor_sync_us"]
+            row["out_over_bare_kernel_us"] = row["sync_out_us"] - row["bare_kernel_sync_us"]
         rows.append(row)
     return {"floor_launch_sync_us": floor, "launch_host_us": launch, "elementwise_sync_us": elementwise,
             "elementwise_launch_host_us": elementwise_launch,
@@ -274,16 +290,21 @@ def per_call_lines(pc):
            f"int64 add (two loads, a store, four parameters) through the bare driver: launch + sync "
            f"{fmt(pc.get('elementwise_sync_us'), 2)} us, its cuLaunchKernel "
            f"{fmt(pc.get('elementwise_launch_host_us'), 2)} us. Numba and CuPy: {reference(pc)}.", ""]
-    out += table("kernel", "sync", "into out", "async host", "sync - floor", "out - floor", "async - launch",
-                 "out - hand-written add", "async - its launch", "out, operands prebuilt", "async host, prebuilt",
-                 "own kernel bare + sync", "out - own kernel bare", "Numba sync", "CuPy sync",
-                 "bar (sync/out/async)")
+    rounds = [r["rounds"] for r in pc["rows"] if r.get("rounds")]
+    if rounds:
+        out += [f"Each kernel's figures and the empty launch (+ sync, and alone on a blocking stream) were taken "
+                f"in {rounds[0]} rounds, in a shuffled order each round; the differences are the median over the "
+                f"rounds of each round's difference (`floor` is that kernel's own, the median of its rounds).", ""]
+    out += table("kernel", "floor", "sync", "into out", "async host", "sync - floor", "out - floor",
+                 "async - launch", "out - hand-written add", "async - its launch", "out, operands prebuilt",
+                 "async host, prebuilt", "own kernel bare + sync", "own kernel - floor", "out - own kernel bare",
+                 "Numba sync", "CuPy sync", "bar (sync/out/async)")
     for r in pc["rows"]:
-        us = [fmt(r.get(k), 2) for k in ("sync_new_us", "sync_out_us", "async_host_us", "sync_over_floor_us",
-                                          "out_over_floor_us", "async_over_launch_us", "out_over_elementwise_us",
-                                          "async_over_elementwise_launch_us", "out_prebuilt_us",
-                                          "async_prebuilt_host_us", "bare_kernel_sync_us",
-                                          "out_over_bare_kernel_us")]
+        us = [fmt(r.get(k), 2) for k in ("floor_sync_us", "sync_new_us", "sync_out_us", "async_host_us",
+                                          "sync_over_floor_us", "out_over_floor_us", "async_over_launch_us",
+                                          "out_over_elementwise_us", "async_over_elementwise_launch_us",
+                                          "out_prebuilt_us", "async_prebuilt_host_us", "bare_kernel_sync_us",
+                                          "bare_kernel_over_floor_us", "out_over_bare_kernel_us")]
         bars = " / ".join(verdict(r[k]) for k in ("met_sync", "met_out", "met_async"))
         out.append(row(r["kernel"], *us, fmt(r["numba_tiny_us"]), fmt(r["cupy_tiny_us"]), bars))
     return out

@@ -140,6 +140,10 @@ std::function<void()> call_of(const std::string &mode, const Ufunc &f, const std
   std::exit(2);
 }
 
+/// An empty kernel: the floor of every launch.
+constexpr char kEmptyPtx[] =
+    ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty(.param .u64 p)\n{\n ret;\n}\n";
+
 }  // namespace
 
 std::vector<Array> host_inputs(const BenchKernel &k, int64_t n) {
@@ -192,8 +196,6 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
   const auto sync = driver.sync;
   const auto create = driver.create;
   const auto destroy = driver.destroy;
-  static const char kEmptyPtx[] =
-      ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty(.param .u64 p)\n{\n ret;\n}\n";
   CUmodule module = nullptr;
   CUfunction fn = nullptr;
   if (load(&module, kEmptyPtx) != CUDA_SUCCESS || get_function(&fn, module, "empty") != CUDA_SUCCESS) {
@@ -269,44 +271,106 @@ std::string contiguous_entry(const std::string &ptx) {
   return "";
 }
 
-/// PerCallRow::bare_kernel_sync_us: the kernel's entry takes (n, inputs...,
-/// out), all 64-bit; anything else is not measured.
-double bare_kernel_sync_us(const BenchKernel &kernel, const std::vector<Array> &in, const Array &out,
-                           int reps) {
+/// A kernel loaded through the bare driver and launched on one block of 32
+/// threads with fixed parameters; unloaded when destroyed. `ok()` is false
+/// when it could not be loaded (the figures that need it read 0).
+class BareKernel {
+ public:
+  BareKernel(const BareDriver &driver, const std::string &ptx, const std::string &entry,
+             std::vector<uint64_t> args)
+      : driver_(driver), args_(std::move(args)) {
+    if (!driver_.ok || entry.empty() || driver_.load(&module_, ptx.c_str()) != CUDA_SUCCESS) {
+      module_ = nullptr;
+      return;
+    }
+    if (driver_.get_function(&fn_, module_, entry.c_str()) != CUDA_SUCCESS) {
+      fn_ = nullptr;
+    }
+    for (uint64_t &arg : args_) {
+      params_.push_back(&arg);
+    }
+  }
+  ~BareKernel() {
+    if (module_ != nullptr) {
+      driver_.unload(module_);
+    }
+  }
+  BareKernel(const BareKernel &) = delete;
+  BareKernel &operator=(const BareKernel &) = delete;
+
+  bool ok() const { return fn_ != nullptr; }
+  void launch(CUstream stream) { driver_.launch(fn_, 1, 1, 1, 32, 1, 1, 0, stream, params_.data(), nullptr); }
+  void sync(CUstream stream) const { driver_.sync(stream); }
+
+ private:
+  const BareDriver &driver_;
+  CUmodule module_ = nullptr;
+  CUfunction fn_ = nullptr;
+  std::vector<uint64_t> args_;
+  std::vector<void *> params_;
+};
+
+/// ufjit's own contiguous kernel for `kernel` (PerCallRow::bare_kernel_sync_us)
+/// with its parameters (n, inputs..., out), all 64-bit; the entry is left
+/// empty (the kernel not loaded) when the entry takes anything else.
+std::pair<std::string, std::string> own_kernel_ptx(const BenchKernel &kernel, std::size_t params) {
   CompileRequest request;
   request.source = kernel.source;
   const CompileResult compiled = compile(request);
   const std::string entry = compiled.ok ? contiguous_entry(compiled.output) : "";
-  const BareDriver driver = bare_driver();
-  CUmodule module = nullptr;
-  CUfunction fn = nullptr;
-  if (entry.empty() || !driver.ok || driver.load(&module, compiled.output.c_str()) != CUDA_SUCCESS) {
-    return 0;
-  }
-  std::vector<uint64_t> args{1};
-  for (const Array &a : in) {
-    args.push_back(reinterpret_cast<uint64_t>(a.data()));
-  }
-  args.push_back(reinterpret_cast<uint64_t>(out.data()));
-  std::vector<void *> params;
-  for (uint64_t &arg : args) {
-    params.push_back(&arg);
+  if (entry.empty()) {
+    return {"", ""};
   }
   const std::string params_of_entry = compiled.output.substr(compiled.output.find(entry + "("));
   const std::size_t declared = static_cast<std::size_t>(
       std::count(params_of_entry.begin(),
                  params_of_entry.begin() + static_cast<std::ptrdiff_t>(params_of_entry.find(')')), ','));
-  double us = 0;
-  if (declared + 1 == args.size() && driver.get_function(&fn, module, entry.c_str()) == CUDA_SUCCESS) {
-    us = median_us(
-        [&] {
-          driver.launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params.data(), nullptr);
-          driver.sync(nullptr);
-        },
-        reps);
+  return {compiled.output, declared + 1 == params ? entry : ""};
+}
+
+/// One figure of a kernel's rounds: a call timed alone, kBatch times a round.
+struct Figure {
+  explicit Figure(std::function<void()> timed, std::function<void()> untimed = {})
+      : call(std::move(timed)), settle(std::move(untimed)) {}
+  std::function<void()> call;
+  std::function<void()> settle;  // async figures: untimed, after every 50 calls and after the batch
+  std::vector<double> medians;   // one per round
+  bool measured = true;          // false: not available (its figures read 0)
+};
+
+constexpr int kBatch = 100;
+
+void time_batch(Figure &figure, int calls) {
+  std::vector<double> times;
+  times.reserve(static_cast<std::size_t>(calls));
+  for (int i = 0; i < calls; ++i) {
+    const Clock::time_point t0 = Clock::now();
+    figure.call();
+    times.push_back(us_between(t0, Clock::now()));
+    if (figure.settle && (i + 1) % 50 == 0) {
+      figure.settle();
+    }
   }
-  driver.unload(module);
-  return us;
+  if (figure.settle) {
+    figure.settle();
+  }
+  figure.medians.push_back(median(std::move(times)));
+}
+
+double round_median(const Figure &figure) {
+  return figure.measured ? median(figure.medians) : 0.0;
+}
+
+/// The median over the rounds of `a`'s round median minus `b`'s.
+double paired_difference(const Figure &a, const Figure &b) {
+  if (!a.measured || !b.measured) {
+    return 0.0;
+  }
+  std::vector<double> differences;
+  for (std::size_t r = 0; r < a.medians.size(); ++r) {
+    differences.push_back(a.medians[r] - b.medians[r]);
+  }
+  return median(std::move(differences));
 }
 
 }  // namespace
@@ -318,14 +382,76 @@ PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps) {
   const std::vector<Array> in = device_inputs(rt, kernel);
   const Array result = rt.device_empty(kernel.dtype, {1});
   Stream stream = rt.stream();
+  const BareDriver driver = bare_driver();
+  CUstream blocking = nullptr;
+  if (driver.ok && driver.create(&blocking, CU_STREAM_DEFAULT) != CUDA_SUCCESS) {
+    blocking = nullptr;
+  }
+  BareKernel empty(driver, kEmptyPtx, "empty", {0});
+  std::vector<uint64_t> own_args{1};
+  for (const Array &a : in) {
+    own_args.push_back(reinterpret_cast<uint64_t>(a.data()));
+  }
+  own_args.push_back(reinterpret_cast<uint64_t>(result.data()));
+  const auto [own_ptx, own_entry] = own_kernel_ptx(kernel, own_args.size());
+  BareKernel own(driver, own_ptx, own_entry, own_args);
+
   auto settle = [&] { stream.synchronize(); };
-  row.sync_new_us = median_us(call_of("sync", f, in, result, stream), reps);
-  row.sync_out_us = median_us(call_of("out", f, in, result, stream), reps);
-  row.async_host_us = median_us(call_of("async", f, in, result, stream), reps, 200, 50, settle);
-  row.async_new_host_us = median_us(call_of("async_new", f, in, result, stream), reps, 200, 50, settle);
-  row.out_prebuilt_us = median_us(call_of("out_prebuilt", f, in, result, stream), reps);
-  row.async_prebuilt_host_us = median_us(call_of("async_prebuilt", f, in, result, stream), reps, 200, 50, settle);
-  row.bare_kernel_sync_us = bare_kernel_sync_us(kernel, in, result, reps);
+  Figure floor_sync{[&] {
+    empty.launch(nullptr);
+    empty.sync(nullptr);
+  }};
+  floor_sync.measured = empty.ok();
+  Figure floor_launch{[&] { empty.launch(blocking); }, [&] { empty.sync(blocking); }};
+  floor_launch.measured = empty.ok() && blocking != nullptr;
+  Figure sync_new{call_of("sync", f, in, result, stream)};
+  Figure sync_out{call_of("out", f, in, result, stream)};
+  Figure async_host{call_of("async", f, in, result, stream), settle};
+  Figure async_new{call_of("async_new", f, in, result, stream), settle};
+  Figure out_prebuilt{call_of("out_prebuilt", f, in, result, stream)};
+  Figure async_prebuilt{call_of("async_prebuilt", f, in, result, stream), settle};
+  Figure own_sync{[&] {
+    own.launch(nullptr);
+    own.sync(nullptr);
+  }};
+  own_sync.measured = own.ok();
+  const std::vector<Figure *> figures{&floor_sync, &floor_launch, &sync_new,       &sync_out, &async_host,
+                                      &async_new,  &out_prebuilt, &async_prebuilt, &own_sync};
+  std::vector<Figure *> measured;
+  for (Figure *figure : figures) {
+    if (figure->measured) {
+      measured.push_back(figure);
+    }
+  }
+  for (Figure *figure : measured) {  // warm-up: the plan, the tier-up, the driver's caches
+    time_batch(*figure, 200);
+    figure->medians.clear();
+  }
+  row.rounds = std::max(1, reps / kBatch);
+  std::mt19937 order(static_cast<unsigned>(kernel.name.size()));
+  for (int round = 0; round < row.rounds; ++round) {
+    std::shuffle(measured.begin(), measured.end(), order);  // no figure always follows another
+    for (Figure *figure : measured) {
+      time_batch(*figure, kBatch);
+    }
+  }
+  if (blocking != nullptr) {
+    driver.destroy(blocking);
+  }
+  row.sync_new_us = round_median(sync_new);
+  row.sync_out_us = round_median(sync_out);
+  row.async_host_us = round_median(async_host);
+  row.async_new_host_us = round_median(async_new);
+  row.out_prebuilt_us = round_median(out_prebuilt);
+  row.async_prebuilt_host_us = round_median(async_prebuilt);
+  row.bare_kernel_sync_us = round_median(own_sync);
+  row.floor_sync_us = round_median(floor_sync);
+  row.floor_launch_stream_us = round_median(floor_launch);
+  row.sync_over_floor_us = paired_difference(sync_new, floor_sync);
+  row.out_over_floor_us = paired_difference(sync_out, floor_sync);
+  row.async_over_launch_us = paired_difference(async_host, floor_launch);
+  row.bare_kernel_over_floor_us = paired_difference(own_sync, floor_sync);
+  row.out_over_bare_kernel_us = paired_difference(sync_out, own_sync);
   return row;
 }
 
@@ -350,12 +476,9 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
               "(after: %.2f), cuLaunchKernel on a blocking stream %.2f us (after: %.2f)\n",
               floors.elementwise_sync_us, after.elementwise_sync_us, floors.elementwise_host_stream_us,
               after.elementwise_host_stream_us);
-  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %13s %11s %10s\n", "kernel", "sync_us", "out_us",
-              "async_host", "async_new_host", "out_prebuilt", "async_prebuilt", "sync-floor", "out-floor",
-              "async-launch", "bare_kernel", "out-bare");
-  const double floor_us = std::min(floors.launch_sync_us, after.launch_sync_us);
-  // f.async launches on a blocking stream: compared with a bare launch there.
-  const double launch_us = std::min(floors.launch_host_stream_us, after.launch_host_stream_us);
+  std::printf("%-11s %9s %9s %11s %14s %11s %14s %11s %11s %11s %13s %11s %10s\n", "kernel", "sync_us",
+              "out_us", "async_host", "async_new_host", "out_prebuilt", "async_prebuilt", "bare_kernel",
+              "sync-floor", "out-floor", "async-launch", "bare-floor", "out-bare");
   std::ostringstream json;
   json << "{\n \"tool\": \"ufjit\",\n \"version\": \"" << version() << "\",\n \"reps\": " << reps
        << ",\n \"floors_us\": {\"launch_sync\": " << floors.launch_sync_us
@@ -369,17 +492,25 @@ int run_per_call(const std::string &json_path, int reps, const std::string &only
        << ", \"elementwise_host_stream_after\": " << after.elementwise_host_stream_us << "},\n \"kernels\": {";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const PerCallRow &r = rows[i];
-    std::printf("%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %+11.2f %+11.2f %+13.2f %11.2f %+10.2f\n",
-                r.kernel.c_str(), r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us,
-                r.out_prebuilt_us, r.async_prebuilt_host_us, r.sync_new_us - floor_us,
-                r.sync_out_us - floor_us, r.async_host_us - launch_us, r.bare_kernel_sync_us,
-                r.sync_out_us - r.bare_kernel_sync_us);
+    // The differences are paired: each against the floor of the same rounds.
+    std::printf(
+        "%-11s %9.2f %9.2f %11.2f %14.2f %11.2f %14.2f %11.2f %+11.2f %+11.2f %+13.2f %+11.2f %+10.2f\n",
+        r.kernel.c_str(), r.sync_new_us, r.sync_out_us, r.async_host_us, r.async_new_host_us,
+        r.out_prebuilt_us, r.async_prebuilt_host_us, r.bare_kernel_sync_us, r.sync_over_floor_us,
+        r.out_over_floor_us, r.async_over_launch_us, r.bare_kernel_over_floor_us, r.out_over_bare_kernel_us);
     json << (i ? "," : "") << "\n  \"" << r.kernel << "\": {\"sync_new_us\": " << r.sync_new_us
          << ", \"sync_out_us\": " << r.sync_out_us << ", \"async_host_us\": " << r.async_host_us
          << ", \"async_new_host_us\": " << r.async_new_host_us
          << ", \"out_prebuilt_us\": " << r.out_prebuilt_us
          << ", \"async_prebuilt_host_us\": " << r.async_prebuilt_host_us
-         << ", \"bare_kernel_sync_us\": " << r.bare_kernel_sync_us << "}";
+         << ", \"bare_kernel_sync_us\": " << r.bare_kernel_sync_us
+         << ",\n   \"paired\": {\"rounds\": " << r.rounds << ", \"floor_sync_us\": " << r.floor_sync_us
+         << ", \"floor_launch_stream_us\": " << r.floor_launch_stream_us
+         << ", \"sync_over_floor_us\": " << r.sync_over_floor_us
+         << ", \"out_over_floor_us\": " << r.out_over_floor_us
+         << ", \"async_over_launch_us\": " << r.async_over_launch_us
+         << ", \"bare_kernel_over_floor_us\": " << r.bare_kernel_over_floor_us
+         << ", \"out_over_bare_kernel_us\": " << r.out_over_bare_kernel_us << "}}";
   }
   json << "\n }\n}\n";
   std::fflush(stdout);

@@ -39,13 +39,29 @@ struct PerCallRow {
   // arrays, one block of 32 threads, + cuStreamSynchronize: the GPU's work
   // of the call without ufjit's host code. 0 when it could not be run.
   double bare_kernel_sync_us = 0;
+
+  // The driver's floors taken in this kernel's rounds (see measure_per_call)
+  // and each figure's difference from its floor: the median over the rounds
+  // of the round's difference. The bar of issue 13 item 1 reads these.
+  int rounds = 0;
+  double floor_sync_us = 0;           // empty launch + sync (DriverFloors::launch_sync_us)
+  double floor_launch_stream_us = 0;  // bare cuLaunchKernel on a blocking stream
+  double sync_over_floor_us = 0;
+  double out_over_floor_us = 0;
+  double async_over_launch_us = 0;
+  double bare_kernel_over_floor_us = 0;  // the GPU's own work of the call (0 when not run)
+  double out_over_bare_kernel_us = 0;    // ufjit's host path of a call into out (0 when not run)
 };
 
 /// Measures the floors (`reps` timed calls each). The Runtime's context must
 /// exist (it is made current on this thread).
 DriverFloors measure_driver_floors(Runtime &rt, int reps);
 
-/// Measures one kernel on 1-element device arrays (`reps` timed calls per figure).
+/// Measures one kernel on 1-element device arrays, `reps` timed calls per
+/// figure, in rounds: each round takes every figure and the floors in a
+/// shuffled order, kBatch calls each. The host's speed drifts by up to a
+/// microsecond a call within one lease; a figure and its floor taken
+/// milliseconds apart see the same drift, so their difference does not.
 PerCallRow measure_per_call(Runtime &rt, const BenchKernel &kernel, int reps);
 
 /// `bench_gpu --per-call`: the floors and every seed kernel's row, printed as

@@ -45,6 +45,14 @@ class FullRun(unittest.TestCase):
                 # the bare launch of its own kernel could not be run (0): no figure
                 "sincos_f32": {"sync_new_us": 9.5, "sync_out_us": 8.3, "async_host_us": 3.7, "async_new_host_us": 4.0,
                                "bare_kernel_sync_us": 0},
+                # Paired rounds: the verdicts read the differences from the floors of the same
+                # rounds, not the absolute figures against the lease's floor (9.6 - 8.0 = 1.6).
+                "gauss_f32": {"sync_new_us": 9.6, "sync_out_us": 9.3, "async_host_us": 3.9, "async_new_host_us": 4.1,
+                              "bare_kernel_sync_us": 9.1,
+                              "paired": {"rounds": 30, "floor_sync_us": 8.7, "floor_launch_stream_us": 3.5,
+                                         "sync_over_floor_us": 0.8, "out_over_floor_us": 0.55,
+                                         "async_over_launch_us": 0.3, "bare_kernel_over_floor_us": 0.45,
+                                         "out_over_bare_kernel_us": 0.15}},
             }}))
         write(os.path.join(w, "bench_ufjit.json"), json.dumps({
             "d2d_copy_GBps_rw": 3000.0,
@@ -104,6 +112,16 @@ class FullRun(unittest.TestCase):
         self.assertAlmostEqual(rows["add_i64"]["out_over_bare_kernel_us"], 0.4)
         self.assertIsNone(rows["sincos_f32"]["out_over_bare_kernel_us"])  # NaN, written as null
 
+    def test_per_call_verdicts_read_paired_differences_when_the_rounds_were_paired(self):
+        rows = {r["kernel"]: r for r in self.res["per_call"]["rows"]}
+        gauss = rows["gauss_f32"]
+        self.assertEqual([gauss[k] for k in ("met_sync", "met_out", "met_async")], [True, False, True])
+        self.assertEqual((gauss["floor_sync_us"], gauss["rounds"]), (8.7, 30))
+        self.assertAlmostEqual(gauss["out_over_bare_kernel_us"], 0.15)
+        self.assertAlmostEqual(gauss["bare_kernel_over_floor_us"], 0.45)
+        with open(self.md) as f:
+            self.assertIn("in 30 rounds", f.read())
+
     def test_throughput_against_each_runs_own_copy_bandwidth(self):
         rows = {r["kernel"]: r for r in self.res["throughput"]["rows"]}
         self.assertAlmostEqual(rows["add_i64"]["strict_pct_copy"], 101.0)
@@ -142,7 +160,7 @@ class FullRun(unittest.TestCase):
         self.assertIn("measured live in this run", self.text)
         self.assertIn("| scaling_elif_assign | 124 | 45 | 45 |", self.text)
         # out - the hand-written add's floor (the smaller of before and after): 8.6 - 8.3; async: 3.4 - 3.2
-        self.assertIn("| add_i64 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 | 0.30 | 0.20 | 8.45 | 3.25 |", self.text)
+        self.assertIn("| add_i64 | 8.00 | 8.90 | 8.60 | 3.40 | 0.90 | 0.60 | 0.40 | 0.30 | 0.20 | 8.45 | 3.25 |", self.text)
 
 
 class PartialRun(unittest.TestCase):
