@@ -142,7 +142,7 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMath
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   llvm::PassInstrumentationCallbacks instrumentation;
-  skip_quadratic_passes_on_huge_functions(instrumentation);
+  skip_passes_that_scale_badly(instrumentation);
   llvm::PassBuilder builder(&tm, tuning, std::nullopt, &instrumentation);
   llvm::Triple triple(module.getTargetTriple());
   llvm::TargetLibraryInfoImpl library_info(triple);

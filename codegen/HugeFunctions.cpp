@@ -20,7 +20,7 @@
 
 namespace ufjit::codegen {
 
-void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks) {
+void skip_passes_that_scale_badly(llvm::PassInstrumentationCallbacks &callbacks) {
   callbacks.registerShouldRunOptionalPassCallback([](llvm::StringRef pass, llvm::Any ir) {
     // ufjit emits no indirect calls, which are all CalledValuePropagation
     // annotates; it still solves a lattice over every instruction of the

@@ -69,7 +69,7 @@ bool is_huge_function(const llvm::Function &f);
 /// the passes above and Float2Int on a huge function, IPSCCP and GlobalOpt
 /// (whole-module passes) on a module that has one, and CalledValuePropagation
 /// everywhere (ufjit emits no indirect calls).
-void skip_quadratic_passes_on_huge_functions(llvm::PassInstrumentationCallbacks &callbacks);
+void skip_passes_that_scale_badly(llvm::PassInstrumentationCallbacks &callbacks);
 
 /// Whether a function of `module` is huge (is_huge_function; NVPTX's code
 /// generator runs GVN too, at CodeGenOptLevel::Aggressive).

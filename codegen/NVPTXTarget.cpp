@@ -156,7 +156,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   // The PassBuilder asks the target machine for its callbacks: on NVPTX they
   // add NVVMReflect (resolving libdevice's __nvvm_reflect) at pipeline start.
   llvm::PassInstrumentationCallbacks instrumentation;
-  skip_quadratic_passes_on_huge_functions(instrumentation);
+  skip_passes_that_scale_badly(instrumentation);
   if (llvm::TimePassesIsEnabled) {
     // -time-passes (bench_compile --time_passes): one handler for the process,
     // so that its report sums every compile (single-threaded use only).
