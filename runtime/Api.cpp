@@ -249,13 +249,29 @@ std::vector<std::string> Ufunc::signatures() const {
 
 namespace {
 
+/// A call whose structure is the last call's (CallPlan.h) runs through its
+/// plan before anything else: a plan exists only for fixed signatures, which
+/// need no binding. True when it ran (`result`: the new output, empty with
+/// out(...)). On false, run_call tries the plan once more, which costs a
+/// failed match on a path thousands of times longer.
+bool run_through_plan(UfuncState &state, TargetKind target, std::span<const Operand> operands,
+                      StreamImpl *stream, Array &result) {
+  runtime::LastCallPlan *plan = state.plan();
+  return plan != nullptr && plan->run(state.core->backend(target), operands, stream, result);
+}
+
 /// A synchronous call of an elementwise ufunc on `target`: its result,
 /// empty with out(...).
 Array run_elementwise(UfuncState &state, TargetKind target, std::span<const Operand> operands) {
+  Array result;
+  if (run_through_plan(state, target, operands, nullptr, result)) {
+    return result;
+  }
   BoundCall bound;
   bind_call(state, target, operands, false, bound);
   runtime::Backend &backend = state.core->backend(target);
-  Array result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr, state.plan());
+  result = runtime::run_call(*state.core, backend, state.name, *bound.signatures, bound.use, nullptr,
+                             state.plan());
   if (!bound.keep.empty()) {
     backend.synchronize();  // the kernel read the copies in `keep`
   }
@@ -375,6 +391,10 @@ void Ufunc::call_async_operands(Stream &stream, std::span<const Operand> operand
   }
   if (stream.impl() == nullptr) {
     throw InputError("call_async: the stream is empty (moved from or default-constructed)");
+  }
+  Array unused;  // an async call's new output is not returned (f.async: out(...) keeps it)
+  if (run_through_plan(*state_, TargetKind::Cuda, operands, stream.impl(), unused)) {
+    return;
   }
   BoundCall bound;
   bind_call(*state_, TargetKind::Cuda, operands, true, bound);

@@ -48,8 +48,8 @@ bool LastCallPlan::pointers_pass(std::span<const Operand> operands) const {
 }
 
 bool LastCallPlan::run(Backend &backend, std::span<const Operand> operands, StreamImpl *stream, Array &result) {
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock() || !matches(operands, stream, backend) || !pointers_pass(operands)) {
+  const Claim claim(busy_);
+  if (!claim.owned() || !matches(operands, stream, backend) || !pointers_pass(operands)) {
     return false;
   }
   std::size_t input = 0;
@@ -91,8 +91,8 @@ void LastCallPlan::record(std::span<const Operand> operands, const PreparedCall 
   if (input != call.inputs.size()) {
     return;
   }
-  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock()) {
+  const Claim claim(busy_);
+  if (!claim.owned()) {
     return;
   }
   keys_.resize(operands.size());

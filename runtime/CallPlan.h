@@ -18,7 +18,7 @@
 // run_call's must_stage, on the byte extents recorded with the plan.
 #pragma once
 
-#include <mutex>
+#include <atomic>
 #include <span>
 #include <vector>
 
@@ -68,7 +68,25 @@ class LastCallPlan {
   bool matches(std::span<const Operand> operands, StreamImpl *stream, const Backend &backend) const;
   bool pointers_pass(std::span<const Operand> operands) const;
 
-  std::mutex mutex_;  // try_lock only: a call never waits for another's plan
+  /// Held by the one call that reads or writes the plan; never waited for:
+  /// a call that finds it held takes the full path (a flag, not a mutex:
+  /// taking it is a few instructions of every call).
+  class Claim {
+   public:
+    explicit Claim(std::atomic<bool> &busy)
+        : busy_(busy), owned_(!busy.exchange(true, std::memory_order_acquire)) {}
+    ~Claim() {
+      if (owned_) busy_.store(false, std::memory_order_release);
+    }
+    Claim(const Claim &) = delete;
+    Claim &operator=(const Claim &) = delete;
+    bool owned() const { return owned_; }
+
+   private:
+    std::atomic<bool> &busy_;
+    bool owned_;
+  };
+  std::atomic<bool> busy_{false};
   bool valid_ = false;
   const Backend *backend_ = nullptr;
   bool async_ = false;

@@ -461,3 +461,27 @@ TEST_F(CallTest, ScalarsPastTheThirtySecondOfSixtyThreeInputsAreTheirOwnParamete
     EXPECT_EQ(got[j], expected) << "element " << j;
   }
 }
+
+// A call with the structure of the last one runs through its plan before the
+// call is bound (runtime/CallPlan.h): each call still reads its own data,
+// and a call that differs, or whose pointers fail a check, gets the full
+// path's error.
+TEST_F(CallTest, RepeatedCallsOfOneStructureReadTheirOwnDataAndADifferentCallStillFails) {
+  Array a = iota(DType::Float64, {4});
+  Array b = iota(DType::Float64, {4});
+  Array o = Array::host(DType::Float64, {4});
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t i = 0; i < 4; ++i) {
+      a.host_data<double>()[i] = static_cast<double>(round * 10 + i);
+    }
+    expect_combine(combine_(a, b), a.view(), b.view(), {4});
+    combine_(a, b, ufjit::out(o));
+    expect_combine(o, a.view(), b.view(), {4});
+  }
+  EXPECT_THROW(combine_(a), ufjit::DispatchError);
+  ArrayView null_data{nullptr, DType::Float64, {4}, {8}};
+  EXPECT_THROW(combine_(null_data, b), ufjit::InputError);
+  Array narrow = iota(DType::Float64, {3});
+  EXPECT_THROW(combine_(a, b, ufjit::out(narrow)), ufjit::ShapeError);
+  expect_combine(combine_(b, a), b.view(), a.view(), {4});
+}
