@@ -252,8 +252,7 @@ namespace {
 /// A call whose structure is the last call's (CallPlan.h) runs through its
 /// plan before anything else: a plan exists only for fixed signatures, which
 /// need no binding. True when it ran (`result`: the new output, empty with
-/// out(...)). On false, run_call tries the plan once more, which costs a
-/// failed match on a path thousands of times longer.
+/// out(...)); on false, run_call takes the full path and records the plan.
 bool run_through_plan(UfuncState &state, TargetKind target, std::span<const Operand> operands,
                       StreamImpl *stream, Array &result) {
   runtime::LastCallPlan *plan = state.plan();

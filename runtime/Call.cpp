@@ -289,13 +289,6 @@ Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                const std::vector<CompiledSignature> &signatures, std::span<const Operand> operands,
                StreamImpl *stream, LastCallPlan *plan) {
-  if (plan != nullptr) {  // the same structure as the last call: its plan
-    Array result;
-    if (plan->run(backend, operands, stream, result)) {
-      return result;
-    }
-  }
-
   // ---- 1. operands and their views
   SplitOperands split;
   split_operands(operands, 1, split);

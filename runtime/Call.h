@@ -16,8 +16,9 @@ class LastCallPlan;
 /// allocate output -> launch (Backend.h). `stream` null: synchronous.
 /// Returns the result, or an empty Array when `out(...)` was given.
 /// `plan`: the ufunc's LastCallPlan (CallPlan.h), for a ufunc whose
-/// `signatures` never change; the call reuses it when it can and records
-/// itself in it.
+/// `signatures` never change; the call records itself in it. The caller
+/// tries `plan->run` first (before binding the call, runtime/Api.cpp): this
+/// is the path of a call the plan did not run.
 Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
                const std::vector<CompiledSignature> &signatures, std::span<const Operand> operands,
                StreamImpl *stream, LastCallPlan *plan = nullptr);
