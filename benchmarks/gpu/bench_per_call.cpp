@@ -144,6 +144,56 @@ std::function<void()> call_of(const std::string &mode, const Ufunc &f, const std
 constexpr char kEmptyPtx[] =
     ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry empty(.param .u64 p)\n{\n ret;\n}\n";
 
+/// out[0] = a[0] + b[0] on int64, as ufjit's add_i64 entry on one element.
+constexpr char kAddPtx[] =
+    ".version 7.0\n.target sm_50\n.address_size 64\n"
+    ".visible .entry add1(.param .u64 a, .param .u64 b, .param .u64 o, .param .u64 n)\n{\n"
+    " .reg .b64 %rd<8>;\n ld.param.u64 %rd1, [a];\n ld.param.u64 %rd2, [b];\n ld.param.u64 %rd3, [o];\n"
+    " ld.global.u64 %rd4, [%rd1];\n ld.global.u64 %rd5, [%rd2];\n add.s64 %rd6, %rd4, %rd5;\n"
+    " st.global.u64 [%rd3], %rd6;\n ret;\n}\n";
+
+/// A kernel loaded through the bare driver and launched on one block (of
+/// 32 threads unless told) with fixed parameters; unloaded when destroyed.
+/// `ok()` is false when it could not be loaded (the figures that need it
+/// read 0).
+class BareKernel {
+ public:
+  BareKernel(const BareDriver &driver, const std::string &ptx, const std::string &entry,
+             std::vector<uint64_t> args)
+      : driver_(driver), args_(std::move(args)) {
+    if (!driver_.ok || entry.empty() || driver_.load(&module_, ptx.c_str()) != CUDA_SUCCESS) {
+      module_ = nullptr;
+      return;
+    }
+    if (driver_.get_function(&fn_, module_, entry.c_str()) != CUDA_SUCCESS) {
+      fn_ = nullptr;
+    }
+    for (uint64_t &arg : args_) {
+      params_.push_back(&arg);
+    }
+  }
+  ~BareKernel() {
+    if (module_ != nullptr) {
+      driver_.unload(module_);
+    }
+  }
+  BareKernel(const BareKernel &) = delete;
+  BareKernel &operator=(const BareKernel &) = delete;
+
+  bool ok() const { return fn_ != nullptr; }
+  void launch(CUstream stream, unsigned block = 32) {
+    driver_.launch(fn_, 1, 1, 1, block, 1, 1, 0, stream, params_.data(), nullptr);
+  }
+  void sync(CUstream stream) const { driver_.sync(stream); }
+
+ private:
+  const BareDriver &driver_;
+  CUmodule module_ = nullptr;
+  CUfunction fn_ = nullptr;
+  std::vector<uint64_t> args_;
+  std::vector<void *> params_;
+};
+
 }  // namespace
 
 std::vector<Array> host_inputs(const BenchKernel &k, int64_t n) {
@@ -187,70 +237,46 @@ DriverFloors measure_driver_floors(Runtime &rt, int reps) {
   DriverFloors floors;
   Array ctx_warm = rt.device_empty(DType::Float32, {1});  // the context is current on this thread
   const BareDriver driver = bare_driver();
-  if (!driver.ok) {
+  BareKernel empty(driver, kEmptyPtx, "empty", {0});
+  if (!empty.ok()) {
     return floors;
   }
-  const auto load = driver.load;
-  const auto get_function = driver.get_function;
-  const auto launch = driver.launch;
-  const auto sync = driver.sync;
-  const auto create = driver.create;
-  const auto destroy = driver.destroy;
-  CUmodule module = nullptr;
-  CUfunction fn = nullptr;
-  if (load(&module, kEmptyPtx) != CUDA_SUCCESS || get_function(&fn, module, "empty") != CUDA_SUCCESS) {
-    return floors;
-  }
-  uint64_t arg = 0;
-  void *params[] = {&arg};
   floors.launch_sync_us = median_us(
       [&] {
-        launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr);
-        sync(nullptr);
+        empty.launch(nullptr);
+        empty.sync(nullptr);
       },
       reps);
   floors.launch_sync_block1024_us = median_us(
       [&] {
-        launch(fn, 1, 1, 1, 1024, 1, 1, 0, nullptr, params, nullptr);
-        sync(nullptr);
+        empty.launch(nullptr, 1024);
+        empty.sync(nullptr);
       },
       reps);
-  floors.launch_host_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr); }, reps, 200,
-                                    50, [&] { sync(nullptr); });
-  // out[0] = a[0] + b[0] on int64, as ufjit's add_i64 entry on one element.
-  static const char kAddPtx[] =
-      ".version 7.0\n.target sm_50\n.address_size 64\n"
-      ".visible .entry add1(.param .u64 a, .param .u64 b, .param .u64 o, .param .u64 n)\n{\n"
-      " .reg .b64 %rd<8>;\n ld.param.u64 %rd1, [a];\n ld.param.u64 %rd2, [b];\n ld.param.u64 %rd3, [o];\n"
-      " ld.global.u64 %rd4, [%rd1];\n ld.global.u64 %rd5, [%rd2];\n add.s64 %rd6, %rd4, %rd5;\n"
-      " st.global.u64 [%rd3], %rd6;\n ret;\n}\n";
-  CUmodule add_module = nullptr;
-  CUfunction add_fn = nullptr;
+  floors.launch_host_us =
+      median_us([&] { empty.launch(nullptr); }, reps, 200, 50, [&] { empty.sync(nullptr); });
   const Array add_in = rt.device_empty(DType::Int64, {2});
   const Array add_out = rt.device_empty(DType::Int64, {1});
-  uint64_t add_args[4] = {reinterpret_cast<uint64_t>(add_in.data()), reinterpret_cast<uint64_t>(add_in.data()) + 8,
-                          reinterpret_cast<uint64_t>(add_out.data()), 1};
-  void *add_params[] = {&add_args[0], &add_args[1], &add_args[2], &add_args[3]};
-  const bool add_loaded = load(&add_module, kAddPtx) == CUDA_SUCCESS &&
-                          get_function(&add_fn, add_module, "add1") == CUDA_SUCCESS;
-  if (add_loaded) {
+  const auto in_address = reinterpret_cast<uint64_t>(add_in.data());
+  BareKernel add(driver, kAddPtx, "add1",
+                 {in_address, in_address + 8, reinterpret_cast<uint64_t>(add_out.data()), 1});
+  if (add.ok()) {
     floors.elementwise_sync_us = median_us(
         [&] {
-          launch(add_fn, 1, 1, 1, 32, 1, 1, 0, nullptr, add_params, nullptr);
-          sync(nullptr);
+          add.launch(nullptr);
+          add.sync(nullptr);
         },
         reps);
   }
   CUstream stream = nullptr;
-  if (create(&stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS) {
-    floors.launch_host_stream_us = median_us([&] { launch(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, nullptr); }, reps,
-                                             200, 50, [&] { sync(stream); });
-    if (add_loaded) {
-      floors.elementwise_host_stream_us = median_us(
-          [&] { launch(add_fn, 1, 1, 1, 32, 1, 1, 0, stream, add_params, nullptr); }, reps, 200, 50,
-          [&] { sync(stream); });
+  if (driver.create(&stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS) {
+    floors.launch_host_stream_us =
+        median_us([&] { empty.launch(stream); }, reps, 200, 50, [&] { empty.sync(stream); });
+    if (add.ok()) {
+      floors.elementwise_host_stream_us =
+          median_us([&] { add.launch(stream); }, reps, 200, 50, [&] { add.sync(stream); });
     }
-    destroy(stream);
+    driver.destroy(stream);
   }
   floors.ok = true;
   return floors;
@@ -270,45 +296,6 @@ std::string contiguous_entry(const std::string &ptx) {
   }
   return "";
 }
-
-/// A kernel loaded through the bare driver and launched on one block of 32
-/// threads with fixed parameters; unloaded when destroyed. `ok()` is false
-/// when it could not be loaded (the figures that need it read 0).
-class BareKernel {
- public:
-  BareKernel(const BareDriver &driver, const std::string &ptx, const std::string &entry,
-             std::vector<uint64_t> args)
-      : driver_(driver), args_(std::move(args)) {
-    if (!driver_.ok || entry.empty() || driver_.load(&module_, ptx.c_str()) != CUDA_SUCCESS) {
-      module_ = nullptr;
-      return;
-    }
-    if (driver_.get_function(&fn_, module_, entry.c_str()) != CUDA_SUCCESS) {
-      fn_ = nullptr;
-    }
-    for (uint64_t &arg : args_) {
-      params_.push_back(&arg);
-    }
-  }
-  ~BareKernel() {
-    if (module_ != nullptr) {
-      driver_.unload(module_);
-    }
-  }
-  BareKernel(const BareKernel &) = delete;
-  BareKernel &operator=(const BareKernel &) = delete;
-
-  bool ok() const { return fn_ != nullptr; }
-  void launch(CUstream stream) { driver_.launch(fn_, 1, 1, 1, 32, 1, 1, 0, stream, params_.data(), nullptr); }
-  void sync(CUstream stream) const { driver_.sync(stream); }
-
- private:
-  const BareDriver &driver_;
-  CUmodule module_ = nullptr;
-  CUfunction fn_ = nullptr;
-  std::vector<uint64_t> args_;
-  std::vector<void *> params_;
-};
 
 /// ufjit's own contiguous kernel for `kernel` (PerCallRow::bare_kernel_sync_us)
 /// with its parameters (n, inputs..., out), all 64-bit; the entry is left
