@@ -107,7 +107,10 @@ constexpr std::size_t kMaxPartParameters = 256;
 /// beyond the caches, as for huge blocks. Each part is the blocks a block dominates (entered only
 /// through it), less the parts cut below it, which it calls; a phi after a
 /// part goes through a stack slot. Returns are first merged into one block,
-/// which no part holds. The same operations in the same order.
+/// which no part holds. The same operations in the same order. A long
+/// if/elif chain never gets here whole: the lowering cuts it into parts as
+/// it goes (codegen/LowerParts.cpp); this cuts the other shapes (a long run
+/// of `if` statements, a loop around thousands of blocks).
 void outline_huge_regions(llvm::Module &module);
 
 /// In huge functions (is_huge_function), removes the blocks

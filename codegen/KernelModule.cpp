@@ -43,18 +43,10 @@ EntrySignature gufunc_entry_signature(const ir::Function &fn, std::size_t output
   return sig;
 }
 
-namespace {
-
-/// Numba's CUDA fastmath for one GPU function: approximate division and
-/// square root, and float32 denormals flushed. Instruction selection reads
-/// these from each function's attributes (it resets the target options per
-/// function), so a fastmath ufunc gets them beside strict ones in one module.
 void mark_gpu_fastmath(llvm::Function &f) {
   f.addFnAttr("unsafe-fp-math", "true");
   f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
 }
-
-}  // namespace
 
 void discard_local_value_names(llvm::LLVMContext &context) {
   context.setDiscardValueNames(true);

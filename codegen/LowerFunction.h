@@ -2,13 +2,44 @@
 // (expressions in LowerExpr.cpp, statements in LowerStmt.cpp).
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "codegen/LowerInternal.h"
 
 namespace ufjit::codegen::lower {
+
+/// How a part of a long if/elif chain (LowerParts.cpp) ended, returned to
+/// its caller, which then does the same: continue after the chain, try the
+/// next part, return, end the element that raised, or leave the loop around
+/// the chain.
+enum class PartExit : std::uint32_t { Done, NotTaken, Returned, Raised, Break, Continue };
+
+/// The variables of a chain cut into parts, in one frame that the caller
+/// fills before each part's call and reads back after it. A variable is a
+/// value that nothing else points to, so copying it in and back out is
+/// exact, and each side keeps its own stack slots (mem2reg promotes them).
+struct PartFrame {
+  llvm::StructType *type = nullptr;
+  std::map<std::string, unsigned> field_of;  // variable -> field
+  unsigned return_field = 0;                 // the returned value, when the function returns one
+};
+
+/// The variables one part reads or writes (`used`), and those it writes.
+struct PartVariables {
+  std::vector<std::string> used;
+  std::vector<std::string> written;
+};
+
+/// Where the parts of a long if/elif chain begin: empty for a chain that
+/// lowers to at most kOutlineBlocks blocks (codegen/HugeFunctions.h), else
+/// the first branch of each run of about kChainPartBlocks blocks but the
+/// first run, which stays in the function (LowerParts.cpp).
+std::vector<std::size_t> chain_part_starts(const std::vector<const ir::If *> &chain);
 
 /// Lowers the body of one IR function into its (already declared) LLVM
 /// function. Parameters and locals live in entry-block allocas (mem2reg
@@ -18,6 +49,15 @@ class FunctionLowerer {
   FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *out);
   /// Emits the whole body; the function is complete afterwards.
   void run();
+
+  /// A lowerer of one part of a long chain of `fn` into `part` (i32 (ptr
+  /// frame[, ptr error flag])): slots for `variables.used` only, filled from
+  /// the frame; each exit writes `variables.written` back.
+  FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part, const PartFrame &frame,
+                  const PartVariables &variables);
+  /// Emits branches [begin, end) of `chain` (its final `else` when `end` is
+  /// its length) and returns the ways the part can end.
+  std::set<PartExit> run_part(const std::vector<const ir::If *> &chain, std::size_t begin, std::size_t end);
 
  private:
   struct Loop {
@@ -31,6 +71,12 @@ class FunctionLowerer {
   void emit_while(const ir::While &s);
   void emit_for_range(const ir::ForRange &s);
   void emit_return(const ir::Return &s);
+  /// Returns `value` (null for a void function) from the function, or from a
+  /// part through its frame.
+  void emit_return_value(llvm::Value *value);
+  /// A `break` (or `continue`) of the innermost loop; in a part outside any
+  /// loop of its own, the part ends and its caller takes it.
+  void emit_loop_exit(bool is_break);
   void emit_array_store(const ir::ArrayStore &s);
   // Raises (LowerRaise.cpp).
   void emit_raise(const ir::Raise &s);
@@ -45,6 +91,18 @@ class FunctionLowerer {
   void start_dead_block();
   /// Branches to `target` unless the current block is already terminated.
   void branch_to(llvm::BasicBlock *target);
+
+  // Long if/elif chains lowered in parts (LowerParts.cpp).
+  /// Branches [starts[0], end) of `chain` as parts, one function from each
+  /// start to the next, called in turn from the current block; every part
+  /// that ends Done goes to `merge`, and so does the last one's NotTaken.
+  void emit_chain_parts(const std::vector<const ir::If *> &chain, const std::vector<std::size_t> &starts,
+                        llvm::BasicBlock *merge);
+  /// In a part: records `exit`, stores it and branches to the part's exit
+  /// (unless the current block is already terminated).
+  void leave_part(PartExit exit);
+  /// The address of `field` of `frame` (a PartFrame's type).
+  llvm::Value *frame_field(llvm::StructType *type, llvm::Value *frame, unsigned field);
 
   // Expressions (LowerExpr.cpp).
   llvm::Value *emit(const ir::Expr &e);
@@ -75,6 +133,16 @@ class FunctionLowerer {
   std::map<std::string, llvm::AllocaInst *> slots_;
   std::vector<Loop> loops_;
   llvm::Value *error_flag_ = nullptr;  // the last parameter when ms_.can_raise
+
+  /// Set while lowering a part: where its exits go.
+  struct PartState {
+    const PartFrame *frame;
+    llvm::Value *frame_ptr;
+    llvm::AllocaInst *exit_slot;  // the PartExit, read at `exit`
+    llvm::BasicBlock *exit;
+    std::set<PartExit> exits;
+  };
+  std::optional<PartState> part_;
 };
 
 }  // namespace ufjit::codegen::lower

@@ -24,6 +24,9 @@ struct ModuleState {
   std::string prefix;
   /// IR function name -> its LLVM function.
   std::map<std::string, llvm::Function *> functions;
+  /// The functions cut from long if/elif chains (LowerParts.cpp), each with
+  /// the IR function's LLVM function it was cut from.
+  std::vector<std::pair<llvm::Function *, llvm::Function *>> parts;
   /// The module has raise sites: every IR function takes a last parameter,
   /// the error flag (a pointer to a uint32; may be null). LowerRaise.cpp.
   bool can_raise = false;

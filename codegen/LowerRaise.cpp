@@ -12,7 +12,9 @@
 namespace ufjit::codegen::lower {
 
 void FunctionLowerer::emit_raised_return() {
-  if (fn_.ret.is_void()) {
+  if (part_) {
+    leave_part(PartExit::Raised);  // its caller returns
+  } else if (fn_.ret.is_void()) {
     builder_.CreateRetVoid();
   } else {
     builder_.CreateRet(llvm::Constant::getNullValue(out_->getReturnType()));

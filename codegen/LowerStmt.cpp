@@ -80,13 +80,11 @@ void FunctionLowerer::emit(const ir::Stmt &s) {
       emit_for_range(*s.as<ir::ForRange>());
       return;
     case ir::NodeKind::Break:
-      internal_assert(!loops_.empty()) << "break outside a loop";
-      builder_.CreateBr(loops_.back().break_target);
+      emit_loop_exit(true);
       start_dead_block();
       return;
     case ir::NodeKind::Continue:
-      internal_assert(!loops_.empty()) << "continue outside a loop";
-      builder_.CreateBr(loops_.back().continue_target);
+      emit_loop_exit(false);
       start_dead_block();
       return;
     case ir::NodeKind::Return:
@@ -108,26 +106,31 @@ void FunctionLowerer::emit_if(const ir::If &first) {
   // An if/elif chain is lowered in a loop and branches to one endif block.
   // Nested, each elif added a level of recursion and an empty endif block
   // branching to the next one.
-  llvm::BasicBlock *merge = nullptr;
-  for (const ir::If *s = &first;;) {
-    llvm::Value *cond = emit(s->cond);
+  std::vector<const ir::If *> chain;
+  for (const ir::If *branch = &first; branch != nullptr;) {
+    chain.push_back(branch);
+    branch = branch->elif ();
+  }
+  // A long chain: its first branches here, the rest in parts.
+  const std::vector<std::size_t> starts = chain_part_starts(chain);
+  const std::size_t here = starts.empty() ? chain.size() : starts.front();
+  llvm::BasicBlock *merge = new_block(emitter_, "endif");
+  for (std::size_t k = 0; k < here; ++k) {
+    const ir::If &s = *chain[k];
+    llvm::Value *cond = emit(s.cond);
     llvm::BasicBlock *then_block = new_block(emitter_, "then");
-    llvm::BasicBlock *else_block = s->else_body ? new_block(emitter_, "else") : nullptr;
-    if (merge == nullptr) merge = new_block(emitter_, "endif");
+    llvm::BasicBlock *else_block = s.else_body ? new_block(emitter_, "else") : nullptr;
     builder_.CreateCondBr(cond, then_block, else_block != nullptr ? else_block : merge);
     builder_.SetInsertPoint(then_block);
-    emit(s->then_body);
+    emit(s.then_body);
     branch_to(merge);
     if (else_block == nullptr) break;
     builder_.SetInsertPoint(else_block);
-    if (const ir::If *elif = s->elif()) {
-      s = elif;
-      continue;
-    }
-    emit(s->else_body);
+    if (k + 1 < chain.size()) continue;  // the next test is this else
+    emit(s.else_body);
     branch_to(merge);
-    break;
   }
+  if (!starts.empty()) emit_chain_parts(chain, starts, merge);
   builder_.SetInsertPoint(merge);
 }
 
@@ -217,12 +220,30 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
 }
 
 void FunctionLowerer::emit_return(const ir::Return &s) {
-  if (s.value) {
-    builder_.CreateRet(emit(s.value));
+  emit_return_value(s.value ? emit(s.value) : nullptr);
+  start_dead_block();
+}
+
+void FunctionLowerer::emit_return_value(llvm::Value *value) {
+  if (part_) {
+    if (value != nullptr)
+      builder_.CreateStore(value,
+                           frame_field(part_->frame->type, part_->frame_ptr, part_->frame->return_field));
+    leave_part(PartExit::Returned);
+  } else if (value != nullptr) {
+    builder_.CreateRet(value);
   } else {
     builder_.CreateRetVoid();
   }
-  start_dead_block();
+}
+
+void FunctionLowerer::emit_loop_exit(bool is_break) {
+  if (!loops_.empty()) {
+    builder_.CreateBr(is_break ? loops_.back().break_target : loops_.back().continue_target);
+    return;
+  }
+  internal_assert(part_) << (is_break ? "break" : "continue") << " outside a loop";
+  leave_part(is_break ? PartExit::Break : PartExit::Continue);
 }
 
 void FunctionLowerer::emit_array_store(const ir::ArrayStore &s) {
@@ -271,8 +292,14 @@ void keep_large_call_trees_out_of_line(const ir::Module &module, const lower::Mo
   std::map<const llvm::Function *, std::vector<const llvm::Function *>> calls;  // one entry per call site
   for (const auto &named : ms.functions) calls[named.second];
   std::map<const llvm::Function *, std::size_t> call_sites;
-  for (auto &[caller, callees] : calls) {
-    for (const llvm::BasicBlock &block : *caller) {
+  // A call in a part cut from a long chain (LowerParts.cpp) is a call of
+  // the function it was cut from.
+  std::vector<std::pair<const llvm::Function *, const llvm::Function *>> bodies;
+  for (const auto &named : ms.functions) bodies.push_back({named.second, named.second});
+  for (const auto &[owner, part] : ms.parts) bodies.push_back({owner, part});
+  for (const auto &[caller, body] : bodies) {
+    std::vector<const llvm::Function *> &callees = calls[caller];
+    for (const llvm::BasicBlock &block : *body) {
       for (const llvm::Instruction &inst : block) {
         const auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
         const llvm::Function *callee = call == nullptr ? nullptr : call->getCalledFunction();
@@ -302,7 +329,7 @@ void keep_large_call_trees_out_of_line(const ir::Module &module, const lower::Mo
 
 llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const std::string &name_prefix,
                              const LoweringTarget &target) {
-  lower::ModuleState ms{out, target, name_prefix, {}};
+  lower::ModuleState ms{out, target, name_prefix, {}, {}};
   ms.can_raise = module.can_raise();
   llvm::LLVMContext &ctx = out.getContext();
   lower::declare_externs(module, ms);

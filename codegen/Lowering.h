@@ -33,6 +33,12 @@ llvm::Type *value_type(llvm::LLVMContext &ctx, const ir::Type &t);
 /// (codegen/CAbi.h), for calls into and out of CUDA C++ (LowerExtern.cpp).
 llvm::Attribute::AttrKind c_abi_llvm_extension(DType t);
 
+/// Numba's CUDA fastmath for one GPU function: approximate division and
+/// square root, and float32 denormals flushed. Instruction selection reads
+/// these from each function's attributes (it resets the target options per
+/// function), so a fastmath ufunc gets them beside strict ones in one module.
+void mark_gpu_fastmath(llvm::Function &f);
+
 /// Lowers every function of `module` into `out` and returns the LLVM function
 /// of the entry. Function names are prefixed with `name_prefix` so several IR
 /// modules can share one llvm::Module. Math intrinsics become calls of

@@ -215,6 +215,67 @@ TEST_F(HugeKernel, ARaiseDeepInAnElifChainStillReportsItsElement) {
   }
 }
 
+/// The kernel of BreakContinueAndReturnInALongElifChain: a loop of four
+/// iterations adding 1 to t, then an elif chain on x of `n` branches, then
+/// 100. Branch k breaks when k % 3 == 0 (k > 0), continues when k % 3 == 1,
+/// returns -k when k % 15 == 2, and adds k otherwise; branch 0 adds 0.5.
+std::string loop_around_elif_chain(int n) {
+  std::string s =
+      "@vectorize(['float64(float64)'])\ndef k(x):\n    t = 0.0\n    for i in range(4):\n        t = t + "
+      "1.0\n"
+      "        if x == 0.0:\n            t = t + 0.5\n";
+  for (int k = 1; k < n; ++k) {
+    s += "        elif x == " + std::to_string(k) + ".0:\n";
+    if (k % 3 == 0) {
+      s += "            break\n";
+    } else if (k % 3 == 1) {
+      s += "            continue\n";
+    } else if (k % 15 == 2) {
+      s += "            return -" + std::to_string(k) + ".0\n";
+    } else {
+      s += "            t = t + " + std::to_string(k) + ".0\n";
+    }
+  }
+  return s + "        t = t + 100.0\n    return t\n";
+}
+
+double loop_around_elif_chain_value(double x, int n) {
+  double t = 0;
+  for (int i = 0; i < 4; ++i) {
+    t += 1;
+    if (!on_a_branch(x, n)) {
+      t += 100;
+      continue;
+    }
+    const int k = static_cast<int>(x);
+    if (k == 0) {
+      t += 0.5;
+    } else if (k % 3 == 0) {
+      break;
+    } else if (k % 3 == 1) {
+      continue;
+    } else if (k % 15 == 2) {
+      return -k;
+    } else {
+      t += k;
+    }
+    t += 100;
+  }
+  return t;
+}
+
+TEST_F(HugeKernel, BreakContinueAndReturnInALongElifChainActOnTheLoopAndFunctionAroundIt) {
+  // A chain this long is lowered in parts (codegen/LowerParts.cpp): a
+  // break, continue or return in a part ends the part, and the code that
+  // called it takes the same way out, with the variables the part wrote.
+  const std::vector<double> x = branch_inputs(kBranches);
+  const std::vector<double> got = apply(loop_around_elif_chain(kBranches), x);
+  ASSERT_EQ(got.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(got[i], loop_around_elif_chain_value(x[i], kBranches)) << "x = " << x[i];
+  }
+}
+
 /// The pair h_depth returns in the source below: h_0(x) = (x + 1, x)
 /// (raising on 1e30), h_k(x) = h_{k-1}(x) + h_{k-1}(0.5 x) element by element.
 std::pair<double, double> call_tree_value(int depth, double x) {

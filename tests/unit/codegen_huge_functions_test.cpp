@@ -3,20 +3,19 @@
 // it into bounded functions called in order, and the PTX of a kernel with a
 // huge block is valid.
 #include <gtest/gtest.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Verifier.h>
 
 #include <map>
-
 #include <string>
 
 #include "codegen/Codegen.h"
 #include "codegen/HugeFunctions.h"
 #include "codegen/LLVMHeaders.h"
+#include "codegen/Lowering.h"
 #include "frontend/Diagnostics.h"
 #include "ir/Frontend.h"
-
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/InstIterator.h>
-#include <llvm/IR/Verifier.h>
 
 namespace ufjit::codegen {
 namespace {
@@ -307,14 +306,87 @@ TEST(HugeBlocks, PtxOfAKernelWithAHugeBlockIsAcceptedByNvJitLink) {
   expect_ptx_assembles(source + "    return y\n");
 }
 
-TEST(HugeFunctions, PtxOfAHugeElifChainIsAcceptedByNvJitLink) {
-  // 2,600 branches: more than kHugeFunctionBlocks blocks, so the empty
-  // assignment blocks are folded before code generation.
-  std::string source = "@vectorize(['float64(float64)'])\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
-  for (int i = 1; i < 2600; ++i) {
+/// An elif chain of `n` assignments in a ufunc, `decorator_options` added to
+/// its @vectorize.
+std::string elif_chain_source(int n, const std::string &decorator_options = "") {
+  std::string source = "@vectorize(['float64(float64)']" + decorator_options +
+                       ")\ndef k(x):\n    y = -1.0\n    if x == 0.0:\n        y = 1.0\n";
+  for (int i = 1; i < n; ++i) {
     source += "    elif x == " + std::to_string(i) + ".0:\n        y = " + std::to_string(i + 1) + ".0\n";
   }
-  expect_ptx_assembles(source + "    return y\n");
+  return source + "    return y\n";
+}
+
+/// The functions lower_module makes of `source`'s first ufunc, by name.
+std::map<std::string, llvm::Function *> lowered_functions(const std::string &source, llvm::Module &out) {
+  auto file = std::make_shared<const SourceFile>("chain.ufn", source);
+  DiagnosticEngine diags;
+  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags);
+  EXPECT_TRUE(program) << diags.render_all();
+  std::map<std::string, llvm::Function *> functions;
+  if (!program) return functions;
+  const ir::Module &module = program->ufuncs.at(0).modules.at(0);
+  LoweringTarget target;
+  target.fastmath = module.options.fastmath;
+  lower_module(module, out, "k.", target);
+  for (llvm::Function &f : out) {
+    if (!f.isDeclaration()) functions[f.getName().str()] = &f;
+  }
+  return functions;
+}
+
+TEST(HugeFunctions, ALongElifChainIsLoweredInBoundedNoinlineParts) {
+  // 6,000 branches, 12,000 blocks: no function of more than kOutlineBlocks
+  // blocks is ever built, so nothing is left for outline_huge_regions to cut.
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const std::map<std::string, llvm::Function *> functions =
+      lowered_functions(elif_chain_source(6000), module);
+  ASSERT_FALSE(llvm::verifyModule(module, &llvm::errs()));
+  std::size_t parts = 0;
+  for (const auto &[name, f] : functions) {
+    EXPECT_LE(f->size(), kOutlineBlocks) << name;
+    if (name.find(".part") == std::string::npos) continue;
+    ++parts;
+    EXPECT_TRUE(f->hasFnAttribute(llvm::Attribute::NoInline)) << name;
+    EXPECT_TRUE(f->hasFnAttribute(kHugeAttribute)) << name;
+    EXPECT_EQ(f->getNumUses(), 1u) << name << ": called once, in turn";
+    EXPECT_EQ(f->arg_size(), 1u) << name << ": the frame of the chain's variables";
+  }
+  EXPECT_GE(parts, 12000 / kOutlineBlocks);
+  const std::size_t functions_before = functions.size();
+  outline_huge_regions(module);
+  EXPECT_EQ(static_cast<std::size_t>(std::distance(module.begin(), module.end())), functions_before);
+}
+
+TEST(HugeFunctions, AnElifChainOfAFewThousandBlocksIsLoweredWhole) {
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const std::map<std::string, llvm::Function *> functions =
+      lowered_functions(elif_chain_source(1000), module);
+  EXPECT_EQ(functions.size(), 1u) << "2,000 blocks: within a part's size, no part cut";
+}
+
+TEST(HugeFunctions, PartsOfAFastmathChainCarryItsFastmathAttributes) {
+  // Instruction selection reads approximate division and flushed denormals
+  // from each function's own attributes.
+  llvm::LLVMContext context;
+  llvm::Module module("m", context);
+  const std::map<std::string, llvm::Function *> functions =
+      lowered_functions(elif_chain_source(6000, ", fastmath=True"), module);
+  std::size_t parts = 0;
+  for (const auto &[name, f] : functions) {
+    if (name.find(".part") == std::string::npos) continue;
+    ++parts;
+    EXPECT_EQ(f->getFnAttribute("unsafe-fp-math").getValueAsString(), "true") << name;
+  }
+  EXPECT_GT(parts, 0u);
+}
+
+TEST(HugeFunctions, PtxOfAHugeElifChainIsAcceptedByNvJitLink) {
+  // 2,600 branches: more than kHugeFunctionBlocks blocks, so the empty
+  // assignment blocks are folded before code generation; lowered in parts.
+  expect_ptx_assembles(elif_chain_source(2600));
 }
 
 }  // namespace
