@@ -357,6 +357,16 @@ TEST(HugeFunctions, ALongElifChainIsLoweredInBoundedNoinlineParts) {
   const std::size_t functions_before = functions.size();
   outline_huge_regions(module);
   EXPECT_EQ(static_cast<std::size_t>(std::distance(module.begin(), module.end())), functions_before);
+  // Each part's variables are promoted there, as a cut function's are: the
+  // quick tier runs no mem2reg, and ptxas is slow on a part whose variables
+  // stay in local memory.
+  for (const auto &[name, f] : functions) {
+    if (name.find(".part") == std::string::npos) continue;
+    std::size_t slots = 0;
+    for (const llvm::Instruction &inst : llvm::instructions(*f))
+      slots += llvm::isa<llvm::AllocaInst>(inst) ? 1 : 0;
+    EXPECT_EQ(slots, 0u) << name;
+  }
 }
 
 TEST(HugeFunctions, AnElifChainOfAFewThousandBlocksIsLoweredWhole) {
