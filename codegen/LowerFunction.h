@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,11 +30,21 @@ struct PartFrame {
   unsigned return_field = 0;                 // the returned value, when the function returns one
 };
 
-/// The variables one part reads or writes (`used`), and those it writes.
+/// The variables of one part: every one it reads or writes gets a slot
+/// there (`used`); those that the rest of the function also reads or writes,
+/// and the parameters, cross its call (`crossing`: copied in; `written`, the
+/// ones among them it writes: copied back). A variable only the part names
+/// needs neither: the typer rejects a read that an assignment does not
+/// precede on every path, so no value of it reaches the part's entry (a
+/// compiler temporary of each branch's tuple assignment, say).
 struct PartVariables {
   std::vector<std::string> used;
+  std::vector<std::string> crossing;
   std::vector<std::string> written;
 };
+
+/// How many times each variable is named (read or assigned) in a function.
+using VariableCounts = std::map<std::string, std::size_t>;
 
 /// Where the parts of a long if/elif chain begin: empty for a chain that
 /// lowers to at most kOutlineBlocks blocks (codegen/HugeFunctions.h), else
@@ -54,7 +65,7 @@ class FunctionLowerer {
   /// frame[, ptr error flag])): slots for `variables.used` only, filled from
   /// the frame; each exit writes `variables.written` back.
   FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part, const PartFrame &frame,
-                  const PartVariables &variables);
+                  const PartVariables &variables, std::shared_ptr<const VariableCounts> counts);
   /// Emits branches [begin, end) of `chain` (its final `else` when `end` is
   /// its length) and returns the ways the part can end.
   std::set<PartExit> run_part(const std::vector<const ir::If *> &chain, std::size_t begin, std::size_t end);
@@ -143,6 +154,9 @@ class FunctionLowerer {
     std::set<PartExit> exits;
   };
   std::optional<PartState> part_;
+  /// The function's VariableCounts, made for its first long chain and
+  /// shared with the lowerers of its parts.
+  std::shared_ptr<const VariableCounts> variable_counts_;
 };
 
 }  // namespace ufjit::codegen::lower

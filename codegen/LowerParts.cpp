@@ -14,7 +14,8 @@
 // requires: a chain's branches in order (If::elif); guarantees: the same
 // semantics as the chain lowered whole. Variables cross a part's call by
 // copy through a frame (PartFrame): copied in before, the written ones
-// copied back after, so that each side's slots stay promotable.
+// copied back after, so that each side's slots stay promotable; those only
+// the part names stay in it (PartVariables).
 #include "codegen/HugeFunctions.h"
 #include "codegen/LowerFunction.h"
 #include "frontend/InternalAssert.h"
@@ -65,9 +66,10 @@ std::size_t estimated_blocks(const ir::Stmt &s) {
   }
 }
 
-/// The variables that statements and expressions read or write, each once,
-/// in order of first use. An if/elif chain is walked in a loop (recursing,
-/// the depth would be the chain's length).
+/// The variables that statements and expressions read or write: how often
+/// each is named, in order of first use, and which are assigned. An if/elif
+/// chain is walked in a loop (recursing, the depth would be the chain's
+/// length).
 class VariableUses : public ir::IRVisitor {
  public:
   /// One branch of a chain: its test and its body.
@@ -76,7 +78,9 @@ class VariableUses : public ir::IRVisitor {
     visit_stmt(branch.then_body);
   }
   void add(const ir::Stmt &s) { visit_stmt(s); }
-  PartVariables take() { return std::move(variables_); }
+  const VariableCounts &counts() const { return counts_; }
+  const std::vector<std::string> &in_order() const { return order_; }
+  bool written(const std::string &name) const { return written_.count(name) != 0; }
 
  protected:
   void visit(const ir::Var *op) override { note(op->name, false); }
@@ -103,13 +107,31 @@ class VariableUses : public ir::IRVisitor {
 
  private:
   void note(const std::string &name, bool written) {
-    if (used_.insert(name).second) variables_.used.push_back(name);
-    if (written && written_.insert(name).second) variables_.written.push_back(name);
+    if (counts_[name]++ == 0) order_.push_back(name);
+    if (written) written_.insert(name);
   }
 
-  std::set<std::string> used_, written_;
-  PartVariables variables_;
+  VariableCounts counts_;
+  std::vector<std::string> order_;
+  std::set<std::string> written_;
 };
+
+/// The variables of a part whose uses are `part`, in a function `fn` whose
+/// uses are `all` (PartVariables).
+PartVariables part_variables(const VariableUses &part, const VariableCounts &all, const ir::Function &fn) {
+  std::set<std::string> params;
+  for (const ir::Variable &v : fn.params) params.insert(v.name);
+  PartVariables variables;
+  for (const std::string &name : part.in_order()) {
+    variables.used.push_back(name);
+    auto total = all.find(name);
+    const bool named_elsewhere = total != all.end() && total->second > part.counts().at(name);
+    if (!named_elsewhere && params.count(name) == 0) continue;
+    variables.crossing.push_back(name);
+    if (part.written(name)) variables.written.push_back(name);
+  }
+  return variables;
+}
 
 /// The IR type of each parameter and local of `fn`.
 std::map<std::string, const ir::Type *> variable_types(const ir::Function &fn) {
@@ -148,8 +170,14 @@ llvm::Value *FunctionLowerer::frame_field(llvm::StructType *type, llvm::Value *f
 }
 
 FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part,
-                                 const PartFrame &frame, const PartVariables &variables)
-    : ms_(ms), fn_(fn), out_(part), builder_(ms.ctx()), emitter_{ms, builder_} {
+                                 const PartFrame &frame, const PartVariables &variables,
+                                 std::shared_ptr<const VariableCounts> counts)
+    : ms_(ms),
+      fn_(fn),
+      out_(part),
+      builder_(ms.ctx()),
+      emitter_{ms, builder_},
+      variable_counts_(std::move(counts)) {
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(ms.ctx(), "entry", part);
   builder_.SetInsertPoint(entry);
   builder_.setFastMathFlags(ms.fast_math_flags());
@@ -159,11 +187,12 @@ FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::
   for (const std::string &name : variables.used) {
     auto type = types.find(name);
     internal_assert(type != types.end()) << "unknown variable '" << name << "' in a part of " << fn.name;
-    llvm::Type *t = value_type(ms.ctx(), *type->second);
-    llvm::AllocaInst *slot = builder_.CreateAlloca(t, nullptr, name);
-    builder_.CreateStore(builder_.CreateLoad(t, frame_field(frame.type, frame_ptr, frame.field_of.at(name))),
-                         slot);
-    slots_[name] = slot;
+    slots_[name] = builder_.CreateAlloca(value_type(ms.ctx(), *type->second), nullptr, name);
+  }
+  for (const std::string &name : variables.crossing) {
+    llvm::AllocaInst *slot = slots_.at(name);
+    llvm::Value *field = frame_field(frame.type, frame_ptr, frame.field_of.at(name));
+    builder_.CreateStore(builder_.CreateLoad(slot->getAllocatedType(), field), slot);
   }
   llvm::AllocaInst *exit_slot = builder_.CreateAlloca(builder_.getInt32Ty(), nullptr, "part.exit");
   // Every way out of the part writes its variables back, then returns how
@@ -210,14 +239,20 @@ std::set<PartExit> FunctionLowerer::run_part(const std::vector<const ir::If *> &
 void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
                                        const std::vector<std::size_t> &starts, llvm::BasicBlock *merge) {
   llvm::LLVMContext &ctx = ms_.ctx();
-  // Each part's variables, and one frame with a field for each of them.
+  if (variable_counts_ == nullptr) {
+    VariableUses all;
+    all.add(fn_.body);
+    variable_counts_ = std::make_shared<const VariableCounts>(all.counts());
+  }
+  // Each part's variables, and one frame with a field for each that
+  // crosses a call.
   std::vector<PartVariables> variables;
   for (std::size_t p = 0; p < starts.size(); ++p) {
     const std::size_t end = p + 1 < starts.size() ? starts[p + 1] : chain.size();
     VariableUses uses;
     for (std::size_t k = starts[p]; k < end; ++k) uses.add_branch(*chain[k]);
     if (end == chain.size()) uses.add(chain[end - 1]->else_body);
-    variables.push_back(uses.take());
+    variables.push_back(part_variables(uses, *variable_counts_, fn_));
   }
   PartFrame frame;
   std::vector<llvm::Type *> fields;
@@ -226,7 +261,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     fields.push_back(value_type(ctx, fn_.ret));
   }
   for (const PartVariables &part : variables) {
-    for (const std::string &name : part.used) {
+    for (const std::string &name : part.crossing) {
       auto [it, fresh] = frame.field_of.try_emplace(name, static_cast<unsigned>(fields.size()));
       if (fresh) fields.push_back(slot(name)->getAllocatedType());
     }
@@ -247,10 +282,10 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     part->addFnAttr(kHugeAttribute);
     if (ms_.target.kind == TargetKind::Cuda && ms_.target.fastmath) mark_gpu_fastmath(*part);
     ms_.parts.push_back({owner, part});
-    const std::set<PartExit> exits =
-        FunctionLowerer(ms_, fn_, part, frame, variables[p]).run_part(chain, starts[p], end);
+    const std::set<PartExit> exits = FunctionLowerer(ms_, fn_, part, frame, variables[p], variable_counts_)
+                                         .run_part(chain, starts[p], end);
 
-    for (const std::string &name : variables[p].used) {
+    for (const std::string &name : variables[p].crossing) {
       llvm::AllocaInst *a = slot(name);
       builder_.CreateStore(builder_.CreateLoad(a->getAllocatedType(), a),
                            frame_field(frame.type, frame_ptr, frame.field_of.at(name)));
