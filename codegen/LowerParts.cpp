@@ -8,8 +8,8 @@
 // blocks for 100,000 branches, promoted to SSA, its dominator tree built and
 // walked, each part extracted by CodeExtractor. That cut grew 16x per 10x
 // branches in time (its instructions 4x per 4x: a working set past the
-// caches). Cut here, no function is ever larger than a part, and the work
-// of each part is done while its blocks are still in cache.
+// caches). Cut here, no function is ever larger than a part, and nothing
+// walks the chain whole after lowering.
 //
 // requires: a chain's branches in order (If::elif); guarantees: the same
 // semantics as the chain lowered whole. Variables cross a part's call by
