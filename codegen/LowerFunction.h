@@ -1,5 +1,6 @@
 // Private to the scalar lowering: the lowering of one ir::Function body
-// (expressions in LowerExpr.cpp, statements in LowerStmt.cpp).
+// (expressions in LowerExpr.cpp, statements in LowerStmt.cpp, long if/elif
+// chains in parts in LowerParts.cpp).
 #pragma once
 
 #include <cstdint>
@@ -62,8 +63,8 @@ class FunctionLowerer {
   void run();
 
   /// A lowerer of one part of a long chain of `fn` into `part` (i32 (ptr
-  /// frame[, ptr error flag])): slots for `variables.used` only, filled from
-  /// the frame; each exit writes `variables.written` back.
+  /// frame[, ptr error flag])): slots for `variables.used` only, the crossing
+  /// ones filled from the frame; each exit writes `variables.written` back.
   FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part, const PartFrame &frame,
                   const PartVariables &variables, std::shared_ptr<const VariableCounts> counts);
   /// Emits branches [begin, end) of `chain` (its final `else` when `end` is
