@@ -62,11 +62,12 @@ class FunctionLowerer {
   /// Emits the whole body; the function is complete afterwards.
   void run();
 
-  /// A lowerer of one part of a long chain of `fn` into `part` (i32 (ptr
-  /// frame[, ptr error flag])): slots for `variables.used` only, the crossing
-  /// ones filled from the frame; each exit writes `variables.written` back.
-  FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part, const PartFrame &frame,
-                  const PartVariables &variables, std::shared_ptr<const VariableCounts> counts);
+  /// A lowerer of one part of a long chain that `caller` lowers, into `part`
+  /// (i32 (ptr frame[, ptr error flag])): slots for `variables.used` only,
+  /// of the caller's slots' types, the crossing ones filled from the frame;
+  /// each exit writes `variables.written` back.
+  FunctionLowerer(const FunctionLowerer &caller, llvm::Function *part, const PartFrame &frame,
+                  const PartVariables &variables);
   /// Emits branches [begin, end) of `chain` (its final `else` when `end` is
   /// its length) and returns the ways the part can end.
   std::set<PartExit> run_part(const std::vector<const ir::If *> &chain, std::size_t begin, std::size_t end);
@@ -156,7 +157,7 @@ class FunctionLowerer {
   };
   std::optional<PartState> part_;
   /// The function's VariableCounts, made for its first long chain and
-  /// shared with the lowerers of its parts.
+  /// shared with the lowerers of its parts (which take it from their caller).
   std::shared_ptr<const VariableCounts> variable_counts_;
 };
 

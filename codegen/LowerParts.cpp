@@ -133,14 +133,6 @@ PartVariables part_variables(const VariableUses &part, const VariableCounts &all
   return variables;
 }
 
-/// The IR type of each parameter and local of `fn`.
-std::map<std::string, const ir::Type *> variable_types(const ir::Function &fn) {
-  std::map<std::string, const ir::Type *> types;
-  for (const ir::Variable &v : fn.params) types[v.name] = &v.type;
-  for (const ir::Variable &v : fn.locals) types[v.name] = &v.type;
-  return types;
-}
-
 }  // namespace
 
 std::vector<std::size_t> chain_part_starts(const std::vector<const ir::If *> &chain) {
@@ -169,25 +161,23 @@ llvm::Value *FunctionLowerer::frame_field(llvm::StructType *type, llvm::Value *f
   return builder_.CreateStructGEP(type, frame, field);
 }
 
-FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *part,
-                                 const PartFrame &frame, const PartVariables &variables,
-                                 std::shared_ptr<const VariableCounts> counts)
-    : ms_(ms),
-      fn_(fn),
+FunctionLowerer::FunctionLowerer(const FunctionLowerer &caller, llvm::Function *part, const PartFrame &frame,
+                                 const PartVariables &variables)
+    : ms_(caller.ms_),
+      fn_(caller.fn_),
       out_(part),
-      builder_(ms.ctx()),
-      emitter_{ms, builder_},
-      variable_counts_(std::move(counts)) {
-  llvm::BasicBlock *entry = llvm::BasicBlock::Create(ms.ctx(), "entry", part);
+      builder_(ms_.ctx()),
+      emitter_{ms_, builder_},
+      variable_counts_(caller.variable_counts_) {
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(ms_.ctx(), "entry", part);
   builder_.SetInsertPoint(entry);
-  builder_.setFastMathFlags(ms.fast_math_flags());
+  builder_.setFastMathFlags(ms_.fast_math_flags());
   llvm::Value *frame_ptr = part->getArg(0);
-  if (ms.can_raise) error_flag_ = part->getArg(1);
-  const std::map<std::string, const ir::Type *> types = variable_types(fn);
+  if (ms_.can_raise) error_flag_ = part->getArg(1);
+  // The caller has a slot for each variable its parts name: all of the
+  // function's, or (a part itself) those its own part names.
   for (const std::string &name : variables.used) {
-    auto type = types.find(name);
-    internal_assert(type != types.end()) << "unknown variable '" << name << "' in a part of " << fn.name;
-    slots_[name] = builder_.CreateAlloca(value_type(ms.ctx(), *type->second), nullptr, name);
+    slots_[name] = builder_.CreateAlloca(caller.slot(name)->getAllocatedType(), nullptr, name);
   }
   for (const std::string &name : variables.crossing) {
     llvm::AllocaInst *slot = slots_.at(name);
@@ -197,7 +187,7 @@ FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::
   llvm::AllocaInst *exit_slot = builder_.CreateAlloca(builder_.getInt32Ty(), nullptr, "part.exit");
   // Every way out of the part writes its variables back, then returns how
   // it ended.
-  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ms.ctx(), "part.return", part);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ms_.ctx(), "part.return", part);
   llvm::IRBuilder<> at_exit(exit);
   for (const std::string &name : variables.written) {
     llvm::AllocaInst *slot = slots_.at(name);
@@ -246,9 +236,10 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
   }
   // Each part's variables, and one frame with a field for each that
   // crosses a call.
+  auto end_of = [&](std::size_t p) { return p + 1 < starts.size() ? starts[p + 1] : chain.size(); };
   std::vector<PartVariables> variables;
   for (std::size_t p = 0; p < starts.size(); ++p) {
-    const std::size_t end = p + 1 < starts.size() ? starts[p + 1] : chain.size();
+    const std::size_t end = end_of(p);
     VariableUses uses;
     for (std::size_t k = starts[p]; k < end; ++k) uses.add_branch(*chain[k]);
     if (end == chain.size()) uses.add(chain[end - 1]->else_body);
@@ -274,7 +265,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
   llvm::FunctionType *part_type = llvm::FunctionType::get(builder_.getInt32Ty(), params, false);
   llvm::Function *owner = ms_.functions.at(fn_.name);
   for (std::size_t p = 0; p < starts.size(); ++p) {
-    const std::size_t end = p + 1 < starts.size() ? starts[p + 1] : chain.size();
+    const std::size_t end = end_of(p);
     llvm::Function *part = llvm::Function::Create(part_type, llvm::GlobalValue::InternalLinkage,
                                                   owner->getName() + ".part", ms_.module);
     part->addFnAttr(llvm::Attribute::NoInline);
@@ -282,8 +273,8 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     part->addFnAttr(kHugeAttribute);
     if (ms_.target.kind == TargetKind::Cuda && ms_.target.fastmath) mark_gpu_fastmath(*part);
     ms_.parts.push_back({owner, part});
-    const std::set<PartExit> exits = FunctionLowerer(ms_, fn_, part, frame, variables[p], variable_counts_)
-                                         .run_part(chain, starts[p], end);
+    const std::set<PartExit> exits =
+        FunctionLowerer(*this, part, frame, variables[p]).run_part(chain, starts[p], end);
 
     for (const std::string &name : variables[p].crossing) {
       llvm::AllocaInst *a = slot(name);
