@@ -13,6 +13,18 @@
 namespace ufjit::runtime {
 namespace {
 
+/// A call of `signatures` as the API makes it: through `plan` when it can,
+/// else the full path, which records the plan.
+Array call_as_the_api_does(RuntimeCore &core, Backend &backend,
+                           const std::vector<CompiledSignature> &signatures, LastCallPlan &plan,
+                           const std::vector<Operand> &operands) {
+  Array result;
+  if (plan.run(backend, operands, nullptr, result)) {
+    return result;
+  }
+  return run_call(core, backend, signatures.front().ufunc_name, signatures, operands, nullptr, &plan);
+}
+
 class CallPlanTest : public ::testing::Test {
  protected:
   CallPlanTest()
@@ -20,14 +32,9 @@ class CallPlanTest : public ::testing::Test {
         sig_(core_.cast_signature(DType::Int32, DType::Float64)),
         backend_(core_.backend(TargetKind::Cpu)) {}
 
-  /// A call of the int32 -> float64 cast as the API makes it: through the
-  /// plan when it can, else the full path, which records the plan.
+  /// A call of the int32 -> float64 cast as the API makes it.
   Array cast(const std::vector<Operand> &operands) {
-    Array result;
-    if (plan_.run(backend_, operands, nullptr, result)) {
-      return result;
-    }
-    return run_call(core_, backend_, sig_.ufunc_name, signatures_, operands, nullptr, &plan_);
+    return call_as_the_api_does(core_, backend_, signatures_, plan_, operands);
   }
   /// Whether the plan alone runs `operands` (what the next call tries first).
   bool plan_runs(const std::vector<Operand> &operands, Array &result) {
@@ -83,11 +90,7 @@ TEST_F(CallPlanTest, AnInputOverlappingOutIsReadBeforeOutIsWritten) {
   const std::vector<CompiledSignature> copies{copy};
   LastCallPlan plan;
   auto run = [&](const std::vector<Operand> &ops) {
-    Array result;
-    if (plan.run(backend_, ops, nullptr, result)) {
-      return result;
-    }
-    return run_call(core_, backend_, copy.ufunc_name, copies, ops, nullptr, &plan);
+    return call_as_the_api_does(core_, backend_, copies, plan, ops);
   };
   std::vector<int32_t> x = {1, 2, 3, 4, 5, 6};
   std::vector<int32_t> y(6, 0);
