@@ -34,6 +34,10 @@ struct EntryRequest {
   /// (variants: {gufunc_variant()}); 0 for elementwise ufuncs.
   std::size_t gufunc_outputs = 0;
   std::vector<MethodKernel> methods = {};
+  /// Elementwise entries take KernelABI.h's Done parameter: the runtime's
+  /// own kernels do; `ufjit compile`'s do not, so that the manifest a user
+  /// launches from keeps its parameters.
+  bool done_flag = true;
 };
 
 /// What the GPU side needs; the canonical string of these options is part of

@@ -49,6 +49,16 @@
 // ufjit::KernelError after the call. Entries of modules without a raise
 // have no such parameter and pay nothing.
 //
+// Done (elementwise entries of ufjit's own modules: EntrySignature::
+// done_flag), after the operands and before the error flag: a pointer to a
+// uint32 in page-locked host memory mapped for the device, or null. When it
+// is not null the launch must be ONE block; its threads, once they have all
+// stored their elements, pass a barrier, and thread 0 then fences at system
+// scope and stores 1 there. A synchronous call waits for that store instead
+// of cuStreamSynchronize, which learns of the kernel's end about a
+// microsecond later (docs/PERFORMANCE.md, "the end of a tiny call"). Async
+// calls, larger grids and the CPU pass null; CPU entries ignore it.
+//
 // index32: every element index and byte offset fits in int32, so the loop may
 // use 32-bit arithmetic (cheaper on the GPU). The runtime picks it per call.
 //
@@ -72,6 +82,11 @@
 namespace ufjit::codegen {
 
 inline constexpr int kMaxDims = 8;
+
+/// The generation of the parameter tables below, part of every disk cache
+/// key of a kernel: bumped whenever an entry's parameters change, so that a
+/// cubin built for other parameters is never launched with these.
+inline constexpr int kEntryAbiVersion = 2;
 
 /// Byte strides or shape, one int64 per dimension; a single kernel parameter
 /// of 64 bytes, aligned to 8.
@@ -124,6 +139,7 @@ struct EntrySignature {
   std::vector<int> arg_ndims;  // gufunc only
   std::size_t outputs = 0;     // gufunc only
   bool can_raise = false;      // the entry takes the error flag (last)
+  bool done_flag = false;      // an elementwise entry takes the Done parameter (ufjit's own code)
 };
 
 /// One operand of an entry, as the parameter table sees it.
@@ -139,6 +155,7 @@ struct KernelSpec {
   KernelVariant variant;
   std::vector<OperandSpec> operands;  // inputs, then outputs
   bool error_flag = false;            // EntrySignature::can_raise
+  bool done_flag = false;             // EntrySignature::done_flag, elementwise kinds only
 };
 KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant);
 
@@ -153,6 +170,7 @@ enum class ParamRole : uint8_t {
   ValueImag,    // the imaginary part of a complex scalar operand
   CoreShape,    // Dims: a gufunc operand's core shape
   CoreStrides,  // Dims: a gufunc operand's core byte strides
+  Done,         // uint32*: where a one-block launch says it finished, or null (see above)
   ErrorFlag,    // uint32*: the call's error flag (last; only when the module can raise)
 };
 
@@ -164,9 +182,9 @@ struct KernelParam {
   std::size_t size() const;
   std::size_t align() const;
   /// The manifest's words: "n", "in0", "in0_strides", "out", "out1_core_shape",
-  /// "error"; kind "count", "ndim", "shape", "array", "strides", "scalar",
-  /// "core_shape", "core_strides", "error_flag"; type "int64", "int64[8]",
-  /// "float32*", "float32", "uint32*".
+  /// "done", "error"; kind "count", "ndim", "shape", "array", "strides",
+  /// "scalar", "core_shape", "core_strides", "done_flag", "error_flag"; type
+  /// "int64", "int64[8]", "float32*", "float32", "uint32*".
   std::string name(const KernelSpec &spec) const;
   std::string kind_name() const;
   std::string type_name() const;

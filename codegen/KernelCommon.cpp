@@ -164,6 +164,7 @@ llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param) {
     case ParamRole::NDim:
       return llvm::Type::getInt64Ty(ctx);
     case ParamRole::Data:
+    case ParamRole::Done:
     case ParamRole::ErrorFlag:
       return llvm::PointerType::get(ctx, kGlobalAddressSpace);
     case ParamRole::Value:
@@ -182,7 +183,8 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
     fn.addParamAttr(index, llvm::Attribute::getWithAlignment(ctx, llvm::Align(8)));
     fn.addParamAttr(index, llvm::Attribute::NoCapture);
     fn.addParamAttr(index, llvm::Attribute::ReadOnly);
-  } else if (param.role == ParamRole::Data || param.role == ParamRole::ErrorFlag) {
+  } else if (param.role == ParamRole::Data || param.role == ParamRole::Done ||
+             param.role == ParamRole::ErrorFlag) {
     fn.addParamAttr(index, llvm::Attribute::NoUndef);
   }
 }
@@ -196,6 +198,7 @@ llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned 
     case ParamRole::NDim:
       return b.CreateAlignedLoad(b.getInt64Ty(), address, llvm::Align(8));
     case ParamRole::Data:
+    case ParamRole::Done:
     case ParamRole::ErrorFlag:
       return b.CreateAlignedLoad(ptr, address, llvm::Align(8));
     case ParamRole::Value:
@@ -253,6 +256,9 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
         break;
       case ParamRole::ValueImag:
         op->value = make_complex(b, op->dtype, real_part, value);
+        break;
+      case ParamRole::Done:
+        bound.done = value;
         break;
       case ParamRole::ErrorFlag: {
         llvm::PointerType *generic = llvm::PointerType::get(b.getContext(), 0);

@@ -61,7 +61,8 @@ llvm::Value *CpuEntryBuilder::load_dim(llvm::Value *dims, llvm::Value *d) {
 void CpuEntryBuilder::bind_parameters() {
   const KernelSpec spec = make_kernel_spec(sig_, variant_);
   const std::vector<KernelParam> params = kernel_params(spec);
-  // Parameter 0 (n) is loaded but unused: begin/end bound the work.
+  // Parameter 0 (n) is loaded but unused: begin/end bound the work; so is
+  // Done, which only a one-block GPU launch uses (KernelABI.h).
   BoundParams bound = bind_entry_params(
       b_, spec, params, [&](unsigned p) { return load_cpu_param(b_, params_, p, params[p]); });
   ndim_ = bound.ndim;

@@ -93,6 +93,8 @@ struct BoundParams {
   std::vector<EntryOperand> operands;  // KernelSpec::operands' order
   /// The error flag as a generic pointer (null when the entry has none).
   llvm::Value *error_flag = nullptr;
+  /// The Done parameter as it came (null when the entry has none).
+  llvm::Value *done = nullptr;
 };
 
 /// Binds the table `params` of `spec`: `value_of(k)` is parameter k's value

@@ -71,6 +71,8 @@ class GpuEntryBuilder {
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
   llvm::Value *call_with(const std::vector<llvm::Value *> &inputs);
+  /// KernelABI.h's Done parameter: after every thread's elements.
+  void emit_done_signal();
 
   GpuEntryShape entry_shape_;
   llvm::Module &module_;
@@ -88,6 +90,7 @@ class GpuEntryBuilder {
   std::vector<Operand> operands_;  // inputs, then the output
   LaunchHint hint_;                // what the loop shape wants of the grid
   llvm::Value *error_flag_ = nullptr;  // KernelABI.h: only when the module can raise
+  llvm::Value *done_ = nullptr;  // KernelABI.h's Done parameter (a global pointer), when the entry has it
 };
 
 llvm::FunctionType *GpuEntryBuilder::entry_type() const {
@@ -116,6 +119,7 @@ void GpuEntryBuilder::bind_parameters() {
   shape_ = bound.shape;
   operands_ = std::move(bound.operands);
   error_flag_ = bound.error_flag;
+  done_ = bound.done;
 }
 
 llvm::Value *GpuEntryBuilder::read_sreg(llvm::Intrinsic::ID id) {
@@ -489,6 +493,28 @@ void GpuEntryBuilder::emit_strided() {
   });
 }
 
+void GpuEntryBuilder::emit_done_signal() {
+  // Every thread reaches this block (the loops above have no other way
+  // out), so the barrier sees the whole block; the branch on `done` is the
+  // same in every thread. The barrier orders each thread's stores before
+  // thread 0's fence, and the fence (cumulative, system scope) orders them
+  // before the flag reaches host memory: whoever sees the flag sees the
+  // results. Launches with a null `done` skip all of it.
+  llvm::BasicBlock *signal = llvm::BasicBlock::Create(ctx_, "done.signal", fn_);
+  llvm::BasicBlock *store = llvm::BasicBlock::Create(ctx_, "done.store", fn_);
+  llvm::BasicBlock *exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+  b_.CreateCondBr(b_.CreateIsNotNull(done_, "done.wanted"), signal, exit);
+  b_.SetInsertPoint(signal);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  llvm::Value *thread = b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  b_.CreateCondBr(b_.CreateICmpEQ(thread, b_.getInt32(0), "done.first"), store, exit);
+  b_.SetInsertPoint(store);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_membar_sys, {}, {});
+  b_.CreateAlignedStore(b_.getInt32(1), done_, llvm::Align(4), /*isVolatile=*/true);
+  b_.CreateBr(exit);
+  b_.SetInsertPoint(exit);
+}
+
 llvm::Function *GpuEntryBuilder::build(const std::string &name) {
   internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
   index_type_ = variant_.index32 ? b_.getInt32Ty() : b_.getInt64Ty();
@@ -501,6 +527,9 @@ llvm::Function *GpuEntryBuilder::build(const std::string &name) {
     emit_contiguous();
   } else {
     emit_strided();
+  }
+  if (done_ != nullptr) {
+    emit_done_signal();
   }
   b_.CreateRetVoid();
   mark_ptx_kernel(*fn_, hint_);

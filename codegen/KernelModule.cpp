@@ -77,6 +77,7 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
                              ? gufunc_entry_signature(module.entry_function(), request.gufunc_outputs)
                              : entry_signature(module.entry_function());
     sig.can_raise = module.can_raise();
+    sig.done_flag = request.done_flag;  // the runtime's: CompiledSignature::entry_signature agrees
     llvm::Function *scalar = lower_module(module, out, request.base_name + ".", target);
     internal_assert(scalar != nullptr) << "lowering returned no entry function for " << request.base_name;
     lowered.push_back({&request, std::move(sig), scalar});

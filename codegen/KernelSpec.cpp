@@ -34,6 +34,7 @@ KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &vari
   KernelSpec spec;
   spec.variant = variant;
   spec.error_flag = sig.can_raise;
+  spec.done_flag = sig.done_flag && variant.kind == KernelKind::Elementwise;
   if (variant.kind == KernelKind::Gufunc) {
     internal_assert(sig.arg_ndims.size() == sig.args.size() && sig.outputs <= sig.args.size())
         << "gufunc entry signature without core dims";
@@ -87,6 +88,9 @@ std::vector<KernelParam> kernel_params(const KernelSpec &spec) {
       params.push_back({ParamRole::CoreStrides, i, op.dtype});
     }
   }
+  if (spec.done_flag) {
+    params.push_back({ParamRole::Done, -1, DType::UInt32});
+  }
   if (spec.error_flag) {
     params.push_back({ParamRole::ErrorFlag, -1, DType::UInt32});
   }
@@ -130,6 +134,8 @@ std::string KernelParam::name(const KernelSpec &spec) const {
       return "ndim";
     case ParamRole::Shape:
       return "shape";
+    case ParamRole::Done:
+      return "done";
     case ParamRole::ErrorFlag:
       return "error";
     default:
@@ -182,6 +188,8 @@ std::string KernelParam::kind_name() const {
       return "core_shape";
     case ParamRole::CoreStrides:
       return "core_strides";
+    case ParamRole::Done:
+      return "done_flag";
     case ParamRole::ErrorFlag:
       return "error_flag";
   }
@@ -201,7 +209,7 @@ std::string KernelParam::type_name() const {
     }
     return std::string(dtype_name(dtype));
   }
-  if (role == ParamRole::ErrorFlag) {
+  if (role == ParamRole::ErrorFlag || role == ParamRole::Done) {
     return "uint32*";
   }
   return "int64";

@@ -185,9 +185,11 @@ class KernelParams {
   /// are taken from the PreparedCall. `error_flag`: the zeroed uint32 the
   /// kernel's error-flag parameter points at (device memory on CUDA);
   /// required when the signature's module can raise (ir::Module::can_raise),
-  /// ignored otherwise.
+  /// ignored otherwise. `done_flag`: what the entry's Done parameter takes
+  /// (codegen/KernelABI.h; null: the launch is not waited on that way).
   KernelParams(const PreparedCall &call, std::span<const codegen::KernelParam> table,
-               std::span<const void *const> input_data, void *output_data, void *error_flag = nullptr);
+               std::span<const void *const> input_data, void *output_data, void *error_flag = nullptr,
+               void *done_flag = nullptr);
   /// The same, computing the table from the call's signature and `variant`.
   KernelParams(const PreparedCall &call, const codegen::KernelVariant &variant,
                const std::vector<const void *> &input_data, void *output_data, void *error_flag = nullptr);
@@ -208,8 +210,8 @@ class KernelParams {
   /// Pushes a Count, NDim or Shape parameter of an iteration of `n`
   /// elements over `shape`; false for other roles.
   bool push_iteration(const codegen::KernelParam &param, int64_t n, const Dims &shape);
-  /// Pushes the ErrorFlag parameter; false for other roles.
-  bool push_error_flag(const codegen::KernelParam &param, void *error_flag);
+  /// Pushes the ErrorFlag or the Done parameter; false for other roles.
+  bool push_flag(const codegen::KernelParam &param, void *error_flag, void *done_flag);
   void finish();
 
   SmallVector<Slot, kInlineParams> slots_;

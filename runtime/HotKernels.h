@@ -36,12 +36,15 @@ class HotKernel {
   /// The kernel to launch now (a tier-up may replace it between calls).
   const Kernel &kernel() const { return *current_.load(std::memory_order_acquire); }
   const std::vector<codegen::KernelParam> &params() const { return params_; }
+  /// The entry takes codegen/KernelABI.h's Done parameter.
+  bool takes_done_flag() const { return takes_done_flag_; }
 
  private:
   template <typename>
   friend class HotKernels;
   std::atomic<const Kernel *> current_{nullptr};
   std::vector<codegen::KernelParam> params_;
+  bool takes_done_flag_ = false;
 };
 
 template <typename Kernel>
@@ -125,6 +128,9 @@ class HotKernels {
     auto [it, made] = map_.try_emplace(hot);
     if (made) {
       it->second.params_ = entry_params(sig, variant);
+      for (const codegen::KernelParam &param : it->second.params_) {
+        it->second.takes_done_flag_ = it->second.takes_done_flag_ || param.role == codegen::ParamRole::Done;
+      }
     }
     if (made || replace) {
       it->second.current_.store(kernel.get(), std::memory_order_release);

@@ -81,13 +81,14 @@ KernelParams::KernelParams(const PreparedCall &call, const codegen::KernelVarian
     : KernelParams(call, entry_params(*call.signature, variant), input_data, output_data, error_flag) {}
 
 KernelParams::KernelParams(const PreparedCall &call, std::span<const codegen::KernelParam> table,
-                           std::span<const void *const> input_data, void *output_data, void *error_flag) {
+                           std::span<const void *const> input_data, void *output_data, void *error_flag,
+                           void *done_flag) {
   const std::size_t ndim = call.shape.size();
   const std::size_t inputs = call.inputs.size();
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
     const bool is_output = param.operand >= 0 && k == inputs;
-    if (push_iteration(param, call.size, call.shape) || push_error_flag(param, error_flag)) {
+    if (push_iteration(param, call.size, call.shape) || push_flag(param, error_flag, done_flag)) {
       continue;
     }
     switch (param.role) {
@@ -122,7 +123,7 @@ KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const v
   const std::size_t loop_ndim = call.loop_shape.size();
   for (const codegen::KernelParam &param : table) {
     const std::size_t k = static_cast<std::size_t>(param.operand);
-    if (push_iteration(param, call.loop_size, call.loop_shape) || push_error_flag(param, error_flag)) {
+    if (push_iteration(param, call.loop_size, call.loop_shape) || push_flag(param, error_flag, nullptr)) {
       continue;
     }
     switch (param.role) {
@@ -174,7 +175,11 @@ bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, 
   }
 }
 
-bool KernelParams::push_error_flag(const codegen::KernelParam &param, void *error_flag) {
+bool KernelParams::push_flag(const codegen::KernelParam &param, void *error_flag, void *done_flag) {
+  if (param.role == codegen::ParamRole::Done) {
+    push(&done_flag, sizeof done_flag);
+    return true;
+  }
   if (param.role != codegen::ParamRole::ErrorFlag) {
     return false;
   }

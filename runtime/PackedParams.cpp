@@ -24,6 +24,8 @@ PackedParams::PackedParams(const PreparedCall &call, std::span<const codegen::Ke
       patches_.push_back({k, static_cast<std::size_t>(table[k].operand)});
     } else if (table[k].role == codegen::ParamRole::ErrorFlag) {
       patches_.push_back({k, kErrorFlag});
+    } else if (table[k].role == codegen::ParamRole::Done) {
+      patches_.push_back({k, kDoneFlag});
     }
   }
   for (Slot &slot : slots_) {
@@ -31,9 +33,10 @@ PackedParams::PackedParams(const PreparedCall &call, std::span<const codegen::Ke
   }
 }
 
-void *const *PackedParams::bind(const PreparedCall &call, void *error_flag) {
+void *const *PackedParams::bind(const PreparedCall &call, void *error_flag, void *done_flag) {
   for (const Patch &patch : patches_) {
-    const void *value = patch.operand == kErrorFlag            ? error_flag
+    const void *value = patch.operand == kErrorFlag           ? error_flag
+                        : patch.operand == kDoneFlag          ? done_flag
                         : patch.operand == call.inputs.size() ? call.output.data
                                                               : call.inputs[patch.operand].array.data;
     std::memcpy(slots_[patch.slot].bytes, &value, sizeof value);

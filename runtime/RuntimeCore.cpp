@@ -167,6 +167,7 @@ codegen::EntrySignature CompiledSignature::entry_signature() const {
   codegen::EntrySignature entry;
   entry.args = params;
   entry.can_raise = module != nullptr && module->can_raise();
+  entry.done_flag = module != nullptr;  // CUDA C++ entries (external) do not signal their end
   if (!generalized()) {
     entry.ret = ret;
     return entry;

@@ -20,20 +20,20 @@
 #include "runtime/KernelCache.h"
 #include "runtime/PackedParams.h"
 #include "runtime/ViewChecks.h"
-#include "runtime/driver/Pipeline.h"
 #include "runtime/cuda/ContextWarmUp.h"
 #include "runtime/cuda/CubinPrefetch.h"
 #include "runtime/cuda/CudaContext.h"
 #include "runtime/cuda/CudaMethods.h"
 #include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/DoneFlags.h"
 #include "runtime/cuda/HostStaging.h"
 #include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
+#include "runtime/driver/Pipeline.h"
 #include "support/EnvironmentSwitch.h"
 #include "ufjit/errors.h"
-
 
 namespace ufjit::runtime {
 namespace {
@@ -140,6 +140,10 @@ class CudaBackend final : public Backend {
     // (CubinPrefetch.h), and its first driver call is made now too.
     tier_up_.start();
     tier_up_.submit([context = context_] { context->make_current_noexcept(); });
+    if (support::switched_on("UFJIT_DONE_FLAGS")) {
+      tier_up_.submit(
+          [this] { done_flags_.prepare(); });  // a page-locked allocation: off the first call's path
+    }
   }
 
   ~CudaBackend() override {
@@ -168,8 +172,10 @@ class CudaBackend final : public Backend {
     const codegen::KernelVariant variant = choose_variant(call);
     if (!any_host_operand(call)) {
       cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
-      run_on_device(call, variant, cuda::stream_handle(stream), flag.device());
-      finish_device_call(flag, stream);
+      const HotKernel<cuda::CudaKernel> &kernel = kernel_for(*call.signature, variant, call.size);
+      const cuda::DoneFlags::Flag done = done_flag_for(kernel, call.size, stream, flag);
+      run_on_device(call, kernel, cuda::stream_handle(stream), flag.device(), done.device());
+      finish_device_call(flag, stream, done);
       return;
     }
     if (stream != nullptr) {
@@ -210,9 +216,10 @@ class CudaBackend final : public Backend {
     }
     context_->make_current();
     cuda::RaiseFlag flag(context_, *call.signature, cuda::stream_handle(stream));
-    cuda::launch(launch->hot.kernel(), call.size, launch->params.bind(call, flag.device()),
+    const cuda::DoneFlags::Flag done = done_flag_for(launch->hot, call.size, stream, flag);
+    cuda::launch(launch->hot.kernel(), call.size, launch->params.bind(call, flag.device(), done.device()),
                  cuda::stream_handle(stream));
-    finish_device_call(flag, stream);
+    finish_device_call(flag, stream, done);
   }
 
   /// One thread per outer element. Host operands are staged by byte extent
@@ -357,14 +364,31 @@ class CudaBackend final : public Backend {
     return any_host;
   }
 
-  /// After a launch on device operands: a synchronous call waits and reports
-  /// a raise now; an async one reports it at its stream's next synchronize.
-  void finish_device_call(cuda::RaiseFlag &flag, StreamImpl *stream) {
-    if (stream == nullptr) {
+  /// A done flag (DoneFlags.h) for a launch of `kernel` over `n` elements
+  /// that can be waited on that way: synchronous, one block, an entry that
+  /// takes the flag, and no raise flag to read afterwards (its read is a
+  /// stream operation, which waits for the kernel's retirement anyway).
+  /// Empty otherwise, or when no flag is free.
+  cuda::DoneFlags::Flag done_flag_for(const HotKernel<cuda::CudaKernel> &kernel, int64_t n,
+                                      StreamImpl *stream, const cuda::RaiseFlag &raise) const {
+    if (stream != nullptr || !kernel.takes_done_flag() || raise.device() != nullptr ||
+        cuda::launch_config(kernel.kernel().geometry, n).grid != 1) {
+      return {};
+    }
+    return done_flags_.claim();
+  }
+
+  /// After a launch on device operands: a synchronous call waits (on `done`
+  /// when it was given to the launch) and reports a raise now; an async one
+  /// reports it at its stream's next synchronize.
+  void finish_device_call(cuda::RaiseFlag &flag, StreamImpl *stream, const cuda::DoneFlags::Flag &done = {}) {
+    if (stream != nullptr) {
+      flag.defer(stream);
+    } else if (!done.empty()) {
+      done.wait();
+    } else {
       UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
       flag.check_now(nullptr);
-    } else {
-      flag.defer(stream);
     }
   }
 
@@ -373,11 +397,11 @@ class CudaBackend final : public Backend {
     return static_cast<std::size_t>(v.size()) * dtype_size(v.dtype);
   }
 
-  /// Every operand on the device: one launch, nothing copied.
-  /// `raise_flag`: cuda::RaiseFlag::device() (null when the kernel cannot raise).
-  void run_on_device(const PreparedCall &call, const codegen::KernelVariant &variant, CUstream stream,
-                     void *raise_flag) {
-    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(*call.signature, variant, call.size);
+  /// Every operand on the device: one launch of `kernel`, nothing copied.
+  /// `raise_flag`: cuda::RaiseFlag::device() (null when the kernel cannot
+  /// raise); `done_flag`: cuda::DoneFlags::Flag::device() (null: none).
+  void run_on_device(const PreparedCall &call, const HotKernel<cuda::CudaKernel> &kernel, CUstream stream,
+                     void *raise_flag, void *done_flag) {
     SmallVector<const void *, 8> inputs;
     inputs.resize(call.inputs.size());
     for (std::size_t i = 0; i < call.inputs.size(); ++i) {
@@ -385,8 +409,9 @@ class CudaBackend final : public Backend {
         inputs[i] = call.inputs[i].array.data;
       }
     }
-    const KernelParams params(call, kernel.params(), std::span<const void *const>(inputs.data(), inputs.size()),
-                              call.output.data, raise_flag);
+    const KernelParams params(call, kernel.params(),
+                              std::span<const void *const>(inputs.data(), inputs.size()), call.output.data,
+                              raise_flag, done_flag);
     cuda::launch(kernel.kernel(), call.size, params.pointers(), stream);
   }
 
@@ -650,6 +675,8 @@ class CudaBackend final : public Backend {
   cuda::CubinPrefetch prefetch_;
   /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
   bool tiering_ = support::switched_on("UFJIT_TIERING");
+  /// Flags of one-block synchronous launches; the page is made on tier_up_.
+  cuda::DoneFlags done_flags_{context_};
   // Declared last: destroyed first, finishing its jobs while everything they
   // use (context, kernels, disk cache) is still there.
   cuda::TierUp tier_up_;

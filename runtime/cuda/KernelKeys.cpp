@@ -1,6 +1,8 @@
 // Cache keys of GPU kernels (runtime/cuda/KernelKeys.h).
 #include "runtime/cuda/KernelKeys.h"
 
+#include "codegen/KernelABI.h"
+
 #ifndef UFJIT_VERSION
 #define UFJIT_VERSION "unknown"
 #endif
@@ -31,7 +33,8 @@ cache::DiskCacheKey device_key(std::string code, const std::string &entry, std::
   key.arch = context.properties().arch() + "/" + gpu.arch;
   key.ptx_isa = gpu.canonical();
   key.float_options = std::move(float_options);
-  key.ufjit_version = UFJIT_VERSION;
+  // The entries' parameters too: a cubin of other parameters must miss.
+  key.ufjit_version = std::string(UFJIT_VERSION) + "/abi" + std::to_string(codegen::kEntryAbiVersion);
   key.llvm_version = UFJIT_LLVM_VERSION;
   key.driver_version = context.drv().version;
   return key;

@@ -205,6 +205,7 @@ CompileResult compile_here(const CompileRequest &request) {
       }
       entry_sig = entry_signature_of(sig, entry.gufunc_outputs);
       entry_sig.can_raise = module.can_raise();
+      entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
       for (const codegen::KernelVariant &v : entry.variants) {
         manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
                                                  codegen::make_kernel_spec(entry_sig, v), ufunc.layout});

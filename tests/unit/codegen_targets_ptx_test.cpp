@@ -204,6 +204,39 @@ TEST(CodegenPtx, Index32VariantUsesThirtyTwoBitIndexArithmetic) {
   EXPECT_TRUE(contains(entry_body(ptx, entry_name(base, variant(Layout::Strided, false))), "rem.u64"));
 }
 
+TEST(CodegenPtx, EveryElementwiseEntrySignalsItsEndThroughTheDoneFlagAfterABarrier) {
+  ir::Module m = add_module(DType::Float32);
+  const std::string ptx = ptx_for(m, all_variants());
+  for (const KernelVariant &v : all_variants()) {
+    const std::string body = entry_body(ptx, entry_name(base_name_of(m), v));
+    ASSERT_FALSE(body.empty()) << entry_name(base_name_of(m), v);
+    // KernelABI.h: the Done parameter follows the operands; with it null
+    // the launch skips the epilogue, else the barrier, thread 0's
+    // system-scope fence and its volatile store of 1.
+    EXPECT_TRUE(std::regex_search(body, std::regex(R"(_param_\d+\s*\)\s*\{)"))) << body;
+    const std::size_t barrier = body.find("bar.sync");
+    const std::size_t fence = body.find("membar.sys");
+    const std::size_t store = body.find("st.volatile.global.u32");
+    ASSERT_NE(barrier, std::string::npos) << body;
+    ASSERT_NE(fence, std::string::npos) << body;
+    ASSERT_NE(store, std::string::npos) << body;
+    EXPECT_LT(barrier, fence);
+    EXPECT_LT(fence, store);
+    EXPECT_TRUE(std::regex_search(body, std::regex(R"(setp\.(eq|ne)\.s64[^\n]*0;)")))
+        << "no test of a null flag";
+  }
+}
+
+TEST(CodegenPtx, EntriesOfAnAotRequestTakeNoDoneFlag) {
+  ir::Module m = add_module(DType::Float32);
+  EntryRequest request{&m, base_name_of(m), all_variants()};
+  request.done_flag = false;  // as `ufjit compile` asks (runtime/driver/Pipeline.cpp)
+  const std::string ptx = emit_ptx({request}, GpuOptions{});
+  EXPECT_FALSE(contains(ptx, "membar.sys")) << ptx;
+  EXPECT_FALSE(contains(ptx, "bar.sync")) << ptx;
+  EXPECT_FALSE(contains(ptx, "st.volatile")) << ptx;
+}
+
 TEST(CodegenPtx, PtxIsIdenticalAcrossCompiles) {
   ir::Module m = test_ir::polar_module(DType::Float32);
   std::string first = ptx_for(m, all_variants());

@@ -148,5 +148,29 @@ TEST(GufuncParams, ElementwiseTableKeepsTheManifestNames) {
   EXPECT_EQ(codegen::gufunc_variant().suffix(), "gufunc");
 }
 
+TEST(GufuncParams, TheDoneFlagFollowsTheOperandsOfElementwiseEntriesAndPrecedesTheErrorFlag) {
+  codegen::EntrySignature sig;
+  sig.args = {DType::Float32};
+  sig.ret = DType::Float32;
+  sig.can_raise = true;
+  sig.done_flag = true;
+  const codegen::KernelSpec spec = codegen::make_kernel_spec(sig, codegen::KernelVariant{});
+  std::vector<std::string> names;
+  for (const codegen::KernelParam &p : codegen::kernel_params(spec)) {
+    names.push_back(p.name(spec) + ":" + p.kind_name() + ":" + p.type_name());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"n:count:int64", "in0:array:float32*", "out:array:float32*",
+                                             "done:done_flag:uint32*", "error:error_flag:uint32*"}));
+  // A gufunc entry's launches are not waited on that way: no Done.
+  codegen::EntrySignature gufunc = sig;
+  gufunc.args = {DType::Float32, DType::Float32};
+  gufunc.arg_ndims = {1, 1};
+  gufunc.outputs = 1;
+  for (const codegen::KernelParam &p :
+       codegen::kernel_params(codegen::make_kernel_spec(gufunc, codegen::gufunc_variant()))) {
+    EXPECT_NE(p.role, codegen::ParamRole::Done);
+  }
+}
+
 }  // namespace
 }  // namespace ufjit::runtime

@@ -83,6 +83,11 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, 
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = kSmCount; break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = kBlock; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *value = 32; break;
+    // Its kernels never run, so none would store a done flag
+    // (runtime/cuda/DoneFlags.h): calls synchronise the stream instead.
+    case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY:
+      *value = 0;
+      break;
     default: *value = 1; break;
   }
   return CUDA_SUCCESS;
@@ -243,6 +248,10 @@ CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool, size_t) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuMemHostAlloc(void **ptr, size_t bytes, unsigned int) {
   *ptr = fake_alloc(bytes);
   return *ptr == nullptr ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *device, void *host, unsigned int) {
+  *device = reinterpret_cast<CUdeviceptr>(host);
+  return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemFreeHost(void *ptr) {
   std::free(ptr);

@@ -7,24 +7,14 @@
 #include <memory>
 #include <string>
 
-#include "runtime/cuda/CudaContext.h"
-#include "runtime/cuda/CudaDriver.h"
-#include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/ContextWarmUp.h"
+#include "runtime/cuda/CudaModule.h"
+#include "tests/gpu/runtime/gpu_context_fixture.h"
 
 namespace ufjit::cuda {
 namespace {
 
-class GpuContextWarmUp : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string why;
-    if (!driver_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-    context_ = std::make_shared<CudaContext>(0);
-    context_->make_current();
-  }
-  std::shared_ptr<const CudaContext> context_;
-};
+using GpuContextWarmUp = GpuContextTest;
 
 TEST_F(GpuContextWarmUp, EmbeddedCubinForThisDeviceLoadsLaunchesAndCopies) {
   const DeviceProperties &props = context_->properties();
