@@ -141,8 +141,8 @@ class CudaBackend final : public Backend {
     tier_up_.start();
     tier_up_.submit([context = context_] { context->make_current_noexcept(); });
     if (support::switched_on("UFJIT_DONE_FLAGS")) {
-      tier_up_.submit(
-          [this] { done_flags_.prepare(); });  // a page-locked allocation: off the first call's path
+      // A page-locked allocation: made on the worker, off the first call's path.
+      tier_up_.submit([this] { done_flags_.prepare(); });
     }
   }
 
