@@ -31,9 +31,10 @@ DoneFlags::~DoneFlags() {
 }
 
 void DoneFlags::prepare() noexcept {
-  if (ready_.load(std::memory_order_acquire)) {
-    return;
-  }
+  std::call_once(prepared_, [this] { allocate_page(); });
+}
+
+void DoneFlags::allocate_page() noexcept {
   const CudaDriver &drv = context_->drv();
   int can_map = 0;
   if (drv.cuDeviceGetAttribute(&can_map, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
@@ -101,6 +102,10 @@ void DoneFlags::Flag::wait() const {
     }
   } while (std::chrono::steady_clock::now() - start < kSpinLimit);
   UFJIT_CU_CHECK(owner_->context_->drv(), cuStreamSynchronize, nullptr);
+  if (flag.load(std::memory_order_acquire) == 0) {
+    // The kernel ended (its stream synchronised) and its store is not here.
+    owner_->ready_.store(false, std::memory_order_relaxed);
+  }
 }
 
 }  // namespace ufjit::cuda

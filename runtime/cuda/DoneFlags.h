@@ -17,13 +17,17 @@
 // or when all words are taken, or where the device cannot map host memory,
 // calls synchronise as before. A wait that sees no flag for kSpinLimit falls
 // back to cuStreamSynchronize, which also reports the error of a kernel that
-// faulted before it could store the flag.
+// faulted before it could store the flag. A kernel that ended without its
+// flag reaching this page (a system whose device writes to mapped memory do
+// not arrive) turns the flags off: every later call synchronises at once
+// rather than spinning in vain first.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "runtime/cuda/CudaContext.h"
 
@@ -41,7 +45,7 @@ class DoneFlags {
   DoneFlags(const DoneFlags &) = delete;
   DoneFlags &operator=(const DoneFlags &) = delete;
 
-  /// Allocates the mapped page (once; any thread with the context current).
+  /// Allocates the mapped page (the first call only; from any thread).
   /// A device that cannot map host memory, or a failed allocation, leaves
   /// the flags unused. Never throws.
   void prepare() noexcept;
@@ -59,7 +63,8 @@ class DoneFlags {
     void *device() const;
     /// After the launch that was given device(): returns once the kernel
     /// stored the flag, or once the legacy stream synchronised. Throws
-    /// DeviceError when that synchronisation reports an error.
+    /// DeviceError when that synchronisation reports an error; turns the
+    /// flags off when it succeeds and the flag is still not there.
     void wait() const;
 
    private:
@@ -72,13 +77,15 @@ class DoneFlags {
 
  private:
   static constexpr std::size_t kStride = 64 / sizeof(uint32_t);  // one cache line per word
+  void allocate_page() noexcept;
   void release(int index) const noexcept;
   std::atomic_ref<uint32_t> word(int index) const {
     return std::atomic_ref<uint32_t>(host_[index * kStride]);
   }
 
   std::shared_ptr<const CudaContext> context_;
-  std::atomic<bool> ready_{false};  // host_ and device_ are set (release/acquire)
+  std::once_flag prepared_;
+  mutable std::atomic<bool> ready_{false};  // host_ and device_ are set (release/acquire), flags in use
   uint32_t *host_ = nullptr;
   char *device_ = nullptr;
   mutable std::atomic<uint64_t> free_{~uint64_t{0}};  // bit i: word i is free

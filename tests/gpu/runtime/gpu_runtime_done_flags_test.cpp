@@ -1,7 +1,8 @@
 // Done flags (runtime/cuda/DoneFlags.h) on the device of this host: each
 // flag is handed out once until released, a wait ends as soon as a kernel
 // stores the flag (while that kernel still runs), and a wait that sees no
-// flag falls back to the stream's synchronize. Skips without a GPU.
+// flag falls back to the stream's synchronize and turns the flags off.
+// Skips without a GPU.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -77,14 +78,15 @@ TEST_F(GpuDoneFlags, AWaitEndsWhenTheKernelStoresTheFlagWhileItStillRuns) {
   EXPECT_EQ(drv.cuCtxSynchronize(), CUDA_SUCCESS);
 }
 
-TEST_F(GpuDoneFlags, AWaitThatSeesNoFlagSynchronisesTheStreamAfterTheSpinLimit) {
+TEST_F(GpuDoneFlags, AWaitThatSeesNoFlagSynchronisesAfterTheSpinLimitAndTurnsTheFlagsOff) {
   DoneFlags flags(context_);
   flags.prepare();
   DoneFlags::Flag flag = flags.claim();
   ASSERT_FALSE(flag.empty());
   const auto start = std::chrono::steady_clock::now();
-  flag.wait();  // no kernel was given it
+  flag.wait();  // no kernel stores it: as if the device's writes never arrived
   EXPECT_GE(std::chrono::steady_clock::now() - start, DoneFlags::kSpinLimit);
+  EXPECT_TRUE(flags.claim().empty()) << "later calls should synchronise at once";
 }
 
 }  // namespace
