@@ -550,6 +550,10 @@ Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Op
   options.entries.insert(info.entry_names.begin(), info.entry_names.end());
   options.timings = &timings;
   options.tier = tier;
+  // UFJIT_SCALING_WHOLE=1: a huge kernel's parts compiled in its module, as
+  // before codegen/PtxShards.h (to measure the difference).
+  static const bool whole = std::getenv("UFJIT_SCALING_WHOLE") != nullptr;
+  options.split_parts = !whole;
   std::string ptx = compile_module_to_ptx(*module, options);
   parts.libdevice = timings.libdevice_ms;
   parts.optimize = timings.optimize_ms;

@@ -250,6 +250,7 @@ void outline_huge_blocks(llvm::Module &module) {
       if (!extractor.isEligible()) continue;
       if (llvm::Function *outlined = extractor.extractCodeRegion(cache)) {
         outlined->addFnAttr(llvm::Attribute::NoInline);
+        outlined->addFnAttr(kPartAttribute);
       }
     }
   }
@@ -510,6 +511,7 @@ void outline_regions_of(llvm::Function &f) {
     }
     part->addFnAttr(llvm::Attribute::NoInline);
     part->addFnAttr(kHugeAttribute);
+    part->addFnAttr(kPartAttribute);
     cut[head->getBlock()] = llvm::cast<llvm::Instruction>(part->user_back())->getParent();
   }
 }

@@ -61,6 +61,11 @@ constexpr std::size_t kSplitBlockInstructions = 2000;
 /// where InstCombine is quadratic).
 inline constexpr const char *kHugeAttribute = "ufjit-huge";
 
+/// Marks a function cut from a huge one (a part of a long chain, a region or
+/// a piece of a huge block), only ever called directly: the NVPTX path may
+/// compile it in a module of its own (codegen/PtxShards.h).
+inline constexpr const char *kPartAttribute = "ufjit-part";
+
 /// Whether `f` has more than kHugeFunctionBlocks blocks or carries
 /// kHugeAttribute.
 bool is_huge_function(const llvm::Function &f);

@@ -271,6 +271,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     part->addFnAttr(llvm::Attribute::NoInline);
     part->addFnAttr(llvm::Attribute::NoUnwind);
     part->addFnAttr(kHugeAttribute);
+    part->addFnAttr(kPartAttribute);
     if (ms_.target.kind == TargetKind::Cuda && ms_.target.fastmath) mark_gpu_fastmath(*part);
     ms_.parts.push_back({owner, part});
     const std::set<PartExit> exits =

@@ -19,14 +19,17 @@
 
 #include <algorithm>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "codegen/HugeFunctions.h"
 #include "codegen/LaunchHint.h"
+#include "codegen/PtxShards.h"
 #include "frontend/InternalAssert.h"
 #include "ufjit/errors.h"
 
@@ -271,44 +274,57 @@ std::string emit_text(llvm::Module &module, llvm::TargetMachine &tm) {
   bool failed = tm.addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
   internal_assert(!failed) << "the NVPTX target cannot emit PTX";
   passes.run(module);
-  return renumber_call_sequences(text.str());
+  return std::string(text.str());
 }
 
-}  // namespace
+/// This process's CPU time in ms: on a loaded machine, what a compile itself
+/// costs.
+double process_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
 
-std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options) {
-  // Process CPU time: on a loaded machine, what the compile itself costs.
-  auto now_ms = [] {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
-  };
-  std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
-  prepare_nvptx_module(module);
-  double t0 = now_ms();
+/// Whether `name` is kept external: one of `external` or the launch hint of
+/// one (LaunchHint.h).
+bool kept_external(const std::string &name, const std::set<std::string> &external) {
+  const std::string suffix = launch_hint_symbol("");
+  const bool hint =
+      name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return external.count(hint ? name.substr(0, name.size() - suffix.size()) : name) != 0;
+}
+
+/// What comes before libdevice on a module: verified, fast math lowered,
+/// huge blocks and functions cut (HugeFunctions.h), so that the optimizer
+/// works on functions of bounded size.
+void prepare_for_optimizer(llvm::Module &module, const NvptxCompileOptions &options) {
   verify_or_throw(module, "before libdevice");
   lower_fast_math(module, options.gpu.arch);
-  // Before the optimizer: it then works on functions of bounded size.
   if (has_huge_block(module)) {
     outline_huge_blocks(module);
   }
   outline_huge_regions(module);
+}
+
+/// A prepared module to PTX: libdevice, internalize all but `external`, the
+/// optimizer, the code generator. `shard`: the index of a module of parts
+/// split off the kernel's (PtxShards.h), whose internal names are made its
+/// own; nullopt for the kernel's module. Adds its times to `timings`.
+std::string finish_to_ptx(llvm::Module &module, const NvptxCompileOptions &options,
+                          const std::set<std::string> &external, std::optional<std::size_t> shard,
+                          llvm::TargetMachine &tm, PtxCompileTimings &timings) {
+  double t0 = process_cpu_ms();
   merge_sin_cos_calls(module);
   link_libdevice(module, options.libdevice);
-  // Entries stay external, and so do their launch hints (LaunchHint.h).
-  llvm::internalizeModule(module, [&](const llvm::GlobalValue &gv) {
-    const std::string name = gv.getName().str();
-    const std::string suffix = launch_hint_symbol("");
-    const bool hint = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-    return options.entries.count(hint ? name.substr(0, name.size() - suffix.size()) : name) != 0;
-  });
+  llvm::internalizeModule(
+      module, [&](const llvm::GlobalValue &gv) { return kept_external(gv.getName().str(), external); });
   module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", options.ftz ? 1 : 0);
-  const double libdevice_ms = now_ms() - t0;
-  t0 = now_ms();
+  timings.libdevice_ms += process_cpu_ms() - t0;
+  t0 = process_cpu_ms();
   if (options.tier == PtxTier::Quick) {
     keep_large_libdevice_functions_out_of_line(module);
   }
-  optimize(module, *tm, options.tier);
+  optimize(module, tm, options.tier);
   widen_narrow_integer_abs(module);
   // The quick tier's passes (NVVMReflect, the always-inliner, GlobalDCE)
   // are too simple to be worth 0.3 ms of verifying on the first call's
@@ -316,14 +332,15 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   if (options.tier != PtxTier::Quick) {
     verify_or_throw(module, "after optimization");
   }
-  const double optimize_ms = now_ms() - t0;
+  timings.optimize_ms += process_cpu_ms() - t0;
+  tm.setOptLevel(llvm::CodeGenOptLevel::Aggressive);
   // A function of thousands of blocks: the code generator without its
   // optimizations (no GVN, no register coalescer, which joins the live
   // interval of a value read in every branch, such as an elif chain's x,
   // one copy at a time: 40,000 branches 9.5 s against 2.7 s). ptxas
   // optimizes the PTX again, as for huge blocks below.
   if (has_huge_function(module)) {
-    tm->setOptLevel(llvm::CodeGenOptLevel::None);
+    tm.setOptLevel(llvm::CodeGenOptLevel::None);
     fold_empty_blocks_of_huge_functions(module);
     demote_huge_phis(module);
   }
@@ -332,17 +349,62 @@ std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOption
   // the code generator's optimizations (ptxas optimizes the PTX again).
   if (has_huge_block(module)) {
     split_huge_blocks(module);
-    tm->setOptLevel(llvm::CodeGenOptLevel::None);
+    tm.setOptLevel(llvm::CodeGenOptLevel::None);
   }
   if (options.tier == PtxTier::Quick) {
-    tm->setOptLevel(llvm::CodeGenOptLevel::None);
+    tm.setOptLevel(llvm::CodeGenOptLevel::None);
   }
-  t0 = now_ms();
-  std::string ptx = emit_text(module, *tm);
-  if (options.timings != nullptr) {
-    *options.timings = {libdevice_ms, optimize_ms, now_ms() - t0};
+  if (shard) {
+    make_shard_names_unique(module, *shard);
   }
+  t0 = process_cpu_ms();
+  std::string ptx = emit_text(module, tm);
+  timings.codegen_ms += process_cpu_ms() - t0;
   return ptx;
+}
+
+}  // namespace
+
+std::string compile_module_to_ptx(llvm::Module &module, const NvptxCompileOptions &options) {
+  std::unique_ptr<llvm::TargetMachine> tm = make_nvptx_target_machine(options.gpu, options.fastmath);
+  prepare_nvptx_module(module);
+  PtxCompileTimings timings;
+  double t0 = process_cpu_ms();
+  // The parts of long chains, cut while lowering, leave first: each is then
+  // prepared, optimized and compiled while its code is in the caches, not
+  // walked with the whole module first.
+  std::vector<PtxShard> shards;
+  if (options.split_parts) {
+    shards = split_off_parts(module);
+  }
+  const std::size_t lowered_parts = shards.size();
+  prepare_for_optimizer(module, options);
+  // Parts cut from the module's other huge functions just now: prepared.
+  if (options.split_parts) {
+    std::vector<PtxShard> cut = split_off_parts(module);
+    std::move(cut.begin(), cut.end(), std::back_inserter(shards));
+  }
+  timings.libdevice_ms += process_cpu_ms() - t0;
+  // Each shard compiled and freed before the next: the compile's working
+  // set stays that of one part.
+  std::vector<std::string> shard_ptx;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    if (i < lowered_parts) {
+      t0 = process_cpu_ms();
+      prepare_for_optimizer(*shards[i].module, options);
+      timings.libdevice_ms += process_cpu_ms() - t0;
+    }
+    shard_ptx.push_back(finish_to_ptx(*shards[i].module, options, shards[i].functions, i, *tm, timings));
+    shards[i].module.reset();
+  }
+  std::string ptx = finish_to_ptx(module, options, options.entries, std::nullopt, *tm, timings);
+  if (!shards.empty()) {
+    ptx = join_shard_ptx(std::move(ptx), shard_ptx, shards);
+  }
+  if (options.timings != nullptr) {
+    *options.timings = timings;
+  }
+  return renumber_call_sequences(ptx);
 }
 
 }  // namespace ufjit::codegen

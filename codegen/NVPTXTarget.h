@@ -90,6 +90,9 @@ struct NvptxCompileOptions {
   std::set<std::string> entries;  // kept external; everything else is internalized
   LibdeviceLoad libdevice = LibdeviceLoad::Sliced;
   PtxTier tier = PtxTier::Optimized;
+  // A huge kernel's parts compiled in modules of their own (PtxShards.h);
+  // false only to measure the difference (bench_compile).
+  bool split_parts = true;
   PtxCompileTimings *timings = nullptr;  // filled in when set
 };
 
