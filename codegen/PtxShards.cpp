@@ -58,6 +58,13 @@ PartReferences references_of(llvm::Function &part) {
   return refs;
 }
 
+/// Whether a part may call `f` from a module of its own: a declaration, or
+/// a libdevice function (linked into the kernel's module as it was built),
+/// which each module that calls it links again (finish_to_ptx).
+bool callable_from_a_shard(const llvm::Function &f) {
+  return f.isDeclaration() || f.getName().starts_with("__nv_");
+}
+
 /// `f` as LLVM prints a local name in PTX ('.' is not a PTX identifier
 /// character), so that the name of a moved part stays valid once external.
 std::string ptx_identifier(llvm::StringRef name) {
@@ -141,7 +148,7 @@ std::vector<PtxShard> split_off_parts(llvm::Module &module) {
       bool stays = false;
       for (llvm::CallInst *call : it->second.calls) {
         llvm::Function *callee = call->getCalledFunction();
-        if (!callee->isDeclaration() && parts.count(callee) == 0) stays = true;
+        if (!callable_from_a_shard(*callee) && parts.count(callee) == 0) stays = true;
       }
       if (stays) {
         it = parts.erase(it);

@@ -11,8 +11,8 @@
 // whole-module passes walk them all. A module of one part keeps the working
 // set of a compile the size of one part.
 //
-// requires: the module cut (outline_huge_regions), libdevice not yet
-// linked; guarantees: the joined PTX defines the same functions, a moved
+// requires: a lowered module (libdevice's functions may be linked);
+// guarantees: the joined PTX defines the same functions, a moved
 // function internal (.func) as before and called through a prototype.
 #pragma once
 
@@ -34,9 +34,9 @@ struct PtxShard {
 };
 
 /// Moves each part function of `module` (kPartAttribute) that is only
-/// called and that refers to no definition of `module` but other parts
-/// (libdevice is not linked yet: its functions are declarations) into a
-/// module of its own, renamed to a valid PTX identifier; `module` keeps a
+/// called and that refers to no definition of `module` but other parts and
+/// libdevice's functions (which its module links again) into a module of
+/// its own, renamed to a valid PTX identifier; `module` keeps a
 /// declaration of it, as each shard does of what it calls. Empty when
 /// `module` has no such function.
 std::vector<PtxShard> split_off_parts(llvm::Module &module);
