@@ -103,29 +103,28 @@ std::string_view function_name_of(std::string_view line) {
 }
 
 /// Appends `text` to `out`, a moved function's `.extern .func` declarations
-/// and `.visible .func` definition made `.func`.
+/// and `.visible .func` definition made `.func`. Only lines that begin with
+/// `.` can declare a function: the text between them is copied whole.
 void append_internalized(std::string &out, std::string_view text,
                          const std::set<std::string, std::less<>> &moved) {
   constexpr std::string_view kPrefixes[] = {".extern .func", ".visible .func"};
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    std::string_view line = text.substr(at, end - at);
-    bool rewritten = false;
+  std::size_t copied = 0;
+  for (std::size_t line = 0; line < text.size();) {
+    std::size_t end = text.find('\n', line);
+    end = end == std::string_view::npos ? text.size() : end;
     for (std::string_view prefix : kPrefixes) {
-      if (line.substr(0, prefix.size()) != prefix) continue;
-      std::string_view bare = line;
-      if (bare.back() == '\n') bare.remove_suffix(1);
-      if (moved.count(function_name_of(bare)) == 0) continue;
+      if (text.compare(line, prefix.size(), prefix) != 0) continue;
+      if (moved.count(function_name_of(text.substr(line, end - line))) == 0) break;
+      out.append(text, copied, line - copied);
       out += ".func";
-      out += line.substr(prefix.size());
-      rewritten = true;
+      copied = line + prefix.size();
       break;
     }
-    if (!rewritten) out += line;
-    at = end;
+    // The next line that begins with '.'.
+    line = text.find("\n.", end);
+    line = line == std::string_view::npos ? text.size() : line + 1;
   }
+  out.append(text, copied, std::string_view::npos);
 }
 
 }  // namespace
