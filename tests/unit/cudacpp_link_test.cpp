@@ -84,6 +84,28 @@ TEST_F(LinkedHelpers, CubinLinksTheHelpersWithNvJitLink) {
   EXPECT_EQ(r.output.substr(0, 4), std::string("\x7f" "ELF", 4));
 }
 
+TEST_F(LinkedHelpers, HelpersCalledFromThePartsOfALongChainLinkToo) {
+  // 3,000 branches: the chain's parts are compiled in modules of their own
+  // (codegen/PtxShards.h), each declaring the helpers it calls; the joined
+  // PTX declares them once per part and nvJitLink resolves every one.
+  if (!have_nvrtc()) GTEST_SKIP() << "NVRTC cannot be loaded";
+  std::string source =
+      "from numba import cuda, vectorize\n"
+      "cube_plus = cuda.declare_device('cube_plus', 'float32(float32, float32)')\n"
+      "@vectorize(['float32(float32, float32)'], target='cuda', link=['helpers.cu'])\n"
+      "def f(x, y):\n    r = -1.0\n    if x == 0.0:\n        r = 1.0\n";
+  for (int i = 1; i < 3000; ++i) {
+    const std::string n = std::to_string(i);
+    source +=
+        "    elif x == " + n + ".0:\n        r = " + (i % 500 == 0 ? "cube_plus(x, y) + " + n : n) + ".0\n";
+  }
+  CompileResult r = compile_file(source + "    return r\n", EmitKind::Cubin);
+  ASSERT_TRUE(r.ok) << r.rendered_diagnostics;
+  EXPECT_EQ(r.output.substr(0, 4), std::string("\x7f"
+                                               "ELF",
+                                               4));
+}
+
 TEST_F(LinkedHelpers, PtxHelperFileLinksToo) {
   if (!have_nvrtc()) GTEST_SKIP() << "NVRTC cannot be loaded";
   write("helpers.ptx", nvrtc_compile({"helpers.cu", kHelper, {}, {}}, "sm_90", NvrtcOutput::Ptx));
