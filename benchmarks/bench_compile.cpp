@@ -41,7 +41,8 @@
 // --scaling=SHAPE (statements, elif_assign) times the parts of compiling a
 // generated kernel of 1,000, 10,000 and 100,000 statements to PTX: the
 // fastest of UFJIT_SCALING_REPS compiles (default 3) per size, up to
-// UFJIT_SCALING_MAX statements.
+// UFJIT_SCALING_MAX statements; UFJIT_SCALING_WHOLE=1 compiles a huge
+// kernel's parts in its own module (no codegen/PtxShards.h), for the A/B.
 // --first_compile=NAME[:quick][:warm] times one fresh process's first compile
 // of NAME to PTX (":quick": PtxTier::Quick), after a warm-up compile on
 // another thread with ":warm".
