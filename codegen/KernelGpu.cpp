@@ -21,10 +21,11 @@ using namespace kernel_detail;
 
 constexpr uint64_t kVectorBytes = 16;
 constexpr uint64_t kMaxLanes = 4;  // elements per thread and group of an expensive body
-/// Lane groups of a body up to this cost (scalar_function_cost, libdevice
-/// included) get one copy of it per lane rather than a loop over one copy:
-/// the loop's rotating phis, counter and branches cost strict sincos 3% of
-/// its bandwidth (H100 lab, 2026-11-25).
+/// A body up to this cost (scalar_function_cost, libdevice included) gets
+/// one copy per lane (vector groups, or lane groups where vector groups do
+/// not apply) rather than a loop over one copy: the loop's rotating phis,
+/// counter and branches cost strict sincos 3% of its bandwidth (H100 lab,
+/// 2026-11-25).
 constexpr int kLaneCopiesBodyLimit = 1000;
 
 using Operand = EntryOperand;  // inputs, then the output
@@ -57,10 +58,11 @@ class GpuEntryBuilder {
   /// Computes the elements [v*lanes, v*lanes + lanes) with one vector load
   /// per array input, one copy of the body per lane and one vector store.
   void emit_vector_group(llvm::Value *v, uint64_t lanes);
-  /// Expensive bodies on few input bytes: each thread loads `lanes`
-  /// elements a grid stride apart, computes them in a loop over one copy
-  /// of the body, then stores them (see the definition).
-  void emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes);
+  /// Expensive bodies on few input bytes, the elements [start, n): each
+  /// thread loads `lanes` elements a grid stride apart, computes them (one
+  /// copy of the body per lane, or a loop over one copy), then stores them
+  /// (see the definition).
+  void emit_lane_groups(llvm::Value *start, llvm::Value *stride, uint64_t lanes, bool copies);
   /// A group's results, lane by lane, from its loaded inputs
   /// (`loaded[input][lane]`, null for scalar inputs): a loop over one copy
   /// of the body, or one copy per lane.
@@ -225,32 +227,40 @@ void GpuEntryBuilder::emit_contiguous() {
     address_bits = address_bits == nullptr ? bits : b_.CreateOr(address_bits, bits);
   }
   uint64_t lanes = entry_shape_ == GpuEntryShape::Compact ? 1 : kVectorBytes / widest;
-  llvm::Value *scalar_start = gid;
-  // Vector groups pay off for bodies cheap next to their memory traffic; an
-  // expensive body (sinf's range reduction, helpers): a copy per lane would
-  // multiply compile time and code size, so it gets lane groups (one copy of
-  // the body) when its inputs are few bytes, else the scalar loop alone.
-  if (lanes > 1 && is_cheap_scalar_function(scalar_)) {
+  llvm::Value *rest_start = gid;
+  // Vector groups (one 16-byte access per array operand, one copy of the
+  // body per lane) for every body small enough to be copied: the cheap ones,
+  // memory-bound, and those up to kLaneCopiesBodyLimit, libdevice's sincosf
+  // among them, which reach 96% of the copy bandwidth this way against 92%
+  // with lane groups (H100 lab, 2026-11-27, docs/PERFORMANCE.md). A larger
+  // body would multiply compile time and code size: it gets lane groups.
+  // Bodies on >= 16 input bytes keep the scalar loop, which reaches the
+  // copy bandwidth (gauss_f64, polar).
+  const bool cheap = is_cheap_scalar_function(scalar_);
+  const bool copyable = cheap || scalar_function_cost(scalar_, kLaneCopiesBodyLimit) <= kLaneCopiesBodyLimit;
+  const uint64_t group_lanes = entry_shape_ == GpuEntryShape::Compact ? 1 : lanes_for_expensive_body();
+  if (lanes > 1 && (cheap || (copyable && group_lanes > 1))) {
     // Vector groups cover [0, groups * lanes) when every pointer is 16-byte
     // aligned (the same test in every thread: uniform), none otherwise; the
-    // scalar loop below does the rest, so the body exists lanes + 1 times.
+    // loop below does the rest, so the body exists lanes + 1 times.
     llvm::Value *misalignment = b_.CreateAnd(address_bits, b_.getInt64(kVectorBytes - 1));
     llvm::Value *aligned = b_.CreateICmpEQ(misalignment, b_.getInt64(0), "aligned");
     llvm::Value *all_groups = b_.CreateLShr(n_, llvm::ConstantInt::get(index_type_, llvm::Log2_64(lanes)));
     llvm::Value *groups = b_.CreateSelect(aligned, all_groups, llvm::ConstantInt::get(index_type_, 0), "groups");
     emit_counted_loop(b_, gid, groups, stride, "vec", [&](llvm::Value *v) { emit_vector_group(v, lanes); });
     llvm::Value *vector_end = b_.CreateMul(groups, llvm::ConstantInt::get(index_type_, lanes), "vector.end", true, false);
-    scalar_start = b_.CreateAdd(vector_end, gid, "scalar.start", true, false);
+    rest_start = b_.CreateAdd(vector_end, gid, "rest.start", true, false);
     // One vector group per thread over the whole array (CuPy's grid): 1-3%
     // over a grid capped at 16 waves (bench_ptx_lab, docs/PERFORMANCE.md).
     hint_.elements_per_thread = static_cast<uint32_t>(lanes);
   }
-  const bool vectorized = scalar_start != gid;
-  const uint64_t group_lanes = entry_shape_ == GpuEntryShape::Compact ? 1 : lanes_for_expensive_body();
-  if (!vectorized && group_lanes > 1) {
-    // Lane groups keep their loads in flight across a loop: a capped grid
-    // (a full one is 2-50% slower in the lab), the hint's 0.
-    emit_lane_groups(gid, stride, group_lanes);
+  const bool vectorized = rest_start != gid;
+  if (!cheap && group_lanes > 1) {
+    // An expensive body on few input bytes: lane groups keep several loads
+    // of a thread in flight, for the whole array (a capped grid, the hint's
+    // 0: a full one is 2-50% slower in the lab) or for what vector groups
+    // left (the tail, or every element of a misaligned call).
+    emit_lane_groups(rest_start, stride, group_lanes, copyable && !vectorized);
     return;
   }
   if (!vectorized) {
@@ -258,7 +268,7 @@ void GpuEntryBuilder::emit_contiguous() {
     // two elements per thread over the whole array (lab: full/2).
     hint_.elements_per_thread = 2;
   }
-  emit_counted_loop(b_, scalar_start, n_, stride, "elem", [&](llvm::Value *i) { emit_contiguous_element(i); });
+  emit_counted_loop(b_, rest_start, n_, stride, "elem", [&](llvm::Value *i) { emit_contiguous_element(i); });
 }
 
 uint64_t GpuEntryBuilder::lanes_for_expensive_body() const {
@@ -277,19 +287,21 @@ uint64_t GpuEntryBuilder::lanes_for_expensive_body() const {
   return std::min<uint64_t>(kMaxLanes, (kVectorBytes + input_bytes - 1) / input_bytes);
 }
 
-void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, uint64_t lanes) {
+void GpuEntryBuilder::emit_lane_groups(llvm::Value *start, llvm::Value *stride, uint64_t lanes, bool copies) {
   // Group g of a thread holds the elements base + j * stride, j < lanes
-  // (base = gid + g * lanes * stride): each access of one j is coalesced
+  // (base = start + g * lanes * stride): each access of one j is coalesced
   // across a warp, and the loads of all j are issued before any use. Lanes
   // past n (only in a thread's last group) load element n - 1 (base < n, so
   // n >= 1) and store nothing. A thread reads its elements before it writes
   // them, as the scalar loop, so an output that aliases an input stays
-  // correct. A body of moderate size gets one copy per lane; a larger one a
-  // loop over one copy (compile time and code size as the scalar loop's).
-  const bool unroll = scalar_function_cost(scalar_, kLaneCopiesBodyLimit) <= kLaneCopiesBodyLimit;
+  // correct. With `copies` the body exists once per lane, else once, in a
+  // loop (compile time and code size as the scalar loop's). Loading the
+  // next group before computing this one was measured and dropped: its
+  // registers cost occupancy, 2-3% slower for a large body and for
+  // sincos's tail (H100 lab, 2026-11-27).
   llvm::Value *step =
       b_.CreateMul(stride, llvm::ConstantInt::get(index_type_, lanes), "group.step", true, false);
-  emit_counted_loop(b_, gid, n_, step, "group", [&](llvm::Value *base) {
+  emit_counted_loop(b_, start, n_, step, "group", [&](llvm::Value *base) {
     llvm::Value *last = b_.CreateSub(n_, llvm::ConstantInt::get(index_type_, 1), "last");
     std::vector<llvm::Value *> index(lanes);
     std::vector<llvm::Value *> in_bounds(lanes);
@@ -311,7 +323,7 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *gid, llvm::Value *stride, ui
     }
     const Operand &out = operands_.back();
     const std::vector<llvm::Value *> final_results =
-        unroll ? emit_lane_copies(loaded, lanes) : emit_lane_loop(loaded, base, stride, lanes);
+        copies ? emit_lane_copies(loaded, lanes) : emit_lane_loop(loaded, base, stride, lanes);
     for (uint64_t j = 0; j < lanes; ++j) {
       llvm::Value *addr = b_.CreateInBoundsGEP(element_storage_type(ctx_, out.dtype), out.pointer, index[j]);
       if (j == 0) {  // base < n

@@ -4,6 +4,9 @@
 // thread) must still cover every element at group and block boundaries, on
 // misaligned views (the scalar fallback under the same full grid) and on
 // sizes that leave a partial last group. Expected values computed on the host.
+// A moderate body on float32 (libdevice's sincosf) runs in 16-byte vector
+// groups, and what they leave (the tail, every element of a misaligned view)
+// in lane groups under the same full grid.
 #include <cmath>
 #include <cstdint>
 
@@ -76,6 +79,47 @@ TEST_P(GpuLaunchConfigSizes, GaussFloat64MatchesTheHostFormula) {
     const double expected = std::exp(-0.5 * t * t) / (1.5 * 2.5066282746310002);
     ASSERT_NEAR(z[i], expected, 1e-14) << "n=" << n << " i=" << i;
   }
+}
+
+constexpr const char *kSinCosF32Source =
+    "import math\n"
+    "@vectorize([\"float32(float32)\"])\n"
+    "def f(x):\n"
+    "    return math.sin(x) + 0.5 * math.cos(x)\n";
+
+/// libdevice's sinf and cosf are within 2 ulp: 1e-6 on values below 1.2.
+void expect_sincos_of(const std::vector<float> &x, std::size_t first, const std::vector<float> &z,
+                      std::size_t n) {
+  ASSERT_EQ(z.size(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = x[first + i];
+    ASSERT_NEAR(z[i], std::sin(v) + 0.5 * std::cos(v), 1e-6) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST_P(GpuLaunchConfigSizes, SinCosFloat32CoversEveryElementInVectorGroupsAndTheTail) {
+  const auto n = static_cast<std::size_t>(GetParam());
+  Ufunc f = rt().vectorize(kSinCosF32Source);
+  std::vector<float> x = random_values<float>(n, 17, -4, 4);
+  Array dz = f(rt().to_device(x));
+  expect_sincos_of(x, 0, download<float>(rt(), dz), n);
+}
+
+TEST_P(GpuLaunchConfigSizes, SinCosFloat32OnFourByteOffsetViewsRunsInLaneGroups) {
+  const auto n = static_cast<std::size_t>(GetParam());
+  Ufunc f = rt().vectorize(kSinCosF32Source);
+  std::vector<float> x = random_values<float>(n + 1, 19, -4, 4);
+  Array dx = rt().to_device(x);
+  // 4 bytes past a 16-byte aligned allocation, written in place: no vectors.
+  ArrayView vx = dx.view();
+  vx.data = static_cast<float *>(vx.data) + 1;
+  vx.shape = {static_cast<int64_t>(n)};
+
+  f(vx, out(vx));
+
+  std::vector<float> all = download<float>(rt(), dx);
+  ASSERT_EQ(all[0], x[0]) << "the element before the view is not written";
+  expect_sincos_of(x, 1, std::vector<float>(all.begin() + 1, all.end()), n);
 }
 
 // Around a group (2), a warp, a block of 256 threads x 2 elements, and a

@@ -137,13 +137,20 @@ TEST(CodegenNvptx, FastmathFlushesDenormalsThroughNvvmReflect) {
   EXPECT_FALSE(contains(fast_ptx, "div.rn.f32")) << fast_ptx;
 }
 
-TEST(CodegenNvptx, ExpensiveBodiesGetTheScalarLoopAloneAndCheapOnesVectorGroups) {
+TEST(CodegenNvptx, CopyableBodiesOnFewInputBytesGetVectorGroupsAndWideOnesTheScalarLoop) {
+  // sincos (libdevice's sinf and cosf, 4 input bytes) is expensive but under
+  // the size copied per lane: 16-byte vector groups like a cheap add. polar
+  // (16 input bytes, two sincos) keeps the scalar loop, which already reaches
+  // the copy bandwidth (codegen/KernelGpu.cpp).
   ir::Module sincos = test_ir::sincos_module(DType::Float32);
   ir::Module add = test_ir::add_module(DType::Float32);
+  ir::Module polar = test_ir::polar_module(DType::Float32);
   std::string sincos_ptx = emit_ptx({{&sincos, "s", {KernelVariant{}}}}, GpuOptions{});
   std::string add_ptx = emit_ptx({{&add, "a", {KernelVariant{}}}}, GpuOptions{});
-  EXPECT_FALSE(contains(sincos_ptx, "ld.global.v4")) << "sinf/cosf bodies were copied per lane";
+  std::string polar_ptx = emit_ptx({{&polar, "p", {KernelVariant{}}}}, GpuOptions{});
+  EXPECT_TRUE(contains(sincos_ptx, "ld.global.v4.f32")) << sincos_ptx;
   EXPECT_TRUE(contains(add_ptx, "ld.global.v4.f32"));
+  EXPECT_FALSE(contains(polar_ptx, "ld.global.v4")) << "polar's sinf/cosf bodies were copied per lane";
 }
 
 TEST(CodegenNvptx, ScalarFunctionCostCountsHelpersAndLinkedLibdevice) {
