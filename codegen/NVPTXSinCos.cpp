@@ -70,42 +70,58 @@ void merge_pairs(llvm::Module &module, const SinCosNames &names) {
   if (sins.empty() || coss.empty()) {
     return;
   }
-  // Pairs in one basic block on the same argument: the earlier call then
-  // dominates the later one, and the argument dominates both.
-  std::map<std::pair<llvm::BasicBlock *, llvm::Value *>, llvm::CallInst *> sin_at;
+  // The calls in one basic block on the same argument, however many: the
+  // first of them then dominates the others, and the argument dominates
+  // all. Every one is replaced by one sincos (the functions are pure), so
+  // a body that asks for sin(y) and cos(y) twice (cexp's infinities: the
+  // quick tier runs no CSE) keeps one argument reduction, not three.
+  struct Group {
+    std::vector<llvm::CallInst *> sins, coss;
+  };
+  std::map<std::pair<llvm::BasicBlock *, llvm::Value *>, Group> groups;
+  std::vector<std::pair<llvm::BasicBlock *, llvm::Value *>> order;  // first seen first: reproducible
   for (llvm::CallInst *s : sins) {
-    sin_at.emplace(std::make_pair(s->getParent(), s->getArgOperand(0)), s);
+    const auto key = std::make_pair(s->getParent(), s->getArgOperand(0));
+    if (groups.find(key) == groups.end()) order.push_back(key);
+    groups[key].sins.push_back(s);
   }
-  std::vector<std::pair<llvm::CallInst *, llvm::CallInst *>> pairs;
   for (llvm::CallInst *c : coss) {
-    auto it = sin_at.find({c->getParent(), c->getArgOperand(0)});
-    if (it != sin_at.end()) {
-      pairs.emplace_back(it->second, c);
-      sin_at.erase(it);  // each sin pairs with one cos
-    }
+    auto it = groups.find({c->getParent(), c->getArgOperand(0)});
+    if (it != groups.end()) it->second.coss.push_back(c);
   }
-  if (pairs.empty()) {
-    return;
-  }
-  llvm::Type *type = pairs.front().first->getType();
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-  llvm::FunctionCallee sincos = module.getOrInsertFunction(
-      names.sincos, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {type, ptr, ptr}, false));
-  for (auto [s, c] : pairs) {
-    llvm::Function &f = *s->getFunction();
+  for (const auto &key : order) {
+    const Group &group = groups.at(key);
+    if (group.coss.empty()) {
+      continue;
+    }
+    llvm::Type *type = group.sins.front()->getType();
+    llvm::FunctionCallee sincos = module.getOrInsertFunction(
+        names.sincos, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {type, ptr, ptr}, false));
+    llvm::CallInst *first = group.sins.front();
+    for (llvm::CallInst *call : group.sins) {
+      if (call->comesBefore(first)) first = call;
+    }
+    for (llvm::CallInst *call : group.coss) {
+      if (call->comesBefore(first)) first = call;
+    }
+    llvm::Function &f = *first->getFunction();
     llvm::IRBuilder<> entry(&f.getEntryBlock(), f.getEntryBlock().getFirstInsertionPt());
     llvm::AllocaInst *sin_slot = entry.CreateAlloca(type, nullptr, "sin.slot");
     llvm::AllocaInst *cos_slot = entry.CreateAlloca(type, nullptr, "cos.slot");
-    llvm::CallInst *first = s->comesBefore(c) ? s : c;
     llvm::IRBuilder<> b(first);
-    b.CreateCall(sincos, {s->getArgOperand(0), sin_slot, cos_slot});
+    b.CreateCall(sincos, {key.second, sin_slot, cos_slot});
     llvm::Value *sin_value = b.CreateLoad(type, sin_slot, "sin");
     llvm::Value *cos_value = b.CreateLoad(type, cos_slot, "cos");
-    s->replaceAllUsesWith(sin_value);
-    c->replaceAllUsesWith(cos_value);
-    s->eraseFromParent();
-    c->eraseFromParent();
+    for (llvm::CallInst *call : group.sins) {
+      call->replaceAllUsesWith(sin_value);
+      call->eraseFromParent();
+    }
+    for (llvm::CallInst *call : group.coss) {
+      call->replaceAllUsesWith(cos_value);
+      call->eraseFromParent();
+    }
   }
 }
 
