@@ -96,7 +96,6 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
           llvm::Function *entry = build_gpu_gufunc_entry(out, *item.scalar, item.sig, name);
           if (item.request->module->options.fastmath) {
             mark_gpu_fastmath(*entry);
-            mark_gpu_fastmath(*item.scalar);
           }
         } else {
           build_cpu_gufunc_entry(out, *item.scalar, item.sig, name);
@@ -108,7 +107,6 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
         llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name, shape);
         if (item.request->module->options.fastmath) {
           mark_gpu_fastmath(*entry);
-          mark_gpu_fastmath(*item.scalar);
         }
       } else {
         build_cpu_entry(out, *item.scalar, item.sig, variant, name);
@@ -120,7 +118,6 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
       llvm::Function *entry = build_method_entry(out, *item.scalar, item.sig, method, kind, name);
       if (kind == TargetKind::Cuda && item.request->module->options.fastmath) {
         mark_gpu_fastmath(*entry);
-        mark_gpu_fastmath(*item.scalar);
       }
       info.entry_names.push_back(name);
     }

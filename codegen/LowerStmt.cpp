@@ -352,6 +352,10 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
     llvm::Function *f = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, out);
     f->addFnAttr(llvm::Attribute::AlwaysInline);
     f->addFnAttr(llvm::Attribute::NoUnwind);
+    // Every function of a fastmath module, not only its entry: a helper kept
+    // out of line (a large call tree) flushed no subnormals while the same
+    // code inlined did, so a result depended on the helper's size.
+    if (target.kind == TargetKind::Cuda && target.fastmath) mark_gpu_fastmath(*f);
     internal_assert(ms.functions.count(fn.name) == 0) << "two IR functions named " << fn.name;
     ms.functions[fn.name] = f;
   }

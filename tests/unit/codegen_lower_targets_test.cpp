@@ -1,18 +1,19 @@
 // Both targets: every operation lowers to a verified module; Cuda calls
 // libdevice (__nv_*) and the module goes through the NVPTX backend; Cpu calls
 // the C library; fastmath sets only the flags it promises.
-#include <string>
-#include <vector>
-
 #include <llvm/ADT/SmallString.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/TargetParser/Host.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <string>
+#include <vector>
 
 #include "codegen_lower_jit.h"
+#include "codegen_typed_source.h"
 
 namespace ufjit::codegen::testing {
 namespace {
@@ -256,6 +257,37 @@ TEST(LowerTargets, EveryOperationGoesThroughTheNvptxBackend) {
 TEST(LowerTargets, EveryOperationGoesThroughTheHostBackend) {
   std::string assembly = to_assembly(every_operation_module(), TargetKind::Cpu);
   EXPECT_NE(assembly.find("sinf"), std::string::npos);
+}
+
+TEST(LowerTargets, EveryFunctionOfAFastmathGpuModuleCarriesFastmathsAttributes) {
+  // A helper kept out of line (a large call tree) compiled without them:
+  // `add.f32` where the same code inlined had `add.ftz.f32`, so a result
+  // depended on the helper's size. Every function gets them, or none.
+  const ir::Module m = typed(R"SRC(
+@cuda.jit(device=True)
+def h(x):
+    return x / (x + 1.5)
+
+@vectorize(["float32(float32)"], fastmath=True)
+def f(x):
+    return h(x) + h(x + 1.0)
+)SRC");
+  for (bool fastmath : {false, true}) {
+    llvm::LLVMContext ctx;
+    llvm::Module out("fastmath", ctx);
+    LoweringTarget target;
+    target.kind = TargetKind::Cuda;
+    target.fastmath = fastmath;
+    lower_module(m, out, "t.", target);
+    std::size_t defined = 0;
+    for (const llvm::Function &fn : out) {
+      if (fn.isDeclaration()) continue;
+      ++defined;
+      EXPECT_EQ(fn.hasFnAttribute("denormal-fp-math-f32"), fastmath) << fn.getName().str();
+      EXPECT_EQ(fn.hasFnAttribute("unsafe-fp-math"), fastmath) << fn.getName().str();
+    }
+    EXPECT_GE(defined, 2u) << "the helper and the ufunc";
+  }
 }
 
 }  // namespace
