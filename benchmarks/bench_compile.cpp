@@ -67,7 +67,7 @@
 #include "codegen/HostJit.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>

@@ -10,8 +10,8 @@
 #include "codegen/Codegen.h"
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
-#include "frontend/Diagnostics.h"
-#include "frontend/LargeStack.h"
+#include "support/Diagnostics.h"
+#include "support/LargeStack.h"
 #include "ir/Frontend.h"
 #include "support/AsciiIdentifier.h"
 #include "ufjit/errors.h"
@@ -121,7 +121,7 @@ std::string emit_ptx_here(const std::vector<EntryRequest> &entries, const GpuOpt
 }  // namespace
 
 // Lowering and LLVM recurse over deep expressions: both run on the compile
-// thread (frontend/LargeStack.h), whatever the caller's stack.
+// thread (support/LargeStack.h), whatever the caller's stack.
 std::string emit_llvm_ir(const std::vector<EntryRequest> &entries, const std::string &target,
                          const GpuOptions &gpu) {
   return run_with_large_stack([&] { return emit_llvm_ir_here(entries, target, gpu); });

@@ -11,7 +11,7 @@
 #include "codegen/KernelModule.h"
 #include "codegen/Lowering.h"
 #include "codegen/NVPTXTarget.h"
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 #include "support/AsciiIdentifier.h"
 #include "ufjit/errors.h"
 

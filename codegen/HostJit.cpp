@@ -23,8 +23,8 @@
 #include "codegen/NVPTXTarget.h"
 #include "codegen/StreamingStores.h"
 #include "codegen/VectorMath.h"
-#include "frontend/InternalAssert.h"
-#include "frontend/LargeStack.h"
+#include "support/InternalAssert.h"
+#include "support/LargeStack.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>

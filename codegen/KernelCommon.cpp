@@ -2,7 +2,7 @@
 // entries (codegen/KernelEntry.h).
 #include "codegen/KernelEntry.h"
 #include "codegen/LowerInternal.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::kernel_detail {
 

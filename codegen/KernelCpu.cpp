@@ -12,7 +12,7 @@
 // (codegen/StreamingStores.h).
 #include "codegen/KernelEntry.h"
 #include "codegen/StreamingStores.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 

@@ -11,7 +11,7 @@
 
 #include "codegen/KernelEntry.h"
 #include "codegen/LaunchHint.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 

@@ -12,7 +12,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/KernelEntry.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::codegen {

@@ -5,7 +5,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/KernelReduceBuilder.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::method_detail {
 

@@ -12,7 +12,7 @@
 #include <llvm/IR/InlineAsm.h>
 
 #include "codegen/KernelReduceBuilder.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::method_detail {
 

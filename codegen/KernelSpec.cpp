@@ -6,7 +6,7 @@
 
 #include "codegen/KernelABI.h"
 #include "codegen/LaunchHint.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "frontend/Signature.h"
 
 namespace ufjit::codegen {

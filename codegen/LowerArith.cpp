@@ -4,7 +4,7 @@
 // no poison and no UB (division operands guarded with selects, shift counts
 // masked, saturating float -> int conversions).
 #include "codegen/LowerInternal.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 namespace {

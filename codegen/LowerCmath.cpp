@@ -3,7 +3,7 @@
 // requires: a complex64/complex128 value; guarantees: one helper function per
 // cmath function and float type, called from the lowered code.
 #include "codegen/LowerComplex.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 namespace {

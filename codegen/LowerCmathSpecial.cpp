@@ -6,7 +6,7 @@
 // requires: z with a non-finite part; guarantees: Annex G's value up to the
 // sign of a NaN (and of zeros the Annex leaves unspecified).
 #include "codegen/LowerComplex.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 namespace {

@@ -21,7 +21,7 @@
 
 #include <llvm/IR/InlineAsm.h>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 

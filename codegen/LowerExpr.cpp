@@ -3,7 +3,7 @@
 // value type of its IR type, only the chosen arm of Select/ShortCircuit
 // evaluated.
 #include "codegen/LowerFunction.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 namespace {

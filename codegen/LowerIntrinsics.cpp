@@ -4,7 +4,7 @@
 // requires: an integer argument of the intrinsic's IR type; guarantees: no
 // poison (ctlz/cttz are asked for a defined result at zero).
 #include "codegen/LowerInternal.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "codegen/LowerInternal.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 namespace {

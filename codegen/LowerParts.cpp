@@ -18,7 +18,7 @@
 // the part names stay in it (PartVariables).
 #include "codegen/HugeFunctions.h"
 #include "codegen/LowerFunction.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/IRVisitor.h"
 
 namespace ufjit::codegen::lower {

@@ -7,7 +7,7 @@
 // of a function that can raise, the caller returns too when the flag is set,
 // so a raise anywhere ends its element.
 #include "codegen/LowerFunction.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen::lower {
 

@@ -6,7 +6,7 @@
 // flow; blocks after a Return/Break/Continue have no predecessors and end in
 // `unreachable`.
 #include "codegen/LowerFunction.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 namespace lower {

@@ -2,7 +2,7 @@
 // requires: scalar dtypes / ir::Types; guarantees: the value and storage types
 // documented in codegen/Lowering.h.
 #include "codegen/LowerInternal.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 

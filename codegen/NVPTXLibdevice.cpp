@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "codegen/NVPTXTarget.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "support/EnvironmentSwitch.h"
 #include "ufjit/errors.h"
 

@@ -30,7 +30,7 @@
 #include "codegen/HugeFunctions.h"
 #include "codegen/LaunchHint.h"
 #include "codegen/PtxShards.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::codegen {

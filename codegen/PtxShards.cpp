@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "codegen/HugeFunctions.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
 

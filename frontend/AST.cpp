@@ -5,7 +5,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 
 namespace ufjit::ast {
 

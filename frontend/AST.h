@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 namespace ufjit::ast {
 
@@ -401,7 +401,7 @@ struct Module {
   Module() = default;
   Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
-  /// Frees the tree on the compile thread (frontend/LargeStack.h): a tree may
+  /// Frees the tree on the compile thread (support/LargeStack.h): a tree may
   /// be as deep as the parser's limits allow, and its nodes free their
   /// children recursively.
   ~Module();

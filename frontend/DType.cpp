@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "frontend/DTypeAliases.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ufjit/dtype.h"
 
 namespace ufjit {

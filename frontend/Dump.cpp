@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 #include "frontend/Lexer.h"
 
 namespace ufjit::frontend {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "frontend/AST.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 namespace ufjit::frontend {
 

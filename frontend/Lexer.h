@@ -11,7 +11,7 @@
 
 #include <vector>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend/Token.h"
 
 namespace ufjit::frontend {

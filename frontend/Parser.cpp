@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 #include "frontend/Lexer.h"
 #include "frontend/ParserImpl.h"
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "frontend/AST.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 namespace ufjit::frontend {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ufjit/dtype.h"
 
 namespace ufjit::frontend {

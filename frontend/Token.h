@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 namespace ufjit::frontend {
 

@@ -12,7 +12,7 @@
 // min/max/argmin/argmax propagate NaN.
 #include <functional>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

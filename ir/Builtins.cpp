@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

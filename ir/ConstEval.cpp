@@ -5,7 +5,7 @@
 #include <limits>
 #include <tuple>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

@@ -11,8 +11,8 @@
 #include <set>
 #include <tuple>
 
-#include "frontend/InternalAssert.h"
-#include "frontend/LargeStack.h"
+#include "support/InternalAssert.h"
+#include "support/LargeStack.h"
 #include "frontend/Parser.h"
 #include "ir/IRVisitor.h"
 #include "ir/RaiseSites.h"

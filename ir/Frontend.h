@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend/Program.h"
 #include "frontend/Signature.h"
 #include "ir/IR.h"

@@ -2,7 +2,7 @@
 // typer bug fails where the bad node is built, not later in code generation.
 #include "ir/IR.h"
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/Numeric.h"
 
 namespace ufjit::ir {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "frontend/AST.h"
-#include "frontend/InternalAssert.h"
-#include "frontend/LargeStack.h"
+#include "support/InternalAssert.h"
+#include "support/LargeStack.h"
 #include "ir/Numeric.h"
 
 namespace ufjit::ir {

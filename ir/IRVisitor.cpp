@@ -1,6 +1,6 @@
 #include "ir/IRVisitor.h"
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::ir {
 

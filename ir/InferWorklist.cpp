@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::ir::typer {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <complex>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/Builtins.h"
 #include "ir/TyperInternal.h"
 

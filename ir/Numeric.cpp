@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::ir {
 

@@ -8,7 +8,7 @@
 // int16/uint16 -> float32, wider integers -> float64.
 #include <cmath>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/Builtins.h"
 #include "ir/TyperInternal.h"
 

@@ -7,7 +7,7 @@
 // NumpyCalls.cpp (NumPy's loop types, NEP 50 for Python numbers).
 #include <cmath>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/Builtins.h"
 #include "ir/TyperInternal.h"
 

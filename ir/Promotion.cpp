@@ -8,7 +8,7 @@
 //   holds the integer exactly enough (8 bit: float16, 16 bit: float32, wider:
 //   float64);
 // - complex: the same, with the complex type whose parts are that float.
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ufjit/dtype.h"
 
 namespace ufjit {

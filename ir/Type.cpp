@@ -1,6 +1,6 @@
 #include "ir/Type.h"
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::ir {
 

@@ -6,7 +6,7 @@
 // (i + a.shape[d]); bounds are the business of code generation.
 #include <limits>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/Builtins.h"
 #include "ir/TyperInternal.h"
 

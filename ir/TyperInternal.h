@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "frontend/AST.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend/Program.h"
 #include "ir/IR.h"
 #include "ir/InferWorklist.h"

@@ -1,7 +1,7 @@
 // Typing of loops: `while`, `for` over range(), loops with an `else:`
 // block, and the flow of breaks out of them (LANGUAGE.md section 4). `for`
 // over arrays and tuples is in TyperArrays.cpp.
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

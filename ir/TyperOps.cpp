@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/TyperInternal.h"
 
 namespace ufjit::ir::typer {

@@ -3,7 +3,7 @@
 // sections 3-4); loops are in TyperLoops.cpp.
 #include <algorithm>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/IRVisitor.h"
 #include "ir/TyperInternal.h"
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "ir/IRVisitor.h"
 

@@ -2,8 +2,8 @@
 #include <string_view>
 
 #include "codegen/Codegen.h"
-#include "frontend/Diagnostics.h"
-#include "frontend/LargeStack.h"
+#include "support/Diagnostics.h"
+#include "support/LargeStack.h"
 #include "frontend/Signature.h"
 #include "ir/Frontend.h"
 #include "runtime/Call.h"
@@ -128,7 +128,7 @@ std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCor
 
 /// compile_source_here, with every step (parse, type, print the IR for its
 /// hash) on the caller's thread when its stack is ample for the source, else
-/// on one compile thread (frontend/LargeStack.h) instead of one per step.
+/// on one compile thread (support/LargeStack.h) instead of one per step.
 std::vector<Ufunc> compile_source(const std::shared_ptr<runtime::RuntimeCore> &core, const std::string &source,
                                   const std::string &source_name, const std::vector<std::string> &signatures,
                                   const VectorizeOptions &options = {}) {

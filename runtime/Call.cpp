@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 #include "runtime/Broadcast.h"
 #include "runtime/CallPlan.h"

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "codegen/Codegen.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "runtime/Backend.h"
 #include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"

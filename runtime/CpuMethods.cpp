@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "runtime/KernelErrors.h"
 
 namespace ufjit::runtime {

@@ -1,7 +1,7 @@
 // Dynamic ufuncs (runtime/DynamicUfunc.h).
 #include "runtime/DynamicUfunc.h"
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 
 namespace ufjit::runtime {

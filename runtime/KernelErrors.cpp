@@ -1,7 +1,7 @@
 #include "runtime/KernelErrors.h"
 
-#include "frontend/Diagnostics.h"
-#include "frontend/InternalAssert.h"
+#include "support/Diagnostics.h"
+#include "support/InternalAssert.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::runtime {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <limits>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "runtime/Backend.h"
 
 namespace ufjit::runtime {

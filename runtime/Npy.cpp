@@ -16,7 +16,7 @@
 #include <optional>
 #include <variant>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "runtime/Backend.h"
 #include "runtime/Broadcast.h"
 #include "runtime/Files.h"

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::runtime {
 

@@ -6,7 +6,7 @@
 #include <xxhash.h>
 
 #include "codegen/Codegen.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "runtime/RuntimeImpl.h"
 

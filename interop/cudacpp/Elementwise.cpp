@@ -14,7 +14,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "interop/cudacpp/Nvrtc.h"
 #include "runtime/Backend.h"
 #include "runtime/DynamicUfunc.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "codegen/DeviceImage.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "interop/cudacpp/HelperCompiler.h"
 #include "support/DynamicLibrary.h"
 #include "ufjit/errors.h"

@@ -15,7 +15,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/PackedParams.h"

@@ -3,7 +3,7 @@
 
 #include <bit>
 
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::cuda {
 

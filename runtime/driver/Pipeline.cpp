@@ -8,9 +8,9 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend/Dump.h"
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 #include "frontend/Parser.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
@@ -263,7 +263,7 @@ CompileResult compile_here(const CompileRequest &request) {
 }  // namespace
 
 // The AST of `--emit ast` is walked and freed recursively: on the compile
-// thread (frontend/LargeStack.h), as every other stage.
+// thread (support/LargeStack.h), as every other stage.
 CompileResult compile(const CompileRequest &request) {
   return run_with_large_stack([&] { return compile_here(request); });
 }

@@ -26,7 +26,7 @@ mkdir -p "$out/obj" "$out/work-corpus" "$out/artifacts"
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root" -I"$root/include")
-sources=("$root"/frontend/*.cpp)
+sources=("$root"/support/{InternalAssert,LargeStack,Diagnostics}.cpp "$root"/frontend/*.cpp)
 if [[ "${UFJIT_FUZZ_TYPER:-1}" != 0 && -f "$root/ir/Frontend.h" ]]; then
   flags+=(-DUFJIT_FUZZ_TYPER)
   sources+=("$root"/ir/*.cpp)
@@ -41,7 +41,7 @@ compile() {
     name="$(echo "${src#$root/}" | tr '/' '_')"
     obj="$out/obj/${name%.cpp}.o"
     objects+=("$obj")
-    if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$root/frontend" "$root/ir" "$root/runtime" "$root/include" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]]; then
+    if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$root/support" "$root/frontend" "$root/ir" "$root/runtime" "$root/include" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]]; then
       "$clangxx" "${flags[@]}" -c "$src" -o "$obj" &
       pids+=($!)
       if (( ${#pids[@]} >= 2 )); then
@@ -59,7 +59,7 @@ echo "built $out/ufjit_fuzz_frontend"
 # The .npy reader needs only Npy.cpp, the host-array helpers it calls, and
 # dtypes, internal asserts and escape_text (messages) from the front end.
 objects=()
-compile "$root"/runtime/{Npy,Files,HostArrays,Broadcast,ViewChecks}.cpp "$root"/frontend/{DType,Diagnostics,InternalAssert}.cpp "$here/fuzz_npy.cpp"
+compile "$root"/runtime/{Npy,Files,HostArrays,Broadcast,ViewChecks}.cpp "$root"/frontend/DType.cpp "$root"/support/{Diagnostics,InternalAssert}.cpp "$here/fuzz_npy.cpp"
 "$clangxx" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$out/ufjit_fuzz_npy"
 echo "built $out/ufjit_fuzz_npy"
 if [[ "$seconds" == build-only ]]; then

@@ -12,7 +12,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 #include "tests/unit/generated_sources.h"
 

@@ -1,7 +1,7 @@
 // Sources of any depth get a result or a located diagnostic, never a stack
 // overflow, whatever the stack of the calling thread: every test here runs on
 // a thread with a 256 KiB stack (a host program's worker thread), and the
-// compile runs on ufjit's own compile thread (frontend/LargeStack.h).
+// compile runs on ufjit's own compile thread (support/LargeStack.h).
 #include <gtest/gtest.h>
 #include <pthread.h>
 
@@ -11,7 +11,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 #include "tests/unit/stack_thread.h"
 

@@ -14,7 +14,7 @@
 #include "codegen/HugeFunctions.h"
 #include "codegen/LLVMHeaders.h"
 #include "codegen/Lowering.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 #include "tests/unit/generated_sources.h"
 

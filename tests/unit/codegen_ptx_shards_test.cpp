@@ -16,7 +16,7 @@
 #include "codegen/Lowering.h"
 #include "codegen/NVPTXTarget.h"
 #include "codegen/PtxShards.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 
 namespace ufjit::codegen {

@@ -20,7 +20,7 @@
 #include "benchmarks/gpu/bench_kernels.h"
 #include "codegen/Codegen.h"
 #include "codegen/LaunchHint.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 
 namespace ufjit::codegen {

@@ -1,4 +1,4 @@
-// run_with_stack_for (frontend/LargeStack.h): a compile runs on the caller's
+// run_with_stack_for (support/LargeStack.h): a compile runs on the caller's
 // thread when that thread's free stack covers compile_stack_for(source size),
 // and on a compile thread otherwise. The budget must hold for the deepest
 // sources per byte: each is compiled here, inline, on a thread whose stack is
@@ -13,8 +13,8 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
-#include "frontend/Diagnostics.h"
-#include "frontend/LargeStack.h"
+#include "support/Diagnostics.h"
+#include "support/LargeStack.h"
 #include "ir/Frontend.h"
 #include "tests/unit/stack_thread.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend_test_util.h"
 
 namespace ufjit {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend_test_util.h"
 
 namespace ufjit {

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "frontend/Parser.h"
 
 namespace ufjit::test {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "ir/Frontend.h"
 #include "ir/IRPrinter.h"
 

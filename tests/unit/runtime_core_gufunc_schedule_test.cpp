@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/KernelABI.h"
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 #include "runtime/GufuncLayout.h"
 #include "ufjit/errors.h"
 

@@ -1,6 +1,6 @@
 // A test helper: run a function on a new thread with a stack of a chosen
 // size (std::thread cannot choose), for the tests of deep sources and of the
-// compile stack budget (frontend/LargeStack.h).
+// compile stack budget (support/LargeStack.h).
 #pragma once
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // run_on_large_stack_impl (LargeStack.h) on POSIX threads: std::thread cannot
 // choose its stack size.
-#include "frontend/LargeStack.h"
+#include "support/LargeStack.h"
 
 #include <pthread.h>
 #include <sys/resource.h>

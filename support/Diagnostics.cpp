@@ -1,6 +1,6 @@
 // SourceFile, DiagnosticEngine and the GCC-style rendering of LANGUAGE.md
 // section 7.
-#include "frontend/Diagnostics.h"
+#include "support/Diagnostics.h"
 
 #include <algorithm>
 #include <cstdint>

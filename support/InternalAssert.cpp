@@ -1,4 +1,4 @@
-#include "frontend/InternalAssert.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::detail {
 
