@@ -68,7 +68,7 @@
 #include "codegen/KernelModule.h"
 #include "codegen/NVPTXTarget.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/Instructions.h>

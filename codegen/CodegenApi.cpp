@@ -12,7 +12,7 @@
 #include "codegen/NVPTXTarget.h"
 #include "support/Diagnostics.h"
 #include "support/LargeStack.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "support/AsciiIdentifier.h"
 #include "ufjit/errors.h"
 

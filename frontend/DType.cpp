@@ -1,6 +1,6 @@
 // The dtype table of include/ufjit/dtype.h: names, sizes, kinds and the
 // aliases of LANGUAGE.md section 2. (promote and can_cast_safe live in
-// ir/Promotion.cpp.)
+// typer/Promotion.cpp.)
 #include <array>
 #include <utility>
 

@@ -5,7 +5,7 @@
 #include "support/Diagnostics.h"
 #include "support/LargeStack.h"
 #include "frontend/Signature.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "runtime/Call.h"
 #include "runtime/GufuncLayout.h"
 #include "runtime/DynamicUfunc.h"

@@ -2,7 +2,7 @@
 #include "runtime/DynamicUfunc.h"
 
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::runtime {
 

@@ -3,7 +3,7 @@
 // chosen by --func, --signature and named by --symbol.
 #pragma once
 
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "ufjit/compiler.h"
 
 namespace ufjit::driver {

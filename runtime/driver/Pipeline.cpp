@@ -12,7 +12,7 @@
 #include "frontend/Dump.h"
 #include "support/LargeStack.h"
 #include "frontend/Parser.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "ir/IRPrinter.h"
 #include "runtime/driver/DeviceExport.h"
 #include "ufjit/runtime.h"

@@ -10,7 +10,7 @@
 # OUT_DIR: where the binary, the work corpus and crash files go
 #          (default: build-fuzz/ in the repository root).
 # Environment: CLANGXX (default /usr/lib/llvm-19/bin/clang++),
-#              UFJIT_FUZZ_TYPER=0 to leave the typer (ir/) out,
+#              UFJIT_FUZZ_TYPER=0 to leave the typer (ir/, typer/) out,
 #              UFJIT_FUZZ_TARGET=npy to run ufjit_fuzz_npy over corpus_npy/
 #              (default: frontend), UFJIT_FUZZ_TIMEOUT (seconds an input may
 #              take, default 5: more on a loaded machine).
@@ -27,9 +27,9 @@ flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root" -I"$root/include")
 sources=("$root"/support/{InternalAssert,LargeStack,Diagnostics}.cpp "$root"/frontend/*.cpp)
-if [[ "${UFJIT_FUZZ_TYPER:-1}" != 0 && -f "$root/ir/Frontend.h" ]]; then
+if [[ "${UFJIT_FUZZ_TYPER:-1}" != 0 && -f "$root/typer/Typer.h" ]]; then
   flags+=(-DUFJIT_FUZZ_TYPER)
-  sources+=("$root"/ir/*.cpp)
+  sources+=("$root"/ir/*.cpp "$root"/typer/*.cpp)
 fi
 sources+=("$here/fuzz_frontend.cpp")
 
@@ -41,7 +41,7 @@ compile() {
     name="$(echo "${src#$root/}" | tr '/' '_')"
     obj="$out/obj/${name%.cpp}.o"
     objects+=("$obj")
-    if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$root/support" "$root/frontend" "$root/ir" "$root/runtime" "$root/include" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]]; then
+    if [[ ! -f "$obj" || "$src" -nt "$obj" || -n "$(find "$root/support" "$root/frontend" "$root/ir" "$root/typer" "$root/runtime" "$root/include" -name '*.h' -newer "$obj" 2>/dev/null | head -1)" ]]; then
       "$clangxx" "${flags[@]}" -c "$src" -o "$obj" &
       pids+=($!)
       if (( ${#pids[@]} >= 2 )); then

@@ -19,7 +19,7 @@
 #include "frontend/Signature.h"
 
 #ifdef UFJIT_FUZZ_TYPER
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "ir/IRPrinter.h"
 #endif
 

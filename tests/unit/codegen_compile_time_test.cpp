@@ -13,7 +13,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "tests/unit/generated_sources.h"
 
 namespace ufjit::codegen {
@@ -88,7 +88,7 @@ TEST_F(CompileTime, HelperCallTreeIsNotExponential) {
 TEST_F(CompileTime, ReverseOrderedAssignmentChainInALoopIsNotQuadratic) {
   // Inference settled one link of the chain per pass over the whole body:
   // 3,000 links took 46 s. A statement is now retyped only when a local it
-  // read changed (ir/InferWorklist.h): 3,000 links type in 0.07 s, 10,000
+  // read changed (typer/InferWorklist.h): 3,000 links type in 0.07 s, 10,000
   // in 0.3 s.
   EXPECT_LT(type_seconds(ufjit::testing::reverse_assignment_chain_in_a_loop(10000)), 20.0);
 }

@@ -12,7 +12,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
 #include "codegen_lower_jit.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::codegen::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/KernelABI.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "tests/unit/stack_thread.h"
 
 namespace ufjit::codegen {

@@ -15,7 +15,7 @@
 #include "codegen/LLVMHeaders.h"
 #include "codegen/Lowering.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "tests/unit/generated_sources.h"
 
 namespace ufjit::codegen {

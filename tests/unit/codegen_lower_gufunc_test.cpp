@@ -10,7 +10,7 @@
 
 #include "codegen_lower_jit.h"
 #include "codegen_typed_source.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::codegen::testing {
 namespace {

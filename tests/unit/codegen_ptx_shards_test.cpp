@@ -17,7 +17,7 @@
 #include "codegen/NVPTXTarget.h"
 #include "codegen/PtxShards.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::codegen {
 namespace {

@@ -21,7 +21,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/LaunchHint.h"
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::codegen {
 namespace {

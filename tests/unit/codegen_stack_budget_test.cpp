@@ -15,7 +15,7 @@
 #include "codegen/KernelABI.h"
 #include "support/Diagnostics.h"
 #include "support/LargeStack.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "tests/unit/stack_thread.h"
 
 namespace ufjit::codegen {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "codegen_lower_jit.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 namespace ufjit::codegen::testing {
 

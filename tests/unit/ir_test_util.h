@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "support/Diagnostics.h"
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 #include "ir/IRPrinter.h"
 
 namespace ufjit::irtest {

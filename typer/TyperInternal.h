@@ -1,4 +1,4 @@
-// Internals of the typer (ir/Frontend.h is its public face): the typed value
+// Internals of the typer (typer/Typer.h is its public face): the typed value
 // the expression typer passes around, Python-number folding of weak
 // literals, and the classes that type a function body and a module.
 //
@@ -23,7 +23,7 @@
 #include "support/Diagnostics.h"
 #include "frontend/Program.h"
 #include "ir/IR.h"
-#include "ir/InferWorklist.h"
+#include "typer/InferWorklist.h"
 
 namespace ufjit::ir::typer {
 

@@ -1,4 +1,4 @@
-#include "ir/InferWorklist.h"
+#include "typer/InferWorklist.h"
 
 #include <algorithm>
 

@@ -5,8 +5,8 @@
 // IR's float16 operations (computed in float32, rounded to half).
 #include <cmath>
 
-#include "ir/Builtins.h"
-#include "ir/TyperInternal.h"
+#include "typer/Builtins.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

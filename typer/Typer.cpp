@@ -3,7 +3,7 @@
 // (callees first). Each module is typed into a scratch DiagnosticEngine and
 // its diagnostics are forwarded once, so an error in a helper or body shared
 // by several signatures is reported once.
-#include "ir/Frontend.h"
+#include "typer/Typer.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,7 +16,7 @@
 #include "frontend/Parser.h"
 #include "ir/IRVisitor.h"
 #include "ir/RaiseSites.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 #include "ir/Verifier.h"
 
 namespace ufjit::ir {

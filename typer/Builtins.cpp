@@ -1,13 +1,13 @@
 // Calls: Python builtins, dtype conversions, methods (.conjugate()) and
 // helper functions. math/cmath calls are in MathCalls.cpp.
-#include "ir/Builtins.h"
+#include "typer/Builtins.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
 #include "support/InternalAssert.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "support/InternalAssert.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

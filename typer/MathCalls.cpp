@@ -5,8 +5,8 @@
 #include <complex>
 
 #include "support/InternalAssert.h"
-#include "ir/Builtins.h"
-#include "ir/TyperInternal.h"
+#include "typer/Builtins.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "support/InternalAssert.h"
-#include "ir/Builtins.h"
-#include "ir/TyperInternal.h"
+#include "typer/Builtins.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

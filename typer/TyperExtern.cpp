@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

@@ -13,7 +13,7 @@
 #include <functional>
 
 #include "support/InternalAssert.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

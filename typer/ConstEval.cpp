@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "support/InternalAssert.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

@@ -2,7 +2,7 @@
 // block, and the flow of breaks out of them (LANGUAGE.md section 4). `for`
 // over arrays and tuples is in TyperArrays.cpp.
 #include "support/InternalAssert.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 

@@ -5,7 +5,7 @@
 
 #include "support/InternalAssert.h"
 #include "ir/IRVisitor.h"
-#include "ir/TyperInternal.h"
+#include "typer/TyperInternal.h"
 
 namespace ufjit::ir::typer {
 
