@@ -6,7 +6,7 @@
 // one table that the GPU and CPU entry builders (codegen/KernelGpu.cpp,
 // KernelCpu.cpp, KernelGufunc.cpp), the runtime's packer
 // (runtime/KernelParams.cpp) and the `ufjit compile` manifest
-// (runtime/driver/Pipeline.cpp) all read (Halide's DeviceArgument list).
+// (driver/Pipeline.cpp) all read (Halide's DeviceArgument list).
 //
 // Kernel kinds:
 //

@@ -477,6 +477,4 @@ std::vector<std::string> UfuncSet::names() const {
   return out;
 }
 
-std::string version() { return std::string(UFJIT_VERSION) + " (LLVM " + UFJIT_LLVM_VERSION + ")"; }
-
 }  // namespace ufjit

@@ -8,7 +8,7 @@
 
 #include "runtime/cache/SourceIndex.h"
 #include "runtime/cuda/KernelKeys.h"
-#include "runtime/driver/Pipeline.h"
+#include "driver/Pipeline.h"
 #include "support/EnvironmentSwitch.h"
 
 namespace ufjit::cuda {

@@ -31,7 +31,7 @@
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
-#include "runtime/driver/Pipeline.h"
+#include "driver/Pipeline.h"
 #include "support/EnvironmentSwitch.h"
 #include "ufjit/errors.h"
 

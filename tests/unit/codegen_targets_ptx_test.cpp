@@ -230,7 +230,7 @@ TEST(CodegenPtx, EveryElementwiseEntrySignalsItsEndThroughTheDoneFlagAfterABarri
 TEST(CodegenPtx, EntriesOfAnAotRequestTakeNoDoneFlag) {
   ir::Module m = add_module(DType::Float32);
   EntryRequest request{&m, base_name_of(m), all_variants()};
-  request.done_flag = false;  // as `ufjit compile` asks (runtime/driver/Pipeline.cpp)
+  request.done_flag = false;  // as `ufjit compile` asks (driver/Pipeline.cpp)
   const std::string ptx = emit_ptx({request}, GpuOptions{});
   EXPECT_FALSE(contains(ptx, "membar.sys")) << ptx;
   EXPECT_FALSE(contains(ptx, "bar.sync")) << ptx;

@@ -1,4 +1,4 @@
-#include "runtime/driver/Pipeline.h"
+#include "driver/Pipeline.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -14,7 +14,7 @@
 #include "frontend/Parser.h"
 #include "typer/Typer.h"
 #include "ir/IRPrinter.h"
-#include "runtime/driver/DeviceExport.h"
+#include "driver/DeviceExport.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit {

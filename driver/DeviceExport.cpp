@@ -1,5 +1,5 @@
 // Picks the ufunc and signature for --emit device-ptx and emits them.
-#include "runtime/driver/DeviceExport.h"
+#include "driver/DeviceExport.h"
 
 #include "codegen/DeviceFunction.h"
 #include "frontend/Signature.h"
