@@ -42,7 +42,7 @@
 // generated kernel of 1,000, 10,000 and 100,000 statements to PTX: the
 // fastest of UFJIT_SCALING_REPS compiles (default 3) per size, up to
 // UFJIT_SCALING_MAX statements; UFJIT_SCALING_WHOLE=1 compiles a huge
-// kernel's parts in its own module (no codegen/PtxShards.h), for the A/B.
+// kernel's parts in its own module (no codegen/nvptx/PtxShards.h), for the A/B.
 // --first_compile=NAME[:quick][:warm] times one fresh process's first compile
 // of NAME to PTX (":quick": PtxTier::Quick), after a warm-up compile on
 // another thread with ":warm".
@@ -65,8 +65,8 @@
 #include "benchmarks/gpu/bench_kernels.h"
 #include "codegen/Codegen.h"
 #include "codegen/HostJit.h"
-#include "codegen/KernelModule.h"
-#include "codegen/NVPTXTarget.h"
+#include "codegen/kernel/KernelModule.h"
+#include "codegen/nvptx/NVPTXTarget.h"
 #include "support/Diagnostics.h"
 #include "typer/Typer.h"
 
@@ -552,7 +552,7 @@ Parts time_parts(const Seed &seed, bool cubin = true, PtxTier tier = PtxTier::Op
   options.timings = &timings;
   options.tier = tier;
   // UFJIT_SCALING_WHOLE=1: a huge kernel's parts compiled in its module, as
-  // before codegen/PtxShards.h (to measure the difference).
+  // before codegen/nvptx/PtxShards.h (to measure the difference).
   static const bool whole = std::getenv("UFJIT_SCALING_WHOLE") != nullptr;
   options.split_parts = !whole;
   std::string ptx = compile_module_to_ptx(*module, options);

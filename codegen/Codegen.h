@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "ir/IR.h"
 
 namespace ufjit::codegen {
 
-/// Kernels of the ufunc methods (codegen/KernelReduce.h): entry names are
+/// Kernels of the ufunc methods (codegen/kernel/KernelReduce.h): entry names are
 /// `<base>__reduce`, `<base>__reduce_where`, `<base>__accumulate`,
 /// `<base>__accumulate_rows`.
 enum class MethodKernel : uint8_t { Reduce, ReduceWhere, Accumulate, AccumulateRows };

@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelModule.h"
-#include "codegen/NVPTXTarget.h"
+#include "codegen/kernel/KernelModule.h"
+#include "codegen/nvptx/NVPTXTarget.h"
 #include "support/Diagnostics.h"
 #include "support/LargeStack.h"
 #include "typer/Typer.h"

@@ -63,7 +63,7 @@ inline constexpr const char *kHugeAttribute = "ufjit-huge";
 
 /// Marks a function cut from a huge one (a part of a long chain, a region or
 /// a piece of a huge block), only ever called directly: the NVPTX path may
-/// compile it in a module of its own (codegen/PtxShards.h).
+/// compile it in a module of its own (codegen/nvptx/PtxShards.h).
 inline constexpr const char *kPartAttribute = "ufjit-part";
 
 /// Whether `f` has more than kHugeFunctionBlocks blocks or carries
@@ -114,7 +114,7 @@ constexpr std::size_t kMaxPartParameters = 256;
 /// part goes through a stack slot. Returns are first merged into one block,
 /// which no part holds. The same operations in the same order. A long
 /// if/elif chain never gets here whole: the lowering cuts it into parts as
-/// it goes (codegen/LowerParts.cpp); this cuts the other shapes (a long run
+/// it goes (codegen/lower/LowerParts.cpp); this cuts the other shapes (a long run
 /// of `if` statements, a loop around thousands of blocks).
 void outline_huge_regions(llvm::Module &module);
 

@@ -1,6 +1,6 @@
 // An entry's launch hint: how a GPU entry wants its grid sized (issue 13
 // item 4), stated by code generation beside the kernel ABI of
-// codegen/KernelABI.h and carried inside the compiled module.
+// codegen/kernel/KernelABI.h and carried inside the compiled module.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 namespace ufjit::codegen {
 
 /// How a GPU entry wants to be launched: stated by code generation per
-/// entry (codegen/KernelGpu.cpp picks it with the loop shape it emits),
+/// entry (codegen/kernel/KernelGpu.cpp picks it with the loop shape it emits),
 /// applied by the one place that owns launch configuration
 /// (runtime/cuda/LaunchConfig.cpp). elements_per_thread > 0: a full grid,
 /// ceil(n / (block * elements_per_thread)) blocks, so that each thread takes

@@ -2,7 +2,7 @@
 // guarantees: its aligned vector stores to the output are non-temporal.
 #include "codegen/StreamingStores.h"
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Instructions.h>

@@ -1,5 +1,5 @@
 // Non-temporal output stores for CPU entries of the streaming_stores variant
-// (codegen/KernelABI.h).
+// (codegen/kernel/KernelABI.h).
 //
 // A binary operation over arrays larger than the cache reads two lines and
 // writes one per line of output; an ordinary store first reads the output

@@ -130,7 +130,7 @@ std::vector<std::string> dtype_names(const std::vector<frontend::SigType> &types
   return names;
 }
 
-/// What the parameter table needs of a signature (codegen/KernelABI.h).
+/// What the parameter table needs of a signature (codegen/kernel/KernelABI.h).
 codegen::EntrySignature entry_signature_of(const frontend::Signature &sig, std::size_t gufunc_outputs) {
   codegen::EntrySignature entry;
   for (const frontend::SigType &t : sig.args) {

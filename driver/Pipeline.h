@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "codegen/LaunchHint.h"
 #include "ufjit/compiler.h"
 

@@ -62,7 +62,7 @@ using nlohmann::json;
 
 enum class ExitCode : int { Ok = 0, Failed = 1, Usage = 2, Skipped = 77 };
 
-/// Shape and stride parameters are int64[kMaxDims] (codegen/KernelABI.h).
+/// Shape and stride parameters are int64[kMaxDims] (codegen/kernel/KernelABI.h).
 constexpr int kMaxDims = 8;
 constexpr int64_t kElements = int64_t{1} << 20;
 /// Grid cap, in full-occupancy waves; the grid-stride loop covers the rest.

@@ -274,7 +274,7 @@ struct Call : ExprNode {
   X(Nextafter, "nextafter", 2) X(Pow, "pow", 2) X(Remainder, "remainder", 2)      \
   X(Rint, "rint", 1) X(Sin, "sin", 1) X(Sinh, "sinh", 1) X(Sqrt, "sqrt", 1)       \
   X(Tan, "tan", 1) X(Tanh, "tanh", 1) X(Trunc, "trunc", 1)                        \
-  /* NumPy's float functions (codegen/LowerNumpy.cpp): logaddexp(x, y), */          \
+  /* NumPy's float functions (codegen/lower/LowerNumpy.cpp): logaddexp(x, y), */          \
   /* logaddexp2(x, y), spacing(x) */                                               \
   X(Logaddexp, "logaddexp", 2) X(Logaddexp2, "logaddexp2", 2) X(Spacing, "spacing", 1) \
   /* ldexp(x float, n int32) -> float */                                          \
@@ -297,11 +297,11 @@ struct Call : ExprNode {
   X(CAsinh, "casinh", 1) X(CAcosh, "cacosh", 1) X(CAtanh, "catanh", 1)            \
   /* complex ** complex */                                                        \
   X(CPow, "cpow", 2)                                                              \
-  /* integer bits (cuda.popc/clz/ffs/brev; codegen/LowerIntrinsics.cpp): popc, */ \
+  /* integer bits (cuda.popc/clz/ffs/brev; codegen/lower/LowerIntrinsics.cpp): popc, */ \
   /* clz and brev give the argument's type, ffs uint32 (1-based, 0 for 0) */       \
   X(Popc, "popc", 1) X(Clz, "clz", 1) X(Ffs, "ffs", 1) X(Brev, "brev", 1)        \
   /* np.gcd/np.lcm on the magnitudes (wrapping to the type): integers of the */     \
-  /* result's type (codegen/LowerNumpy.cpp) */                                     \
+  /* result's type (codegen/lower/LowerNumpy.cpp) */                                     \
   X(Gcd, "gcd", 2) X(Lcm, "lcm", 2)
 
 enum class IntrinsicOp : uint8_t {
@@ -574,7 +574,7 @@ struct Module {
   int entry = 0;  // index of the entry function in `functions`
   FloatOptions options;
   /// Every Raise of the functions, by site - 1 (ir/RaiseSites.h). Non-empty:
-  /// the entries take the error-flag parameter (codegen/KernelABI.h).
+  /// the entries take the error-flag parameter (codegen/kernel/KernelABI.h).
   std::vector<RaiseSite> raise_sites;
   bool can_raise() const { return !raise_sites.empty(); }
   const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }

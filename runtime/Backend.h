@@ -50,7 +50,7 @@
 #include <vector>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "ir/IR.h"
 #include "runtime/GufuncLayout.h"
 #include "runtime/SmallVector.h"
@@ -64,7 +64,7 @@ class KernelCache;
 struct CompiledSignature;
 
 /// Code that does not come from ufjit's IR: a CUDA C++ elementwise kernel
-/// (interop/cudacpp/Elementwise.h) whose entries follow codegen/KernelABI.h,
+/// (interop/cudacpp/Elementwise.h) whose entries follow codegen/kernel/KernelABI.h,
 /// so the backends launch it as their own. CompiledSignature::module is then
 /// null and `external` builds the code.
 struct ExternalKernel {
@@ -172,7 +172,7 @@ struct PreparedGufunc {
 /// inputs. Both backends use this one rule.
 codegen::KernelVariant choose_variant(const PreparedCall &call);
 
-/// The parameters of one kernel entry, in the order of codegen/KernelABI.h,
+/// The parameters of one kernel entry, in the order of codegen/kernel/KernelABI.h,
 /// with stable storage: `pointers()[k]` points at parameter k (what
 /// cuLaunchKernel's kernelParams and a CPU entry's `params` want). Held
 /// inline for the usual counts: packing allocates nothing.
@@ -186,7 +186,7 @@ class KernelParams {
   /// kernel's error-flag parameter points at (device memory on CUDA);
   /// required when the signature's module can raise (ir::Module::can_raise),
   /// ignored otherwise. `done_flag`: what the entry's Done parameter takes
-  /// (codegen/KernelABI.h; null: the launch is not waited on that way).
+  /// (codegen/kernel/KernelABI.h; null: the launch is not waited on that way).
   KernelParams(const PreparedCall &call, std::span<const codegen::KernelParam> table,
                std::span<const void *const> input_data, void *output_data, void *error_flag = nullptr,
                void *done_flag = nullptr);
@@ -228,7 +228,7 @@ struct CompiledKernel {
   virtual ~CompiledKernel() = default;
 };
 
-/// One launch of a ufunc method kernel (codegen/KernelReduce.h) over
+/// One launch of a ufunc method kernel (codegen/kernel/KernelReduce.h) over
 /// C-contiguous rows in this backend's compute memory (device memory for
 /// CUDA): reduce writes out[rows], accumulate out[rows, len]. rows, len >= 1.
 /// runtime/Methods.cpp prepares it; the backend chunks long rows itself and

@@ -19,7 +19,7 @@ struct CpuMethodKernel : CompiledKernel {
   codegen::CpuEntry entry;
 };
 
-/// The parameters of one method entry (codegen/KernelReduce.h), with stable
+/// The parameters of one method entry (codegen/kernel/KernelReduce.h), with stable
 /// storage.
 struct MethodParams {
   int64_t rows = 0;
@@ -29,7 +29,7 @@ struct MethodParams {
   const void *in = nullptr;
   void *out = nullptr;
   const void *aux = nullptr;
-  void *out_has = nullptr;  // unused on the CPU (codegen/KernelReduce.h)
+  void *out_has = nullptr;  // unused on the CPU (codegen/kernel/KernelReduce.h)
   void *error = nullptr;
   void *pointers[9] = {&rows, &len, &chunks, &chunk_len, &in, &out, &aux, &out_has, &error};
   MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o, const void *a, void *e)
@@ -79,7 +79,7 @@ void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, 
   const codegen::CpuEntry entry = kernel->entry;
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;
-  // The error flag (codegen/KernelABI.h), read after every piece finished.
+  // The error flag (codegen/kernel/KernelABI.h), read after every piece finished.
   std::atomic<uint32_t> raised{0};
   void *error = can_raise(sig) ? static_cast<void *>(&raised) : nullptr;
   const int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;

@@ -1,5 +1,5 @@
 // The CPU side of the ufunc methods: compiles the method entries
-// (codegen/KernelReduce.h) through the KernelCache and runs them over the
+// (codegen/kernel/KernelReduce.h) through the KernelCache and runs them over the
 // thread pool. Long rows are reduced in chunks by the pool, then the chunks'
 // results left to right.
 #pragma once

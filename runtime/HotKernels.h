@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "runtime/Backend.h"
 #include "runtime/KernelCache.h"
 
@@ -36,7 +36,7 @@ class HotKernel {
   /// The kernel to launch now (a tier-up may replace it between calls).
   const Kernel &kernel() const { return *current_.load(std::memory_order_acquire); }
   const std::vector<codegen::KernelParam> &params() const { return params_; }
-  /// The entry takes codegen/KernelABI.h's Done parameter.
+  /// The entry takes codegen/kernel/KernelABI.h's Done parameter.
   bool takes_done_flag() const { return takes_done_flag_; }
 
  private:

@@ -17,7 +17,7 @@
 #include <mutex>
 #include <string>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 
 namespace ufjit::runtime {
 

@@ -1,5 +1,5 @@
 // Errors raised by kernel code (LANGUAGE.md section 5, "Errors in kernels"):
-// the error flag a raising kernel writes (codegen/KernelABI.h) turned into a
+// the error flag a raising kernel writes (codegen/kernel/KernelABI.h) turned into a
 // ufjit::KernelError that names the ufunc, the exception and where it was raised.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The kernel-variant rule and the parameter packing of codegen/KernelABI.h,
+// The kernel-variant rule and the parameter packing of codegen/kernel/KernelABI.h,
 // shared by every backend, plus the default (no device) data-movement hooks.
 #include <cstring>
 #include <limits>

@@ -1,7 +1,7 @@
 // cuda.* device intrinsics in a body (LANGUAGE.md section 6): the ones of
 // Numba's CUDA target that make sense in a ufunc, typed as Numba types them
 // and built from IR nodes, so that the CPU target gives the GPU's results.
-// Bit intrinsics lower in codegen/LowerIntrinsics.cpp; cuda.fp16.* are the
+// Bit intrinsics lower in codegen/lower/LowerIntrinsics.cpp; cuda.fp16.* are the
 // IR's float16 operations (computed in float32, rounded to half).
 #include <cmath>
 

@@ -67,7 +67,7 @@ struct InferredSignature {
 /// The signature it types is Numba's: an input of a `()` core is a scalar
 /// parameter; an output of a `()` core a 1-d array (the runtime passes a
 /// view of one element: shape {1}); every other operand an array with its
-/// core's dimensions, passed as today (codegen/LowerTypes.cpp: {data, shape,
+/// core's dimensions, passed as today (codegen/lower/LowerTypes.cpp: {data, shape,
 /// byte strides}). Works for gufuncs with signatures too (any dtypes). Errors
 /// (a body that does not type for these dtypes, a wrong count) go to
 /// `diags`, located; returns nullopt then. Re-parses `file`: a few hundred

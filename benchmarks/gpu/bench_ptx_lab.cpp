@@ -1,4 +1,4 @@
-// Throughput of PTX entries of the contiguous ABI (codegen/KernelABI.h:
+// Throughput of PTX entries of the contiguous ABI (codegen/kernel/KernelABI.h:
 // n, then one pointer per input and the output) under several launch
 // shapes, beside the device copy bandwidth, in one process: the workbench
 // for code generation and launch sizing changes (old and new PTX side by

@@ -1,7 +1,7 @@
 // CUDA C++ elementwise kernels as CuPy's ElementwiseKernel writes them
 // (Runtime::elementwise): parameter lists with type placeholders and `raw`
 // parameters, an operation, a preamble. Each (bound types, kernel variant)
-// becomes one CUDA C++ entry following codegen/KernelABI.h, compiled by NVRTC
+// becomes one CUDA C++ entry following codegen/kernel/KernelABI.h, compiled by NVRTC
 // and linked by nvJitLink, so that the runtime broadcasts, dispatches, sizes,
 // stages and caches it as its own kernels.
 //
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "ufjit/runtime.h"
 
 namespace ufjit::cudacpp {

@@ -1,4 +1,4 @@
-// The GPU side of the ufunc methods: method entries (codegen/KernelReduce.h)
+// The GPU side of the ufunc methods: method entries (codegen/kernel/KernelReduce.h)
 // through the in-memory and disk caches, and their launches. Never log(n)
 // launches:
 //   reduce: one launch when rows are many or short (one block per row),

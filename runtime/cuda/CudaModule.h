@@ -27,7 +27,7 @@ struct CudaKernel : runtime::CompiledKernel {
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   /// Block (cuOccupancyMaxPotentialBlockSize), grid cap and the entry's
-  /// launch hint (codegen/KernelABI.h's LaunchHint, read from the module):
+  /// launch hint (codegen/kernel/KernelABI.h's LaunchHint, read from the module):
   /// what runtime/cuda/LaunchConfig.h sizes its launches from.
   KernelGeometry geometry;
   /// Compiled at the quick tier (codegen::PtxTier::Quick): the optimised

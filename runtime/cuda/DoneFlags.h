@@ -1,5 +1,5 @@
 // How a synchronous call of one block learns that its kernel finished,
-// sooner than cuStreamSynchronize does (codegen/KernelABI.h's Done parameter).
+// sooner than cuStreamSynchronize does (codegen/kernel/KernelABI.h's Done parameter).
 //
 // The driver learns of a kernel's end from a semaphore its front end writes
 // after the kernel retired; on the H100 host that is about a microsecond

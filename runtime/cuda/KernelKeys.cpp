@@ -1,7 +1,7 @@
 // Cache keys of GPU kernels (runtime/cuda/KernelKeys.h).
 #include "runtime/cuda/KernelKeys.h"
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 
 #ifndef UFJIT_VERSION
 #define UFJIT_VERSION "unknown"

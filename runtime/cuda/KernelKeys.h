@@ -15,7 +15,7 @@ namespace ufjit::cuda {
 
 /// The float options of a GPU kernel, canonical, in both cache keys. What
 /// fastmath=1 compiles to changed with CUDA's --use_fast_math mapping
-/// (approximate instructions, codegen/NVPTXFastMath.cpp): the suffix keeps
+/// (approximate instructions, codegen/nvptx/NVPTXFastMath.cpp): the suffix keeps
 /// disk-cached kernels of the earlier meaning from being reused.
 std::string float_options(const runtime::CompiledSignature &sig);
 

@@ -1,6 +1,6 @@
 // The one place that owns launch configuration (grid, block, shared memory)
 // of generated entries (issue 13 item 4): the block from the occupancy API,
-// the grid from the entry's launch hint (codegen/KernelABI.h's LaunchHint,
+// the grid from the entry's launch hint (codegen/kernel/KernelABI.h's LaunchHint,
 // stated by code generation and carried inside the module).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The error flag of one CUDA call of a kernel that can raise (LANGUAGE.md
-// section 5, "Errors in kernels"; codegen/KernelABI.h's ErrorFlag parameter).
+// section 5, "Errors in kernels"; codegen/kernel/KernelABI.h's ErrorFlag parameter).
 //
 // One uint32 of device memory per call, allocated and zeroed on the call's
 // stream only when the signature's module can raise (calls of other

@@ -265,7 +265,7 @@ double loop_around_elif_chain_value(double x, int n) {
 }
 
 TEST_F(HugeKernel, BreakContinueAndReturnInALongElifChainActOnTheLoopAndFunctionAroundIt) {
-  // A chain this long is lowered in parts (codegen/LowerParts.cpp): a
+  // A chain this long is lowered in parts (codegen/lower/LowerParts.cpp): a
   // break, continue or return in a part ends the part, and the code that
   // called it takes the same way out, with the variables the part wrote.
   const std::vector<double> x = branch_inputs(kBranches);

@@ -3,7 +3,7 @@
 // bounded size before the optimizer; and a huge elif chain (more than
 // kHugeFunctionBlocks blocks), whose empty assignment blocks are folded into
 // the merge's phi before code generation; its parts compiled in modules of
-// their own (codegen/PtxShards.h), with libdevice linked into each.
+// their own (codegen/nvptx/PtxShards.h), with libdevice linked into each.
 #include <cmath>
 #include <string>
 #include <vector>

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "support/Diagnostics.h"
 #include "typer/Typer.h"
 #include "tests/unit/generated_sources.h"

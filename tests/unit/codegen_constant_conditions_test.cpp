@@ -10,7 +10,7 @@
 #include <string>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "codegen_lower_jit.h"
 #include "typer/Typer.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "support/Diagnostics.h"
 #include "typer/Typer.h"
 #include "tests/unit/stack_thread.h"

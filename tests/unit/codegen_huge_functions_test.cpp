@@ -13,7 +13,7 @@
 #include "codegen/Codegen.h"
 #include "codegen/HugeFunctions.h"
 #include "codegen/LLVMHeaders.h"
-#include "codegen/Lowering.h"
+#include "codegen/lower/Lowering.h"
 #include "support/Diagnostics.h"
 #include "typer/Typer.h"
 #include "tests/unit/generated_sources.h"

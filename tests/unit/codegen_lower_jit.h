@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/Lowering.h"
+#include "codegen/lower/Lowering.h"
 #include "ir/IR.h"
 
 namespace ufjit::codegen::testing {

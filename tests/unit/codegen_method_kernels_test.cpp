@@ -1,4 +1,4 @@
-// Method kernels (codegen/KernelReduce.h): the GPU reduce entry is one
+// Method kernels (codegen/kernel/KernelReduce.h): the GPU reduce entry is one
 // `.entry` with a shared-memory tree and barriers, nvJitLink accepts the PTX
 // of both methods for every element kind, and the CPU entries compute what
 // the method ABI says (rows, chunks, in-place accumulate).

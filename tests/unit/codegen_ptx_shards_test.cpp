@@ -1,4 +1,4 @@
-// A huge kernel's parts compiled in modules of their own (codegen/PtxShards.h):
+// A huge kernel's parts compiled in modules of their own (codegen/nvptx/PtxShards.h):
 // which parts move, what each module keeps, and the joined PTX (each moved
 // function defined once, internal, assembled by nvJitLink; the same module,
 // the same text).
@@ -13,9 +13,9 @@
 #include "codegen/Codegen.h"
 #include "codegen/HugeFunctions.h"
 #include "codegen/LLVMHeaders.h"
-#include "codegen/Lowering.h"
-#include "codegen/NVPTXTarget.h"
-#include "codegen/PtxShards.h"
+#include "codegen/lower/Lowering.h"
+#include "codegen/nvptx/NVPTXTarget.h"
+#include "codegen/nvptx/PtxShards.h"
 #include "support/Diagnostics.h"
 #include "typer/Typer.h"
 

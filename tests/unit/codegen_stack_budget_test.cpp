@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codegen/Codegen.h"
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "support/Diagnostics.h"
 #include "support/LargeStack.h"
 #include "typer/Typer.h"

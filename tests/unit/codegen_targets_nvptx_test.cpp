@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "codegen/KernelEntry.h"
-#include "codegen/KernelModule.h"
-#include "codegen/NVPTXTarget.h"
+#include "codegen/kernel/KernelEntry.h"
+#include "codegen/kernel/KernelModule.h"
+#include "codegen/nvptx/NVPTXTarget.h"
 #include "tests/unit/codegen_targets_ir.h"
 #include "ufjit/errors.h"
 
@@ -141,7 +141,7 @@ TEST(CodegenNvptx, CopyableBodiesOnFewInputBytesGetVectorGroupsAndWideOnesTheSca
   // sincos (libdevice's sinf and cosf, 4 input bytes) is expensive but under
   // the size copied per lane: 16-byte vector groups like a cheap add. polar
   // (16 input bytes, two sincos) keeps the scalar loop, which already reaches
-  // the copy bandwidth (codegen/KernelGpu.cpp).
+  // the copy bandwidth (codegen/kernel/KernelGpu.cpp).
   ir::Module sincos = test_ir::sincos_module(DType::Float32);
   ir::Module add = test_ir::add_module(DType::Float32);
   ir::Module polar = test_ir::polar_module(DType::Float32);
@@ -166,7 +166,7 @@ TEST(CodegenNvptx, ScalarFunctionCostCountsHelpersAndLinkedLibdevice) {
   module.setTargetTriple(kNvptxTriple);
   link_libdevice(module);
   // Linked: sinf and cosf with their range reduction are large, but under
-  // the size that gets one copy per lane (codegen/KernelGpu.cpp); counting
+  // the size that gets one copy per lane (codegen/kernel/KernelGpu.cpp); counting
   // stops just past the limit asked for.
   const int cost = kernel_detail::scalar_function_cost(*sincos_fn, 100000);
   EXPECT_GT(cost, 160);

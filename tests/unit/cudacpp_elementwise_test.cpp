@@ -4,7 +4,7 @@
 // errors located in the user's strings, and the CPU target refused.
 #include <gtest/gtest.h>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "interop/cudacpp/Elementwise.h"
 #include "interop/cudacpp/Nvrtc.h"
 #include "tests/unit/cudacpp_test_util.h"

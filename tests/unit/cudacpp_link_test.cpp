@@ -86,7 +86,7 @@ TEST_F(LinkedHelpers, CubinLinksTheHelpersWithNvJitLink) {
 
 TEST_F(LinkedHelpers, HelpersCalledFromThePartsOfALongChainLinkToo) {
   // 3,000 branches: the chain's parts are compiled in modules of their own
-  // (codegen/PtxShards.h), each declaring the helpers it calls; the joined
+  // (codegen/nvptx/PtxShards.h), each declaring the helpers it calls; the joined
   // PTX declares them once per part and nvJitLink resolves every one.
   if (!have_nvrtc()) GTEST_SKIP() << "NVRTC cannot be loaded";
   std::string source =

@@ -1,7 +1,7 @@
 // Broadcasting and dimension collapsing (runtime/Broadcast.h).
 #include <gtest/gtest.h>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "runtime/Broadcast.h"
 #include "ufjit/errors.h"
 

@@ -1,10 +1,10 @@
 // Gufunc layouts and schedules (runtime/GufuncLayout.h), and the parameter
-// table of gufunc entries (codegen/KernelABI.h): pure functions of text and
+// table of gufunc entries (codegen/kernel/KernelABI.h): pure functions of text and
 // shapes, no compile and no device. Layout text is parsed by the frontend
 // (frontend/Signature.h), the one layout parser.
 #include <gtest/gtest.h>
 
-#include "codegen/KernelABI.h"
+#include "codegen/kernel/KernelABI.h"
 #include "support/Diagnostics.h"
 #include "runtime/GufuncLayout.h"
 #include "ufjit/errors.h"

@@ -1,0 +1,256 @@
+// Method entries (codegen/kernel/KernelReduce.h): the builder's common parts, the
+// CPU entries and the entry point. The GPU entries: KernelReduceGpu.cpp.
+#include "codegen/kernel/KernelReduce.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include "codegen/kernel/KernelReduceBuilder.h"
+#include "support/InternalAssert.h"
+#include "ufjit/errors.h"
+
+namespace ufjit::codegen {
+
+namespace method_detail {
+
+using namespace kernel_detail;
+
+llvm::Value *MethodEntryBuilder::sreg(llvm::Intrinsic::ID id) {
+  return b_.CreateZExt(b_.CreateIntrinsic(id, {}, {}), b_.getInt64Ty());
+}
+
+llvm::Value *MethodEntryBuilder::element_addr(llvm::Value *base, llvm::Value *index) {
+  return b_.CreateInBoundsGEP(element_storage_type(ctx_, dtype_), base, index);
+}
+
+llvm::Value *MethodEntryBuilder::load(llvm::Value *base, llvm::Value *index) {
+  return load_element(b_, dtype_, element_addr(base, index), element_align(dtype_));
+}
+
+void MethodEntryBuilder::store(llvm::Value *value, llvm::Value *base, llvm::Value *index) {
+  store_element(b_, dtype_, value, element_addr(base, index), element_align(dtype_));
+}
+
+llvm::Value *MethodEntryBuilder::combine(llvm::Value *a, llvm::Value *b) {
+  return call_scalar(b_, scalar_, sig_, {a, b}, error_flag_);
+}
+
+llvm::AllocaInst *MethodEntryBuilder::slot(llvm::Type *type, const char *name) {
+  llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+MaybeSlot MethodEntryBuilder::maybe_slot(const char *name) {
+  MaybeSlot s;
+  s.value = slot(element_value_type(ctx_, dtype_), name);
+  s.has = slot(b_.getInt1Ty(), (std::string(name) + ".has").c_str());
+  return s;
+}
+
+void MethodEntryBuilder::fold_into(const MaybeSlot &acc, llvm::Value *v) {
+  llvm::Type *value_type = element_value_type(ctx_, dtype_);
+  llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "fold.both", fn_);
+  llvm::BasicBlock *first = llvm::BasicBlock::Create(ctx_, "fold.first", fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "fold.join", fn_);
+  b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), acc.has), both, first);
+  b_.SetInsertPoint(both);
+  b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(first);
+  b_.CreateStore(v, acc.value);
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  b_.CreateStore(b_.getTrue(), acc.has);
+}
+
+void MethodEntryBuilder::mark_launch_bounds(llvm::Function &fn) {
+  // __launch_bounds__(kReduceBlock, kMethodBlocksPerSm): `.maxntid` and
+  // `.minnctapersm`, so that ptxas keeps the registers under what
+  // kMethodBlocksPerSm resident blocks allow (the float32 reduce took 33
+  // registers, which left 6 blocks of 8 per SM).
+  llvm::NamedMDNode *annotations = fn.getParent()->getOrInsertNamedMetadata("nvvm.annotations");
+  auto add = [&](const char *key, int value) {
+    llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(&fn), llvm::MDString::get(ctx_, key),
+                             llvm::ConstantAsMetadata::get(b_.getInt32(static_cast<uint32_t>(value)))};
+    annotations->addOperand(llvm::MDNode::get(ctx_, ops));
+  };
+  add("maxntidx", kReduceBlock);
+  if (is_cheap_scalar_function(scalar_)) {
+    add("minctasm", kMethodBlocksPerSm);  // an expensive function keeps its registers (no spills)
+  }
+}
+
+void MethodEntryBuilder::barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+llvm::Value *MethodEntryBuilder::shared_array(llvm::Type *type, int64_t count, const char *suffix) {
+  auto *array_type = llvm::ArrayType::get(type, static_cast<uint64_t>(count));
+  auto *array = new llvm::GlobalVariable(module_, array_type, false, llvm::GlobalValue::InternalLinkage,
+                                         llvm::UndefValue::get(array_type), fn_->getName() + suffix, nullptr,
+                                         llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  array->setAlignment(llvm::Align(16));
+  return b_.CreateConstInBoundsGEP2_64(array_type, array, 0, 0);
+}
+
+std::pair<llvm::Value *, llvm::Value *> MethodEntryBuilder::segment_range(llvm::Value *seg) {
+  llvm::Value *row = b_.CreateUDiv(seg, chunks_, "row");
+  llvm::Value *chunk = b_.CreateURem(seg, chunks_, "chunk");
+  llvm::Value *row_start = b_.CreateMul(row, len_, "row.start", true, true);
+  llvm::Value *col = b_.CreateMul(chunk, chunk_len_, "col", true, true);
+  llvm::Value *col_end = b_.CreateAdd(col, chunk_len_, "col.end", true, true);
+  llvm::Value *clamped = b_.CreateSelect(b_.CreateICmpULT(col_end, len_), col_end, len_);
+  llvm::Value *first = b_.CreateAdd(row_start, col, "first", true, true);
+  llvm::Value *last = b_.CreateAdd(row_start, clamped, "last", true, true);
+  return {first, last};
+}
+
+void MethodEntryBuilder::emit_reduce_cpu(bool masked) {
+  llvm::Type *value_type = element_value_type(ctx_, dtype_);
+  llvm::AllocaInst *acc = slot(value_type, "acc");
+  emit_counted_loop(b_, begin_, end_, i64(1), "seg", [&](llvm::Value *seg) {
+    auto [first, last] = segment_range(seg);
+    // ReduceWhere: the first element of a row is always taken (the ABI).
+    b_.CreateStore(load(in_, first), acc);
+    llvm::Value *next = b_.CreateAdd(first, i64(1), "second", true, true);
+    emit_counted_loop(b_, next, last, i64(1), "fold", [&](llvm::Value *i) {
+      auto fold = [&] {
+        llvm::Value *v = load(in_, i);
+        b_.CreateStore(combine(b_.CreateLoad(value_type, acc), v), acc);
+      };
+      if (masked) {
+        llvm::Value *take = b_.CreateLoad(b_.getInt8Ty(), b_.CreateInBoundsGEP(b_.getInt8Ty(), aux_, i));
+        emit_if(b_.CreateICmpNE(take, b_.getInt8(0)), "take", fold);
+      } else {
+        fold();
+      }
+    });
+    store(b_.CreateLoad(value_type, acc), out_, seg);
+  });
+}
+
+void MethodEntryBuilder::emit_accumulate_row(llvm::Value *r) {
+  llvm::Type *value_type = element_value_type(ctx_, dtype_);
+  llvm::AllocaInst *acc = slot(value_type, "acc");
+  llvm::Value *first = b_.CreateMul(r, len_, "first", true, true);
+  llvm::Value *last = b_.CreateAdd(first, len_, "last", true, true);
+  llvm::Value *v0 = load(in_, first);
+  b_.CreateStore(v0, acc);
+  store(v0, out_, first);
+  llvm::Value *next = b_.CreateAdd(first, i64(1), "second", true, true);
+  emit_counted_loop(b_, next, last, i64(1), "scan", [&](llvm::Value *i) {
+    llvm::Value *v = load(in_, i);
+    llvm::Value *sum = combine(b_.CreateLoad(value_type, acc), v);
+    b_.CreateStore(sum, acc);
+    store(sum, out_, i);
+  });
+}
+
+llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string &name) {
+  internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
+  if (sig_.args.size() != 2 || sig_.args[0] != sig_.ret || sig_.args[1] != sig_.ret) {
+    throw Error("ufunc methods need a binary function whose inputs and result share a type");
+  }
+  dtype_ = sig_.ret;
+  llvm::Type *i64t = b_.getInt64Ty();
+  llvm::FunctionType *type = nullptr;
+  if (gpu()) {
+    llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
+    std::vector<llvm::Type *> params = {i64t, i64t, i64t, i64t, global_ptr, global_ptr, global_ptr, global_ptr};
+    if (sig_.can_raise) {
+      params.push_back(global_ptr);
+    }
+    type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+  } else {
+    llvm::Type *ptr = llvm::PointerType::get(ctx_, 0);
+    type = llvm::FunctionType::get(b_.getVoidTy(), {i64t, i64t, ptr}, false);
+  }
+  fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+  llvm::Type *generic = llvm::PointerType::get(ctx_, 0);
+  if (gpu()) {
+    rows_ = fn_->getArg(0);
+    len_ = fn_->getArg(1);
+    chunks_ = fn_->getArg(2);
+    chunk_len_ = fn_->getArg(3);
+    in_ = fn_->getArg(4);
+    out_ = fn_->getArg(5);
+    aux_ = fn_->getArg(6);
+    out_has_ = fn_->getArg(7);
+    if (sig_.can_raise) {
+      error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(8), generic, "error");
+    }
+  } else {
+    begin_ = fn_->getArg(0);
+    end_ = fn_->getArg(1);
+    llvm::Value *params = fn_->getArg(2);
+    auto param = [&](int k) {
+      return b_.CreateAlignedLoad(generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)),
+                                  llvm::Align(8));
+    };
+    rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
+    len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");
+    chunks_ = b_.CreateAlignedLoad(i64t, param(2), llvm::Align(8), "chunks");
+    chunk_len_ = b_.CreateAlignedLoad(i64t, param(3), llvm::Align(8), "chunk_len");
+    in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
+    out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
+    aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
+    out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
+    if (sig_.can_raise) {
+      error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
+    }
+  }
+  switch (method) {
+    case MethodKernel::Reduce:
+    case MethodKernel::ReduceWhere:
+      if (gpu()) {
+        emit_reduce_gpu(method == MethodKernel::ReduceWhere);
+      } else {
+        emit_reduce_cpu(method == MethodKernel::ReduceWhere);
+      }
+      break;
+    case MethodKernel::Accumulate:
+      if (gpu()) {
+        emit_scan_gpu();
+        break;
+      }
+      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+      break;
+    case MethodKernel::AccumulateRows:
+      if (gpu()) {
+        emit_accumulate_rows_gpu();
+        break;
+      }
+      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+      break;
+  }
+  b_.CreateRetVoid();
+  if (gpu()) {
+    mark_ptx_kernel(*fn_);
+    mark_launch_bounds(*fn_);
+  }
+  return fn_;
+}
+
+}  // namespace method_detail
+
+std::string method_entry_name(const std::string &base_name, MethodKernel method) {
+  switch (method) {
+    case MethodKernel::Reduce:
+      return base_name + "__reduce";
+    case MethodKernel::ReduceWhere:
+      return base_name + "__reduce_where";
+    case MethodKernel::Accumulate:
+      return base_name + "__accumulate";
+    case MethodKernel::AccumulateRows:
+      return base_name + "__accumulate_rows";
+  }
+  internal_error << "unknown method kernel";
+  return "";
+}
+
+llvm::Function *build_method_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
+                                   MethodKernel method, TargetKind kind, const std::string &name) {
+  method_detail::MethodEntryBuilder builder(module, scalar, sig, kind);
+  return builder.build(method, name);
+}
+
+}  // namespace ufjit::codegen

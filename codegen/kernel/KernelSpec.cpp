@@ -1,0 +1,238 @@
+// The parameter table of codegen/kernel/KernelABI.h: the one description of an
+// entry's parameters that the entry builders, the runtime's packer and the
+// manifest writer read.
+#include <cstdio>
+#include <cstdlib>
+
+#include "codegen/kernel/KernelABI.h"
+#include "codegen/LaunchHint.h"
+#include "support/InternalAssert.h"
+#include "frontend/Signature.h"
+
+namespace ufjit::codegen {
+
+static_assert(frontend::kMaxArrayDims == kMaxDims, "signatures admit the array dims a kernel can pass");
+
+std::string KernelVariant::suffix() const {
+  if (kind == KernelKind::Gufunc) {
+    return "gufunc";
+  }
+  std::string s = layout == Layout::Contiguous ? "contig" : "strided";
+  s += index32 ? "_i32" : "_i64";
+  if (scalar_mask != 0) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "_s%llx", static_cast<unsigned long long>(scalar_mask));
+    s += hex;
+  }
+  if (streaming_stores) {
+    s += "_nt";
+  }
+  return s;
+}
+
+KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant) {
+  KernelSpec spec;
+  spec.variant = variant;
+  spec.error_flag = sig.can_raise;
+  spec.done_flag = sig.done_flag && variant.kind == KernelKind::Elementwise;
+  if (variant.kind == KernelKind::Gufunc) {
+    internal_assert(sig.arg_ndims.size() == sig.args.size() && sig.outputs <= sig.args.size())
+        << "gufunc entry signature without core dims";
+    for (std::size_t k = 0; k < sig.args.size(); ++k) {
+      OperandSpec op;
+      op.dtype = sig.args[k];
+      op.is_output = k + sig.outputs >= sig.args.size();
+      op.core_ndim = sig.arg_ndims[k];
+      spec.operands.push_back(op);
+    }
+    return spec;
+  }
+  for (std::size_t k = 0; k < sig.args.size(); ++k) {
+    OperandSpec op;
+    op.dtype = sig.args[k];
+    op.is_scalar = k < sizeof(variant.scalar_mask) * 8 && ((variant.scalar_mask >> k) & 1u) != 0;
+    spec.operands.push_back(op);
+  }
+  OperandSpec out;
+  out.dtype = sig.ret;
+  out.is_output = true;
+  spec.operands.push_back(out);
+  return spec;
+}
+
+std::vector<KernelParam> kernel_params(const KernelSpec &spec) {
+  const bool gufunc = spec.variant.kind == KernelKind::Gufunc;
+  const bool strided = gufunc || spec.variant.layout == Layout::Strided;
+  std::vector<KernelParam> params;
+  params.push_back({ParamRole::Count, -1, DType::Int64});
+  if (strided) {
+    params.push_back({ParamRole::NDim, -1, DType::Int64});
+    params.push_back({ParamRole::Shape, -1, DType::Int64});
+  }
+  for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+    const OperandSpec &op = spec.operands[k];
+    const int i = static_cast<int>(k);
+    if (op.is_scalar) {
+      params.push_back({ParamRole::Value, i, op.dtype});
+      if (dtype_kind(op.dtype) == 'c') {
+        params.push_back({ParamRole::ValueImag, i, op.dtype});
+      }
+      continue;
+    }
+    params.push_back({ParamRole::Data, i, op.dtype});
+    if (strided) {
+      params.push_back({ParamRole::Strides, i, op.dtype});
+    }
+    if (gufunc && op.core_ndim > 0) {
+      params.push_back({ParamRole::CoreShape, i, op.dtype});
+      params.push_back({ParamRole::CoreStrides, i, op.dtype});
+    }
+  }
+  if (spec.done_flag) {
+    params.push_back({ParamRole::Done, -1, DType::UInt32});
+  }
+  if (spec.error_flag) {
+    params.push_back({ParamRole::ErrorFlag, -1, DType::UInt32});
+  }
+  return params;
+}
+
+namespace {
+
+bool is_dims(ParamRole role) {
+  return role == ParamRole::Shape || role == ParamRole::Strides || role == ParamRole::CoreShape ||
+         role == ParamRole::CoreStrides;
+}
+
+/// The component size of a scalar's dtype (complex: one part).
+std::size_t value_size(DType t) { return dtype_kind(t) == 'c' ? dtype_size(t) / 2 : dtype_size(t); }
+
+}  // namespace
+
+std::size_t KernelParam::size() const {
+  if (is_dims(role)) {
+    return sizeof(Dims);
+  }
+  if (role == ParamRole::Value || role == ParamRole::ValueImag) {
+    return value_size(dtype);
+  }
+  return 8;
+}
+
+std::size_t KernelParam::align() const {
+  if (role == ParamRole::Value || role == ParamRole::ValueImag) {
+    return value_size(dtype);
+  }
+  return 8;
+}
+
+std::string KernelParam::name(const KernelSpec &spec) const {
+  switch (role) {
+    case ParamRole::Count:
+      return "n";
+    case ParamRole::NDim:
+      return "ndim";
+    case ParamRole::Shape:
+      return "shape";
+    case ParamRole::Done:
+      return "done";
+    case ParamRole::ErrorFlag:
+      return "error";
+    default:
+      break;
+  }
+  // Elementwise: in0, in1, ..., out. Gufunc: in0, ..., out0, out1, ...
+  const std::size_t k = static_cast<std::size_t>(operand);
+  std::size_t inputs = 0;
+  for (const OperandSpec &op : spec.operands) {
+    inputs += op.is_output ? 0 : 1;
+  }
+  std::string base;
+  if (k < inputs) {
+    base = "in" + std::to_string(k);
+  } else if (spec.variant.kind == KernelKind::Gufunc) {
+    base = "out" + std::to_string(k - inputs);
+  } else {
+    base = "out";
+  }
+  switch (role) {
+    case ParamRole::Strides:
+      return base + "_strides";
+    case ParamRole::ValueImag:
+      return base + "_imag";
+    case ParamRole::CoreShape:
+      return base + "_core_shape";
+    case ParamRole::CoreStrides:
+      return base + "_core_strides";
+    default:
+      return base;
+  }
+}
+
+std::string KernelParam::kind_name() const {
+  switch (role) {
+    case ParamRole::Count:
+      return "count";
+    case ParamRole::NDim:
+      return "ndim";
+    case ParamRole::Shape:
+      return "shape";
+    case ParamRole::Data:
+      return "array";
+    case ParamRole::Strides:
+      return "strides";
+    case ParamRole::Value:
+    case ParamRole::ValueImag:
+      return "scalar";
+    case ParamRole::CoreShape:
+      return "core_shape";
+    case ParamRole::CoreStrides:
+      return "core_strides";
+    case ParamRole::Done:
+      return "done_flag";
+    case ParamRole::ErrorFlag:
+      return "error_flag";
+  }
+  return "?";
+}
+
+std::string KernelParam::type_name() const {
+  if (is_dims(role)) {
+    return "int64[" + std::to_string(kMaxDims) + "]";
+  }
+  if (role == ParamRole::Data) {
+    return std::string(dtype_name(dtype)) + "*";
+  }
+  if (role == ParamRole::Value || role == ParamRole::ValueImag) {
+    if (dtype_kind(dtype) == 'c') {
+      return dtype == DType::Complex64 ? "float32" : "float64";
+    }
+    return std::string(dtype_name(dtype));
+  }
+  if (role == ParamRole::ErrorFlag || role == ParamRole::Done) {
+    return "uint32*";
+  }
+  return "int64";
+}
+
+std::string launch_hint_symbol(const std::string &entry) { return entry + "__launch"; }
+
+LaunchHint launch_hint_in_ptx(const std::string &ptx, const std::string &entry) {
+  // NVPTX prints the array as `.global .align 1 .b8 <symbol>[<size>];`.
+  const std::string needle = " " + launch_hint_symbol(entry) + "[";
+  const std::size_t at = ptx.find(needle);
+  if (at == std::string::npos) {
+    return {};
+  }
+  return launch_hint_of_bytes(std::strtoul(ptx.c_str() + at + needle.size(), nullptr, 10));
+}
+
+uint32_t launch_hint_bytes(const LaunchHint &hint) { return hint.elements_per_thread + 1; }
+
+LaunchHint launch_hint_of_bytes(std::size_t bytes) {
+  LaunchHint hint;
+  hint.elements_per_thread = bytes > 0 ? static_cast<uint32_t>(bytes - 1) : 0;
+  return hint;
+}
+
+}  // namespace ufjit::codegen

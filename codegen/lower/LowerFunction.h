@@ -1,0 +1,164 @@
+// Private to the scalar lowering: the lowering of one ir::Function body
+// (expressions in LowerExpr.cpp, statements in LowerStmt.cpp, long if/elif
+// chains in parts in LowerParts.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codegen/lower/LowerInternal.h"
+
+namespace ufjit::codegen::lower {
+
+/// How a part of a long if/elif chain (LowerParts.cpp) ended, returned to
+/// its caller, which then does the same: continue after the chain, try the
+/// next part, return, end the element that raised, or leave the loop around
+/// the chain.
+enum class PartExit : std::uint32_t { Done, NotTaken, Returned, Raised, Break, Continue };
+
+/// The variables of a chain cut into parts, in one frame that the caller
+/// fills before each part's call and reads back after it. A variable is a
+/// value that nothing else points to, so copying it in and back out is
+/// exact, and each side keeps its own stack slots (mem2reg promotes them).
+struct PartFrame {
+  llvm::StructType *type = nullptr;
+  std::map<std::string, unsigned> field_of;  // variable -> field
+  unsigned return_field = 0;                 // the returned value, when the function returns one
+};
+
+/// The variables of one part: every one it reads or writes gets a slot
+/// there (`used`); those that the rest of the function also reads or writes,
+/// and the parameters, cross its call (`crossing`: copied in; `written`, the
+/// ones among them it writes: copied back). A variable only the part names
+/// needs neither: the typer rejects a read that an assignment does not
+/// precede on every path, so no value of it reaches the part's entry (a
+/// compiler temporary of each branch's tuple assignment, say).
+struct PartVariables {
+  std::vector<std::string> used;
+  std::vector<std::string> crossing;
+  std::vector<std::string> written;
+};
+
+/// How many times each variable is named (read or assigned) in a function.
+using VariableCounts = std::map<std::string, std::size_t>;
+
+/// Where the parts of a long if/elif chain begin: empty for a chain that
+/// lowers to at most kOutlineBlocks blocks (codegen/HugeFunctions.h), else
+/// the first branch of each run of about kChainPartBlocks blocks but the
+/// first run, which stays in the function (LowerParts.cpp).
+std::vector<std::size_t> chain_part_starts(const std::vector<const ir::If *> &chain);
+
+/// Lowers the body of one IR function into its (already declared) LLVM
+/// function. Parameters and locals live in entry-block allocas (mem2reg
+/// promotes them); control flow is structured.
+class FunctionLowerer {
+ public:
+  FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::Function *out);
+  /// Emits the whole body; the function is complete afterwards.
+  void run();
+
+  /// A lowerer of one part of a long chain that `caller` lowers, into `part`
+  /// (i32 (ptr frame[, ptr error flag])): slots for `variables.used` only,
+  /// of the caller's slots' types, the crossing ones filled from the frame;
+  /// each exit writes `variables.written` back.
+  FunctionLowerer(const FunctionLowerer &caller, llvm::Function *part, const PartFrame &frame,
+                  const PartVariables &variables);
+  /// Emits branches [begin, end) of `chain` (its final `else` when `end` is
+  /// its length) and returns the ways the part can end.
+  std::set<PartExit> run_part(const std::vector<const ir::If *> &chain, std::size_t begin, std::size_t end);
+
+ private:
+  struct Loop {
+    llvm::BasicBlock *continue_target;
+    llvm::BasicBlock *break_target;
+  };
+
+  // Statements (LowerStmt.cpp).
+  void emit(const ir::Stmt &s);
+  void emit_if(const ir::If &s);
+  void emit_while(const ir::While &s);
+  void emit_for_range(const ir::ForRange &s);
+  void emit_return(const ir::Return &s);
+  /// Returns `value` (null for a void function) from the function, or from a
+  /// part through its frame.
+  void emit_return_value(llvm::Value *value);
+  /// A `break` (or `continue`) of the innermost loop; in a part outside any
+  /// loop of its own, the part ends and its caller takes it.
+  void emit_loop_exit(bool is_break);
+  void emit_array_store(const ir::ArrayStore &s);
+  // Raises (LowerRaise.cpp).
+  void emit_raise(const ir::Raise &s);
+  /// After a call of a function that can raise: ends this function too when
+  /// the flag is set, so that a raise in a helper ends the element.
+  void emit_raise_check();
+  /// Returns the zero value of the function's type (the value of an element
+  /// that raised is unspecified: LANGUAGE.md section 5).
+  void emit_raised_return();
+  /// After a terminator (return, break, continue): continue emitting into a
+  /// fresh block with no predecessors.
+  void start_dead_block();
+  /// Branches to `target` unless the current block is already terminated.
+  void branch_to(llvm::BasicBlock *target);
+
+  // Long if/elif chains lowered in parts (LowerParts.cpp).
+  /// Branches [starts[0], end) of `chain` as parts, one function from each
+  /// start to the next, called in turn from the current block; every part
+  /// that ends Done goes to `merge`, and so does the last one's NotTaken.
+  void emit_chain_parts(const std::vector<const ir::If *> &chain, const std::vector<std::size_t> &starts,
+                        llvm::BasicBlock *merge);
+  /// In a part: records `exit`, stores it and branches to the part's exit
+  /// (unless the current block is already terminated).
+  void leave_part(PartExit exit);
+  /// The address of `field` of `frame` (a PartFrame's type).
+  llvm::Value *frame_field(llvm::StructType *type, llvm::Value *frame, unsigned field);
+
+  // Expressions (LowerExpr.cpp).
+  llvm::Value *emit(const ir::Expr &e);
+  llvm::Value *emit_var(const ir::Var &v);
+  llvm::Value *emit_select(const ir::Select &s);
+  llvm::Value *emit_short_circuit(const ir::ShortCircuit &s);
+  llvm::Value *emit_call(const ir::Call &c);
+  llvm::Value *emit_intrinsic(const ir::Intrinsic &i);
+  llvm::Value *emit_tuple(const ir::MakeTuple &t);
+  /// `t[i]` (`t[i][j]`...) of a tuple held in a local: a load of that element
+  /// alone; nullptr when the tuple is not a local.
+  llvm::Value *load_element_of_local_tuple(const ir::TupleGet &g);
+  /// The address of array[indices...]: data + sum(index_k * byte_stride_k).
+  llvm::Value *element_address(const ir::Expr &array, const std::vector<ir::Expr> &indices);
+  /// A view {data, shape, strides} of an array (ir::ArraySlice), no copy.
+  llvm::Value *emit_array_slice(const ir::ArraySlice &s);
+  /// `cond ? a : b` evaluating only the chosen expression (a select when
+  /// both are constants or variables).
+  llvm::Value *choose(llvm::Value *cond, const ir::Expr &a, const ir::Expr &b);
+
+  llvm::AllocaInst *slot(const std::string &name) const;
+
+  ModuleState &ms_;
+  const ir::Function &fn_;
+  llvm::Function *out_;
+  llvm::IRBuilder<> builder_;
+  Emitter emitter_;
+  std::map<std::string, llvm::AllocaInst *> slots_;
+  std::vector<Loop> loops_;
+  llvm::Value *error_flag_ = nullptr;  // the last parameter when ms_.can_raise
+
+  /// Set while lowering a part: where its exits go.
+  struct PartState {
+    const PartFrame *frame;
+    llvm::Value *frame_ptr;
+    llvm::AllocaInst *exit_slot;  // the PartExit, read at `exit`
+    llvm::BasicBlock *exit;
+    std::set<PartExit> exits;
+  };
+  std::optional<PartState> part_;
+  /// The function's VariableCounts, made for its first long chain and
+  /// shared with the lowerers of its parts (which take it from their caller).
+  std::shared_ptr<const VariableCounts> variable_counts_;
+};
+
+}  // namespace ufjit::codegen::lower
