@@ -17,165 +17,203 @@ void Backend::run_method(const MethodLaunch & /*launch*/) {
   throw InternalError("this target does not implement ufunc methods");
 }
 
-Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOptions &options,
-                 const std::optional<Out> &out) {
-  // ---- 1. operand, signature, axes
-  const ArrayView &a = array_operand(t, a_operand, "reduce");
-  const CompiledSignature &sig = method_signature(t, a.dtype, options.dtype, out, "reduce");
-  const DType type = sig.ret;
-  const int ndim = a.ndim();
+namespace {
+
+/// Which dimensions of an `ndim`-d operand `options` reduces. NumPy takes one
+/// axis 0 (or -1) of a 0-d array as "reduce nothing".
+std::vector<bool> reduced_axes(const MethodTarget &t, const ReduceOptions &options, int ndim) {
   std::vector<bool> reduced(static_cast<std::size_t>(ndim), options.all_axes);
-  // NumPy takes one axis 0 (or -1) of a 0-d array as "reduce nothing".
   const bool zero_d_axis = ndim == 0 && (options.axes.empty() || (options.axes.size() == 1 &&
                                                                   (options.axes[0] == 0 || options.axes[0] == -1)));
-  if (!options.all_axes && !zero_d_axis) {
-    const std::vector<int> axes = options.axes.empty() ? std::vector<int>{0} : options.axes;
-    for (int axis : axes) {
-      const auto k = static_cast<std::size_t>(normalize_axis(axis, ndim));
-      if (reduced[k]) {
-        throw ShapeError("duplicate value in 'axis' of '" + t.name + "'.reduce");
-      }
-      reduced[k] = true;
-    }
+  if (options.all_axes || zero_d_axis) {
+    return reduced;
   }
-  std::vector<int> order;  // kept axes, then reduced ones
+  const std::vector<int> axes = options.axes.empty() ? std::vector<int>{0} : options.axes;
+  for (int axis : axes) {
+    const auto k = static_cast<std::size_t>(normalize_axis(axis, ndim));
+    if (reduced[k]) {
+      throw ShapeError("duplicate value in 'axis' of '" + t.name + "'.reduce");
+    }
+    reduced[k] = true;
+  }
+  return reduced;
+}
+
+/// A reduction's operand seen as `rows` rows of `len` elements: the kept
+/// axes, then the reduced ones (`order`), and the result's shape.
+struct ReduceShape {
+  std::vector<int> order;
   std::vector<int64_t> result_shape;
   int64_t rows = 1;
   int64_t len = 1;
   int reduced_count = 0;
+};
+
+ReduceShape reduce_shape(const ArrayView &a, const std::vector<bool> &reduced, bool keepdims) {
+  ReduceShape r;
+  const int ndim = a.ndim();
   for (int pass = 0; pass < 2; ++pass) {
     for (int d = 0; d < ndim; ++d) {
-      const auto k = static_cast<std::size_t>(d);
-      if (reduced[k] == (pass == 1)) {
-        order.push_back(d);
+      if (reduced[static_cast<std::size_t>(d)] == (pass == 1)) {
+        r.order.push_back(d);
       }
     }
   }
   for (int d = 0; d < ndim; ++d) {
     const auto k = static_cast<std::size_t>(d);
     if (reduced[k]) {
-      len *= a.shape[k];
-      ++reduced_count;
-      if (options.keepdims) {
-        result_shape.push_back(1);
+      r.len *= a.shape[k];
+      ++r.reduced_count;
+      if (keepdims) {
+        r.result_shape.push_back(1);
       }
     } else {
-      rows *= a.shape[k];
-      result_shape.push_back(a.shape[k]);
+      r.rows *= a.shape[k];
+      r.result_shape.push_back(a.shape[k]);
     }
   }
-  if (reduced_count > 1 && t.identity == Identity::None) {
-    throw DispatchError("reduction operation '" + t.name +
-                        "' is not reorderable, so at most one axis may be specified (give it identity=0, 1 or "
-                        "'reorderable')");
-  }
+  return r;
+}
 
-  // ---- 2. initial value, where, `out`, the empty reduction
+/// The reduction's starting value: `initial=` converted to the loop's type
+/// (it must fit it, as NEP 50 says), or none.
+std::optional<HostValue> initial_value(const MethodTarget &t, const CompiledSignature &sig,
+                                       const ReduceOptions &options) {
+  if (!options.initial.has_value()) {
+    return std::nullopt;
+  }
+  if (options.initial->kind != Operand::Kind::Scalar) {
+    throw InputError("initial of '" + t.name + "'.reduce must be a scalar");
+  }
+  DispatchInput as_array;
+  as_array.is_array = true;
+  as_array.dtype = sig.ret;
+  (void)resolve_signature(t.name, {sig}, {dispatch_input(*options.initial), as_array});
   HostValue initial;
-  const bool has_initial = options.initial.has_value();
-  if (has_initial) {
-    if (options.initial->kind != Operand::Kind::Scalar) {
-      throw InputError("initial of '" + t.name + "'.reduce must be a scalar");
-    }
-    DispatchInput as_array;
-    as_array.is_array = true;
-    as_array.dtype = type;
-    (void)resolve_signature(t.name, {sig}, {dispatch_input(*options.initial), as_array});  // fits T (NEP 50)
-    initial.bytes = convert_scalar(options.initial->scalar, type);
-  }
-  const std::optional<HostValue> identity = identity_value(t, type);
-  std::optional<ArrayView> where;
-  if (options.where) {
-    where = where_mask(t, *options.where, a.shape);
-    if (!has_initial && !identity) {
-      throw InputError("reduction operation '" + t.name + "' does not have an identity, so to use a where mask one " +
-                       "has to specify 'initial' (identity=" + identity_name(t.identity) + ")");
-    }
-  }
-  check_out(t, out, result_shape, "reduce");
-  const Residence wanted = a.residence;
-  if (rows == 0) {
-    return out ? Array() : allocate(t, type, result_shape, wanted);
-  }
-  if (len == 0 || (reduced_count == 0 && !where)) {
-    HostValue start = initial;
-    if (reduced_count == 0) {
-      // No axis reduced (a 0-d array, or axis=None of 0-d): f(initial, a) or a copy.
-    } else if (!has_initial) {
-      if (!identity) {
-        throw ShapeError("zero-size array to reduction operation '" + t.name + "' which has no identity (identity=" +
-                         identity_name(t.identity) + "); pass an initial value");
-      }
-      start = *identity;
-    }
-    Array result = out ? Array() : allocate(t, type, result_shape, wanted);
-    const ArrayView &dst = out ? out->view : result.view();
-    if (len == 0) {
-      fill(t, start, type, dst);
-    } else if (has_initial) {
-      ArrayView src = a;
-      src.shape = result_shape;
-      src.strides = ArrayView::c_strides(result_shape, dtype_size(a.dtype));  // all dims 1: strides unused
-      Array cast_src;
-      const void *data = compute_input(t, src, type, cast_src);
-      ArrayView typed = src;
-      typed.data = const_cast<void *>(data);
-      typed.dtype = type;
-      typed.residence = compute_memory(t);
-      typed.strides = ArrayView::c_strides(result_shape, dtype_size(type));
-      Array computed = allocate(t, type, result_shape, compute_memory(t));
-      (void)run_call(t.core, t.backend, t.name, {sig},
-                     {Operand(start.view(type)), Operand(typed), Operand(Out{computed.view()})}, nullptr);
-      convert_into(t, computed.view(), dst);
-    } else {
-      ArrayView src = a;
-      src.shape = result_shape;
-      src.strides = ArrayView::c_strides(result_shape, dtype_size(a.dtype));
-      if (src.dtype == type) {
-        convert_into(t, src, dst);
-      } else {
-        Array typed = allocate(t, type, result_shape, compute_memory(t));
-        convert_into(t, src, typed.view());  // a's value as the loop's type, then out's
-        convert_into(t, typed.view(), dst);
-      }
-    }
-    return result;
-  }
+  initial.bytes = convert_scalar(options.initial->scalar, sig.ret);
+  return initial;
+}
 
-  // ---- 3. rows of the reduced axes, contiguous in the backend's memory
-  Array computed = allocate(t, type, result_shape, compute_memory(t));
+/// A view of `a` with the result's shape: every dimension is 1 or kept, so
+/// the strides are never used to step.
+ArrayView as_result_shaped(const ArrayView &a, const std::vector<int64_t> &result_shape) {
+  ArrayView src = a;
+  src.shape = result_shape;
+  src.strides = ArrayView::c_strides(result_shape, dtype_size(a.dtype));
+  return src;
+}
+
+/// A reduction that combines nothing into `dst`: over zero elements (the
+/// start value, or an error without one), or over no axis (a copy of `a`,
+/// or f(initial, a) with an initial value).
+void reduce_nothing(const MethodTarget &t, const CompiledSignature &sig, const ArrayView &a, const ReduceShape &shape,
+                    const std::optional<HostValue> &initial, const ArrayView &dst) {
+  const DType type = sig.ret;
+  if (shape.len == 0) {  // some reduced axis is empty
+    std::optional<HostValue> start = initial ? initial : identity_value(t, type);
+    if (!start) {
+      throw ShapeError("zero-size array to reduction operation '" + t.name + "' which has no identity (identity=" +
+                       identity_name(t.identity) + "); pass an initial value");
+    }
+    fill(t, *start, type, dst);
+    return;
+  }
+  const ArrayView src = as_result_shaped(a, shape.result_shape);
+  if (initial) {
+    Array cast_src;
+    ArrayView typed = src;
+    typed.data = const_cast<void *>(compute_input(t, src, type, cast_src));
+    typed.dtype = type;
+    typed.residence = compute_memory(t);
+    typed.strides = ArrayView::c_strides(shape.result_shape, dtype_size(type));
+    Array computed = allocate(t, type, shape.result_shape, compute_memory(t));
+    (void)run_call(t.core, t.backend, t.name, {sig},
+                   {Operand(initial->view(type)), Operand(typed), Operand(Out{computed.view()})}, nullptr);
+    convert_into(t, computed.view(), dst);
+  } else if (src.dtype == type) {
+    convert_into(t, src, dst);
+  } else {
+    Array typed = allocate(t, type, shape.result_shape, compute_memory(t));
+    convert_into(t, src, typed.view());  // a's value as the loop's type, then out's
+    convert_into(t, typed.view(), dst);
+  }
+}
+
+/// The reduction proper into `computed` (the result's shape, in the
+/// backend's memory): rows of the reduced axes, with a where mask or an
+/// initial value where given.
+void reduce_rows(const MethodTarget &t, const CompiledSignature &sig, const ArrayView &a, const ReduceShape &shape,
+                 const std::optional<ArrayView> &where, const std::optional<HostValue> &initial, Array &computed) {
   const bool in_order = t.identity == Identity::None;  // not declared reorderable
   if (where) {
-    run_masked_reduce(t, sig, permute(a, order), permute(*where, order), reduced_count,
-                      has_initial ? initial : *identity, computed);
-  } else if (has_initial && in_order && compute_memory(t) == Residence::Host) {
+    run_masked_reduce(t, sig, permute(a, shape.order), permute(*where, shape.order), shape.reduced_count,
+                      initial ? *initial : *identity_value(t, sig.ret), computed);
+    return;
+  }
+  if (initial && in_order && compute_memory(t) == Residence::Host) {
     // NumPy folds initial first, ((initial - a0) - a1) - ...: the masked
     // reduce's start column with every element taken. (The GPU's tree needs
     // an associative function, for which f(initial, fold(row)) is the same.)
     static const bool kTake = true;
-    ArrayView every = permute(a, order);
+    ArrayView every = permute(a, shape.order);
     every.data = const_cast<bool *>(&kTake);
     every.dtype = DType::Bool;
     every.residence = Residence::Host;
     every.strides.assign(every.shape.size(), 0);
-    run_masked_reduce(t, sig, permute(a, order), every, reduced_count, initial, computed);
-  } else {
-    Array input_copy;
-    const void *input = compute_input(t, permute(a, order), type, input_copy);
-    MethodLaunch launch;
-    launch.signature = &sig;
-    launch.method = codegen::MethodKernel::Reduce;
-    launch.rows = rows;
-    launch.len = len;
-    launch.in = input;
-    launch.out = computed.data();
-    launch.in_order = in_order;
-    t.backend.run_method(launch);
-    if (has_initial) {
-      (void)run_call(t.core, t.backend, t.name, {sig},
-                     {Operand(initial.view(type)), Operand(computed.view()), Operand(Out{computed.view()})}, nullptr);
+    run_masked_reduce(t, sig, permute(a, shape.order), every, shape.reduced_count, *initial, computed);
+    return;
+  }
+  Array input_copy;
+  MethodLaunch launch;
+  launch.signature = &sig;
+  launch.method = codegen::MethodKernel::Reduce;
+  launch.rows = shape.rows;
+  launch.len = shape.len;
+  launch.in = compute_input(t, permute(a, shape.order), sig.ret, input_copy);
+  launch.out = computed.data();
+  launch.in_order = in_order;
+  t.backend.run_method(launch);
+  if (initial) {
+    (void)run_call(t.core, t.backend, t.name, {sig},
+                   {Operand(initial->view(sig.ret)), Operand(computed.view()), Operand(Out{computed.view()})},
+                   nullptr);
+  }
+}
+
+}  // namespace
+
+Array run_reduce(const MethodTarget &t, const Operand &a_operand, const ReduceOptions &options,
+                 const std::optional<Out> &out) {
+  const ArrayView &a = array_operand(t, a_operand, "reduce");
+  const CompiledSignature &sig = method_signature(t, a.dtype, options.dtype, out, "reduce");
+  const DType type = sig.ret;
+  const ReduceShape shape = reduce_shape(a, reduced_axes(t, options, a.ndim()), options.keepdims);
+  if (shape.reduced_count > 1 && t.identity == Identity::None) {
+    throw DispatchError("reduction operation '" + t.name +
+                        "' is not reorderable, so at most one axis may be specified (give it identity=0, 1 or "
+                        "'reorderable')");
+  }
+  const std::optional<HostValue> initial = initial_value(t, sig, options);
+  std::optional<ArrayView> where;
+  if (options.where) {
+    where = where_mask(t, *options.where, a.shape);
+    if (!initial && !identity_value(t, type)) {
+      throw InputError("reduction operation '" + t.name + "' does not have an identity, so to use a where mask one " +
+                       "has to specify 'initial' (identity=" + identity_name(t.identity) + ")");
     }
   }
+  check_out(t, out, shape.result_shape, "reduce");
+  const Residence wanted = a.residence;
+  if (shape.rows == 0) {
+    return out ? Array() : allocate(t, type, shape.result_shape, wanted);
+  }
+  if (shape.len == 0 || (shape.reduced_count == 0 && !where)) {
+    Array result = out ? Array() : allocate(t, type, shape.result_shape, wanted);
+    reduce_nothing(t, sig, a, shape, initial, out ? out->view : result.view());
+    return result;
+  }
+  Array computed = allocate(t, type, shape.result_shape, compute_memory(t));
+  reduce_rows(t, sig, a, shape, where, initial, computed);
   const ArrayView computed_view = computed.view();
   return deliver(t, std::move(computed), computed_view, wanted, out);
 }
