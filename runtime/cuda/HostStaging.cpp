@@ -108,6 +108,105 @@ void run_direct(const CudaContext &context, const std::vector<StagedOperand> &op
   UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
 }
 
+/// The array operands of `call`, inputs in order and the output last.
+std::vector<StagedOperand> staged_operands(const CudaDriver &drv, const runtime::PreparedCall &call) {
+  std::vector<StagedOperand> ops;
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    const runtime::PreparedOperand &in = call.inputs[i];
+    if (in.is_scalar) {
+      continue;
+    }
+    StagedOperand op;
+    op.input = static_cast<int>(i);
+    op.host = in.array.residence == Residence::Host;
+    op.data = static_cast<char *>(in.array.data);
+    op.pinned = op.host && page_locked(drv, op.data);
+    op.itemsize = dtype_size(in.dtype);
+    ops.push_back(op);
+  }
+  StagedOperand out;
+  out.host = call.output.residence == Residence::Host;
+  out.data = static_cast<char *>(call.output.data);
+  out.pinned = out.host && page_locked(drv, out.data);
+  out.itemsize = dtype_size(call.output.dtype);
+  ops.push_back(out);
+  return ops;
+}
+
+/// Bytes of `n` elements of every host operand.
+std::size_t host_bytes(const std::vector<StagedOperand> &ops, int64_t n) {
+  std::size_t bytes = 0;
+  for (const StagedOperand &op : ops) {
+    bytes += op.host ? static_cast<std::size_t>(n) * op.itemsize : 0;
+  }
+  return bytes;
+}
+
+/// How a staged call is cut: chunks of `chunk` elements (kChunkBytes of the
+/// widest operand); chunk k uses slot k % kSlots of the pinned buffer and of
+/// the device scratch, `slot_bytes` each, one region per host operand.
+struct SlotLayout {
+  int64_t n = 0;
+  int64_t chunk = 0;
+  std::size_t slot_bytes = 0;
+  int64_t chunks() const { return (n + chunk - 1) / chunk; }
+  int64_t begin(int64_t k) const { return k * chunk; }
+  int64_t count(int64_t k) const { return std::min(chunk, n - k * chunk); }
+};
+
+/// The layout for `n` elements; sets each host operand's region offset.
+SlotLayout lay_out_slots(std::vector<StagedOperand> &ops, int64_t n) {
+  std::size_t widest = 1;
+  for (const StagedOperand &op : ops) {
+    widest = std::max(widest, op.itemsize);
+  }
+  SlotLayout layout;
+  layout.n = n;
+  layout.chunk = std::min(static_cast<int64_t>(kChunkBytes / widest), n);
+  for (StagedOperand &op : ops) {
+    if (op.host) {
+      op.offset = layout.slot_bytes;
+      layout.slot_bytes += align_up(static_cast<std::size_t>(layout.chunk) * op.itemsize);
+    }
+  }
+  return layout;
+}
+
+/// Enqueues elements [begin, begin + count) on `stream`, its host operands in
+/// the slot at `slot_pinned` / `slot_device`: the inputs to the device (from
+/// the staging copy, or straight from pinned memory), the kernel, and the
+/// output back (into the slot, or straight into a pinned output).
+void enqueue_chunk(const CudaDriver &drv, const std::vector<StagedOperand> &ops, int64_t begin, int64_t count,
+                   char *slot_pinned, CUdeviceptr slot_device, CUstream stream, std::vector<const void *> &inputs,
+                   const ChunkLaunch &launch_chunk) {
+  void *output = nullptr;
+  for (const StagedOperand &op : ops) {
+    const std::size_t bytes = static_cast<std::size_t>(count) * op.itemsize;
+    char *element = op.data + static_cast<std::size_t>(begin) * op.itemsize;
+    void *address = element;
+    if (op.host) {
+      address = reinterpret_cast<void *>(static_cast<uintptr_t>(slot_device + op.offset));
+      if (op.input >= 0) {
+        const char *from = op.pinned ? element : slot_pinned + op.offset;
+        UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, slot_device + op.offset, from, bytes, stream);
+      }
+    }
+    if (op.input >= 0) {
+      inputs[static_cast<std::size_t>(op.input)] = address;
+    } else {
+      output = address;
+    }
+  }
+  launch_chunk(inputs, output, begin, count, stream);
+  const StagedOperand &o = ops.back();
+  if (o.host) {
+    char *to = o.pinned ? o.data + static_cast<std::size_t>(begin) * o.itemsize : slot_pinned + o.offset;
+    UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, to, slot_device + o.offset, static_cast<std::size_t>(count) * o.itemsize,
+                   stream);
+  }
+}
+
+
 }  // namespace
 
 HostStaging::HostStaging(std::shared_ptr<const CudaContext> context)
@@ -217,69 +316,33 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   std::lock_guard<std::mutex> lock(mutex_);
   const CudaDriver &drv = context_->drv();
   context_->make_current();
-  const int64_t n = call.size;
-
-  // Operands, and the layout of one slot: one region per host operand.
-  std::vector<StagedOperand> ops;
-  std::size_t widest = 1;
-  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
-    const runtime::PreparedOperand &in = call.inputs[i];
-    if (in.is_scalar) {
-      continue;
-    }
-    StagedOperand op;
-    op.input = static_cast<int>(i);
-    op.host = in.array.residence == Residence::Host;
-    op.data = static_cast<char *>(in.array.data);
-    op.pinned = op.host && page_locked(drv, op.data);
-    op.itemsize = dtype_size(in.dtype);
-    ops.push_back(op);
-    widest = std::max(widest, op.itemsize);
-  }
-  StagedOperand out;
-  out.host = call.output.residence == Residence::Host;
-  out.data = static_cast<char *>(call.output.data);
-  out.pinned = out.host && page_locked(drv, out.data);
-  out.itemsize = dtype_size(call.output.dtype);
-  ops.push_back(out);
-  widest = std::max(widest, out.itemsize);
-
-  std::size_t host_bytes = 0;
-  for (const StagedOperand &op : ops) {
-    host_bytes += op.host ? static_cast<std::size_t>(n) * op.itemsize : 0;
-  }
-  if (host_bytes <= kDirectBytes) {
+  std::vector<StagedOperand> ops = staged_operands(drv, call);
+  if (host_bytes(ops, call.size) <= kDirectBytes) {
     run_direct(*context_, ops, call, launch_chunk);
     return;
   }
-
-  int64_t chunk = static_cast<int64_t>(kChunkBytes / widest);
-  chunk = std::min(chunk, n);
-  std::size_t slot_bytes = 0;
-  for (StagedOperand &op : ops) {
-    if (op.host) {
-      op.offset = slot_bytes;
-      slot_bytes += align_up(static_cast<std::size_t>(chunk) * op.itemsize);
-    }
-  }
-  char *pinned = ensure_pinned(slot_bytes);
-  DeviceScratch scratch(*context_, slot_bytes * kSlots);
+  const SlotLayout layout = lay_out_slots(ops, call.size);
+  char *pinned = ensure_pinned(layout.slot_bytes);
+  DeviceScratch scratch(*context_, layout.slot_bytes * kSlots);
   order_after_legacy_stream();
-  const int64_t chunks = (n + chunk - 1) / chunk;
-
+  const int64_t chunks = layout.chunks();
+  auto slot_pinned = [&](int s) { return pinned + static_cast<std::size_t>(s) * layout.slot_bytes; };
   std::vector<CopyTask> tasks;
-  std::vector<const void *> inputs(call.inputs.size(), nullptr);
-  auto copy_out_tasks = [&](int s, int64_t k) {
-    const StagedOperand &o = ops.back();
-    if (!o.host || o.pinned) {
-      return;
+  // Staging copies between the caller's pageable memory and slot s for chunk
+  // k: its host inputs in, or its output out.
+  auto add_copies = [&](int s, int64_t k, bool inputs) {
+    const auto begin = static_cast<std::size_t>(layout.begin(k));
+    const auto count = static_cast<std::size_t>(layout.count(k));
+    for (const StagedOperand &op : ops) {
+      if (op.host && !op.pinned && (op.input >= 0) == inputs) {
+        char *user = op.data + begin * op.itemsize;
+        char *staged = slot_pinned(s) + op.offset;
+        tasks.push_back(inputs ? CopyTask{staged, user, count * op.itemsize}
+                               : CopyTask{user, staged, count * op.itemsize});
+      }
     }
-    const int64_t begin = k * chunk;
-    const int64_t count = std::min(chunk, n - begin);
-    char *slot_pinned = pinned + static_cast<std::size_t>(s) * slot_bytes;
-    tasks.push_back({o.data + static_cast<std::size_t>(begin) * o.itemsize, slot_pinned + o.offset,
-                     static_cast<std::size_t>(count) * o.itemsize});
   };
+  std::vector<const void *> inputs(call.inputs.size(), nullptr);
   try {
     for (int64_t k = 0; k < chunks; ++k) {
       const int s = static_cast<int>(k % kSlots);
@@ -288,47 +351,13 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
       if (slot.in_flight >= 0) {
         const int64_t previous = slot.in_flight;
         wait(slot);
-        copy_out_tasks(s, previous);
+        add_copies(s, previous, false);
       }
-      const int64_t begin = k * chunk;
-      const int64_t count = std::min(chunk, n - begin);
-      char *slot_pinned = pinned + static_cast<std::size_t>(s) * slot_bytes;
-      const CUdeviceptr slot_device = scratch.ptr + static_cast<CUdeviceptr>(s) * slot_bytes;
-      for (std::size_t j = 0; j + 1 < ops.size(); ++j) {
-        const StagedOperand &op = ops[j];
-        if (op.host && !op.pinned) {
-          tasks.push_back({slot_pinned + op.offset, op.data + static_cast<std::size_t>(begin) * op.itemsize,
-                           static_cast<std::size_t>(count) * op.itemsize});
-        }
-      }
+      add_copies(s, k, true);
       parallel_copy(tasks);
-      void *output = nullptr;
-      for (const StagedOperand &op : ops) {
-        const std::size_t bytes = static_cast<std::size_t>(count) * op.itemsize;
-        void *address = nullptr;
-        if (op.host) {
-          address = reinterpret_cast<void *>(static_cast<uintptr_t>(slot_device + op.offset));
-          if (op.input >= 0) {
-            const char *from = op.pinned ? op.data + static_cast<std::size_t>(begin) * op.itemsize
-                                         : slot_pinned + op.offset;
-            UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, slot_device + op.offset, from, bytes, slot.stream);
-          }
-        } else {
-          address = op.data + static_cast<std::size_t>(begin) * op.itemsize;
-        }
-        if (op.input >= 0) {
-          inputs[static_cast<std::size_t>(op.input)] = address;
-        } else {
-          output = address;
-        }
-      }
-      launch_chunk(inputs, output, begin, count, slot.stream);
-      const StagedOperand &o = ops.back();
-      if (o.host) {
-        char *to = o.pinned ? o.data + static_cast<std::size_t>(begin) * o.itemsize : slot_pinned + o.offset;
-        UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, to, slot_device + o.offset,
-                       static_cast<std::size_t>(count) * o.itemsize, slot.stream);
-      }
+      const CUdeviceptr slot_device = scratch.ptr + static_cast<CUdeviceptr>(s) * layout.slot_bytes;
+      enqueue_chunk(drv, ops, layout.begin(k), layout.count(k), slot_pinned(s), slot_device, slot.stream, inputs,
+                    launch_chunk);
       UFJIT_CU_CHECK(drv, cuEventRecord, slot.done, slot.stream);
       slot.in_flight = k;
     }
@@ -337,7 +366,7 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
       const int s = static_cast<int>(k % kSlots);
       tasks.clear();
       wait(slots_[static_cast<std::size_t>(s)]);
-      copy_out_tasks(s, k);
+      add_copies(s, k, false);
       parallel_copy(tasks);
     }
   } catch (...) {
