@@ -196,7 +196,9 @@ Array Runtime::to_device(const ArrayView &host) {
 Array Runtime::to_host(const ArrayView &array) {
   runtime::validate_view(array, [] { return std::string("to_host: the array"); });
   if (array.residence == Residence::Device) {
-    return impl_->core->backend(TargetKind::Cuda).to_host(array);
+    runtime::Backend &cuda = impl_->core->backend(TargetKind::Cuda);
+    runtime::check_usable_memory(cuda, array, [] { return std::string("to_host: the array"); });
+    return cuda.to_host(array);
   }
   Array copy = runtime::allocate_host(array.dtype, array.shape);
   runtime::copy_host_strided(array, copy.view());

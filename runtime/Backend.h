@@ -44,6 +44,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -271,6 +272,9 @@ class Backend {
   virtual ~Backend() = default;
 
   virtual TargetKind kind() const = 0;
+  /// The CUDA device ordinal whose memory and streams this backend uses, or
+  /// -1 for the CPU (host memory only).
+  virtual int device_ordinal() const { return -1; }
   /// The canonical target key used in cache keys and logs: "cpu-x86_64-znver3+avx2",
   /// "cuda-sm_90-ptx8.5" (covers arch, PTX ISA, device context).
   virtual std::string key() const = 0;
@@ -322,6 +326,12 @@ class Backend {
   /// cache's source index), so that they are ready for the first call.
   virtual void prefetch(const SourceKey &source) { (void)source; }
 };
+
+/// Refuses memory `backend` cannot use, before anything runs: device memory
+/// on the CPU target, and device memory of another GPU than the backend's
+/// (one Runtime computes on one GPU; an array of another would be read
+/// through the wrong context). InputError naming `label()` and the fix.
+void check_usable_memory(const Backend &backend, const ArrayView &view, const std::function<std::string()> &label);
 
 /// The CPU backend (runtime/CpuBackend.cpp): codegen::CpuCompiler + a pool.
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);

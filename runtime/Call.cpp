@@ -120,10 +120,7 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
       continue;
     }
     auto label = [&] { return !is_out ? operand_label(i) : out_label(split, i - split.inputs.size()); };
-    if (backend.kind() == TargetKind::Cpu && op->array.residence == Residence::Device) {
-      throw InputError("the CPU target cannot use device memory: " + label() + " (" + op->array.describe() +
-                        ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
-    }
+    check_usable_memory(backend, op->array, label);
     if (stream != nullptr && op->array.residence == Residence::Host) {
       throw InputError("an async call takes device arrays only: " + label() + " (" + op->array.describe() +
                        ") is on the host; copy it with Runtime::to_device first");

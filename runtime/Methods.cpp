@@ -17,6 +17,23 @@ void Backend::run_method(const MethodLaunch & /*launch*/) {
   throw InternalError("this target does not implement ufunc methods");
 }
 
+void check_usable_memory(const Backend &backend, const ArrayView &view, const std::function<std::string()> &label) {
+  if (view.residence != Residence::Device) {
+    return;
+  }
+  if (backend.kind() == TargetKind::Cpu) {
+    throw InputError("the CPU target cannot use device memory: " + label() + " (" + view.describe() +
+                     ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
+  }
+  const int ordinal = backend.device_ordinal();
+  if (view.device != ordinal) {
+    throw InputError(label() + " (" + view.describe() + ") is in the memory of CUDA device " +
+                     std::to_string(view.device) + ", but this runtime computes on device " + std::to_string(ordinal) +
+                     ": copy it to device " + std::to_string(ordinal) + " (Runtime::to_host, then to_device), or use " +
+                     "a Runtime made with RuntimeOptions::device = " + std::to_string(view.device));
+  }
+}
+
 namespace {
 
 /// Which dimensions of an `ndim`-d operand `options` reduces. NumPy takes one

@@ -22,10 +22,7 @@ const ArrayView &array_operand(const MethodTarget &t, const Operand &a, const ch
     throw InputError("'" + t.name + "'." + method + " takes an array, not a scalar or out(...)");
   }
   validate_view(a.array, [&] { return "the array of '" + t.name + "'." + method; });
-  if (t.backend.kind() == TargetKind::Cpu && a.array.residence == Residence::Device) {
-    throw InputError("the CPU target cannot use device memory: the array of '" + t.name + "'." + method + " (" +
-                     a.array.describe() + ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
-  }
+  check_usable_memory(t.backend, a.array, [&] { return "the array of '" + t.name + "'." + method; });
   return a.array;
 }
 
@@ -161,10 +158,7 @@ void check_out(const MethodTarget &t, const std::optional<Out> &out, const std::
     return;
   }
   validate_view(out->view, [&] { return "out of '" + t.name + "'." + method; });
-  if (t.backend.kind() == TargetKind::Cpu && out->view.residence == Residence::Device) {
-    throw InputError("the CPU target cannot use device memory: out of '" + t.name + "'." + method + " (" +
-                     out->view.describe() + ") is on the device");
-  }
+  check_usable_memory(t.backend, out->view, [&] { return "out of '" + t.name + "'." + method; });
   if (out->view.ndim() != static_cast<int>(shape.size())) {
     // NumPy's words for reduce; accumulate's out has the input's dims.
     throw ShapeError("output parameter for " + std::string(method) + " operation " + t.name +
@@ -197,10 +191,7 @@ ArrayView where_mask(const MethodTarget &t, const ArrayView &where, const std::v
                         std::string(dtype_name(where.dtype)) + "') to dtype('bool') according to the rule 'safe' " +
                         "(NumPy's words); compare it, e.g. mask != 0");
   }
-  if (t.backend.kind() == TargetKind::Cpu && where.residence == Residence::Device) {
-    throw InputError("the CPU target cannot use device memory: where= of '" + t.name + "'.reduce (" +
-                     where.describe() + ") is on the device");
-  }
+  check_usable_memory(t.backend, where, [&] { return "where= of '" + t.name + "'.reduce"; });
   if (!broadcasts_to(where.shape, shape)) {
     throw ShapeError("where= of '" + t.name + "'.reduce has shape " + format_shape(where.shape) +
                      ", which does not broadcast to the input's shape " + format_shape(shape) +

@@ -152,6 +152,7 @@ class CudaBackend final : public Backend {
   }
 
   TargetKind kind() const override { return TargetKind::Cuda; }
+  int device_ordinal() const override { return context_->properties().ordinal; }
   std::string key() const override { return key_; }
 
   Array make_output(DType dtype, const Dims &shape, Residence residence,

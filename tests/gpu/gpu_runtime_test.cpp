@@ -1,6 +1,7 @@
 // The CUDA runtime around launches: many host threads, device out-of-memory,
 // async calls on streams, events, transfers and device information.
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include "gpu_test_util.h"
@@ -153,6 +154,32 @@ TEST_F(GpuRuntime, ZeroSizedDeviceArraysNeedNoMemory) {
   Array z = add(d, d);
   EXPECT_EQ(z.size(), 0);
   EXPECT_EQ(z.residence(), Residence::Device);
+}
+
+// One Runtime computes on one GPU: a view that says it lives on another
+// device is refused before anything runs, by every door that reads device
+// memory, naming both devices (never a read through the wrong context).
+TEST_F(GpuRuntime, AnArrayOfAnotherDeviceIsRefusedNamingBothDevices) {
+  Ufunc add = rt().vectorize(kAddI64Source);
+  Array a = rt().to_device(std::vector<int64_t>{1, 2, 3});
+  ArrayView elsewhere = a.view();
+  elsewhere.device = a.view().device + 1;
+  auto expect_refused = [&](const std::function<void()> &call, const std::string &what) {
+    try {
+      call();
+      ADD_FAILURE() << what << " accepted an array of another device";
+    } catch (const InputError &e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("device " + std::to_string(elsewhere.device)), std::string::npos) << what << ": " << message;
+      EXPECT_NE(message.find("computes on device " + std::to_string(a.view().device)), std::string::npos)
+          << what << ": " << message;
+    }
+  };
+  expect_refused([&] { (void)add(elsewhere, a.view()); }, "a call's input");
+  expect_refused([&] { (void)add(a.view(), a.view(), out(elsewhere)); }, "a call's out");
+  expect_refused([&] { (void)add.reduce(elsewhere); }, "reduce");
+  expect_refused([&] { (void)rt().to_host(elsewhere); }, "to_host");
+  EXPECT_EQ(download<int64_t>(rt(), a.view()), (std::vector<int64_t>{1, 2, 3}));
 }
 
 }  // namespace
