@@ -104,6 +104,9 @@ class UFunc:
 
     def _call(self, args, kwargs, keywords):
         """A call as NumPy's ufuncs take it (_numpy_calls says which conventions)."""
+        if not kwargs and len(args) == self.nin and all(type(a) in calls.PLAIN_TYPES for a in args):
+            # plain arrays and scalars: no override, wrap, mask or out= to handle
+            return self._core(*args, _writable=self._writable) if self._writable else self._core(*args)
         name = self.__name__
         calls.check_keywords(name, kwargs, keywords)
         if not self.nin <= len(args) <= self.nargs:

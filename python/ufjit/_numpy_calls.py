@@ -22,6 +22,9 @@ except ImportError:  # NumPy < 1.25
     AxisError = np.AxisError
 
 CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+# Operand types that need none of these conventions (the fast path of a
+# call): exact ndarrays, Python numbers and NumPy's scalars.
+PLAIN_TYPES = frozenset([np.ndarray, bool, int, float, complex] + [np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG"])
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__
 
 
