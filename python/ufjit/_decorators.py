@@ -169,7 +169,11 @@ class UFunc:
         out = calls.normalize_out(out, 1)[0]
         if _masked.any_masked((array, out)):
             return _masked.reduce(self, array, axis, keepdims, initial, out, dtype, where)
-        result = self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out, dtype=dtype,
+        operand = array
+        if axis == ():  # NumPy reduces no axis: each element alone, as a new last axis of one
+            operand, axis, keepdims = np.asarray(array)[..., None], -1, False
+            where = where if where is True or where is None else np.asarray(where)[..., None]
+        result = self._core.reduce(operand, axis=axis, keepdims=keepdims, initial=initial, out=out, dtype=dtype,
                                    where=where)
         return out if out is not None else calls.wrap_results(self, (array,), [result])[0]
 

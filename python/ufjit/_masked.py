@@ -75,6 +75,16 @@ def _method_out(out):
     return np.ma.getdata(out) if isinstance(out, _MA) else out
 
 
+def _method_result(result, mask, out, like):
+    """A method's answer: ``out`` (given its mask when masked), else the
+    result masked as ``like``."""
+    if out is None:
+        return _as_masked(result, mask, like)
+    if isinstance(out, _MA):
+        out.mask = mask
+    return out
+
+
 def reduce(ufunc, array, axis, keepdims, initial, out, dtype, where):
     """ufunc.reduce over the unmasked elements (``where=`` the mask's
     complement): needs the ufunc's identity or ``initial``."""
@@ -87,11 +97,7 @@ def reduce(ufunc, array, axis, keepdims, initial, out, dtype, where):
     result = ufunc._core.reduce(data, axis=axis, keepdims=keepdims, initial=initial, out=_method_out(out),
                                 dtype=dtype, where=keep)
     reduced_mask = np.logical_and.reduce(mask, axis=None if all_axes else axis, keepdims=keepdims)
-    if out is not None:
-        if isinstance(out, _MA):
-            out.mask = reduced_mask
-        return out
-    return _as_masked(result, reduced_mask, array)
+    return _method_result(result, reduced_mask, out, array)
 
 
 def accumulate(ufunc, array, axis, out, dtype):
@@ -104,11 +110,7 @@ def accumulate(ufunc, array, axis, out, dtype):
                              f"{ufunc.__name__!r} has none (identity=0 or 1 on the decorator)")
         data = np.where(mask, np.asarray(ufunc.identity).astype(data.dtype), data)
     result = ufunc._core.accumulate(data, axis=axis, out=_method_out(out), dtype=dtype)
-    if out is not None:
-        if isinstance(out, _MA):
-            out.mask = mask
-        return out
-    return _as_masked(result, mask, array)
+    return _method_result(result, mask, out, array)
 
 
 def outer(ufunc, a, b, outs, core_kwargs):

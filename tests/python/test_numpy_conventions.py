@@ -286,3 +286,11 @@ def test_bad_gufunc_axes_and_targets_raise_numpys_errors_not_pybind11s():
             dot(a, a, **kwargs)
         assert str(info.value) == words
     np.testing.assert_array_equal(dot(a, a, axes=[0, 0, ()]), np.einsum("ij,ij->j", a, a))
+
+
+def test_reduce_over_no_axis_passes_each_element_through_as_numpy():
+    a = np.arange(6.0).reshape(2, 3)
+    for kwargs in (dict(), dict(initial=5.0), dict(where=np.array([True, False, True]), initial=0.0)):
+        ours, numpys = add.reduce(a, axis=(), **kwargs), np.add.reduce(a, axis=(), **kwargs)
+        assert ours.shape == numpys.shape and ours.dtype == numpys.dtype
+        np.testing.assert_array_equal(ours, numpys)
