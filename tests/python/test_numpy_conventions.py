@@ -294,3 +294,32 @@ def test_reduce_over_no_axis_passes_each_element_through_as_numpy():
         ours, numpys = add.reduce(a, axis=(), **kwargs), np.add.reduce(a, axis=(), **kwargs)
         assert ours.shape == numpys.shape and ours.dtype == numpys.dtype
         np.testing.assert_array_equal(ours, numpys)
+
+
+class Unwraps(np.ndarray):
+    """NumPy's documented subclass pattern: views its operands as ndarray and
+    defers to ndarray.__array_ufunc__, which calls the ufunc again."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        args = [i.view(np.ndarray) if isinstance(i, Unwraps) else i for i in inputs]
+        result = super().__array_ufunc__(ufunc, method, *args, **kwargs)
+        return NotImplemented if result is NotImplemented else np.asarray(result).view(Unwraps)
+
+
+class Defers(np.ndarray):
+    """Defers to ndarray.__array_ufunc__ without unwrapping: NumPy declines."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return super().__array_ufunc__(ufunc, method, *inputs, **kwargs)
+
+
+def test_subclasses_deferring_to_ndarray_array_ufunc_behave_as_with_numpy():
+    u = np.arange(3.0).view(Unwraps)
+    ours, numpys = add(u, 1.0), np.add(u, 1.0)
+    assert type(ours) is type(numpys) is Unwraps
+    assert np.array_equal(ours.view(np.ndarray), numpys.view(np.ndarray))
+    d = np.arange(3.0).view(Defers)
+    expected = numpy_error(lambda: np.add(d, 1.0))
+    with pytest.raises(TypeError) as info:
+        add(d, 1.0)
+    assert str(info.value).split("'__call__'")[1] == str(expected).split("'__call__'")[1]
