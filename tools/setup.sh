@@ -12,7 +12,7 @@ packages=(
   libsleef3  # SLEEF: the CPU target's accurate vector math, loaded at run time (codegen/VectorMath.h)
   libcli11-dev nlohmann-json3-dev libxxhash-dev libdlpack-dev
   pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
-  pybind11-dev python3-dev python3-pytest python3-numpy
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-hypothesis  # the Python property tests
 )
 
 missing=()

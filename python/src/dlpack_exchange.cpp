@@ -12,6 +12,51 @@ namespace {
 constexpr const char *kCapsuleName = "dltensor";
 constexpr const char *kUsedCapsuleName = "used_dltensor";
 constexpr const char *kVersionedCapsuleName = "dltensor_versioned";
+constexpr const char *kUsedVersionedCapsuleName = "used_dltensor_versioned";
+
+// DLPack 1.0's versioned tensor, as its header (dmlc/dlpack 1.0) lays it
+// out: Debian 12's dlpack.h is 0.6 and lacks it. Its `flags` carry the
+// read-only bit that 0.x tensors cannot.
+struct DLPackVersionV1 {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersionedV1 {
+  DLPackVersionV1 version;
+  void *manager_ctx;
+  void (*deleter)(DLManagedTensorVersionedV1 *self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+};
+constexpr uint32_t kDLPackMajorVersion = 1;
+constexpr uint64_t kDLPackFlagReadOnly = 1ULL << 0;  // DLPACK_FLAG_BITMASK_READ_ONLY
+
+/// A 0.x DLManagedTensor that owns a versioned one: ufjit::from_dlpack
+/// takes 0.x tensors, and deleting this deletes both.
+DLManagedTensor *legacy_tensor(DLManagedTensorVersionedV1 *versioned) {
+  auto *legacy = new DLManagedTensor{};
+  legacy->dl_tensor = versioned->dl_tensor;
+  legacy->manager_ctx = versioned;
+  legacy->deleter = [](DLManagedTensor *self) {
+    auto *owned = static_cast<DLManagedTensorVersionedV1 *>(self->manager_ctx);
+    if (owned->deleter != nullptr) {
+      owned->deleter(owned);
+    }
+    delete self;
+  };
+  return legacy;
+}
+
+/// Frees a versioned capsule's tensor when no consumer took it.
+void delete_unconsumed_versioned(PyObject *capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedCapsuleName) == 0) {
+    return;
+  }
+  auto *tensor = static_cast<DLManagedTensorVersionedV1 *>(PyCapsule_GetPointer(capsule, kVersionedCapsuleName));
+  if (tensor->deleter != nullptr) {
+    tensor->deleter(tensor);
+  }
+}
 
 /// Frees a capsule's tensor when no consumer took it (a consumer renames
 /// the capsule "used_dltensor" and owns the tensor from then on).
@@ -38,10 +83,25 @@ py::object capsule_of(const py::handle &obj, int64_t cuda_stream) {
   if (py::hasattr(obj, "__dlpack_device__")) {
     device_type = obj.attr("__dlpack_device__")().cast<py::tuple>()[0].cast<int>();
   }
-  if (device_type == kDLCUDA) {
-    return obj.attr("__dlpack__")(py::arg("stream") = cuda_stream);
+  // DLPack 1.0 tensors first (they carry a read-only flag); a producer
+  // older than the max_version keyword answers TypeError, and is asked again
+  // as the 0.x specification asks.
+  const py::object dlpack = obj.attr("__dlpack__");
+  const py::tuple max_version = py::make_tuple(kDLPackMajorVersion, 0);
+  try {
+    if (device_type == kDLCUDA) {
+      return dlpack(py::arg("stream") = cuda_stream, py::arg("max_version") = max_version);
+    }
+    return dlpack(py::arg("max_version") = max_version);  // host tensors take stream=None
+  } catch (py::error_already_set &e) {
+    if (!e.matches(PyExc_TypeError)) {
+      throw;
+    }
   }
-  return obj.attr("__dlpack__")();  // host tensors take stream=None
+  if (device_type == kDLCUDA) {
+    return dlpack(py::arg("stream") = cuda_stream);
+  }
+  return dlpack();
 }
 
 /// Owns a Python object for an exported Array; drops it under the GIL,
@@ -80,6 +140,12 @@ py::capsule device_array_dlpack(const DeviceArray &a, const py::object &stream, 
       throw py::error_already_set();
     }
   }
+  if (a.read_only) {  // a 0.x capsule cannot say so, and its consumer could write
+    PyErr_SetString(PyExc_BufferError,
+                    "__dlpack__: this DeviceArray is read-only (its producer lent it so) and DLPack 0.x "
+                    "capsules cannot say it");
+    throw py::error_already_set();
+  }
   if (!copy.is_none() && copy.cast<bool>()) {
     PyErr_SetString(PyExc_BufferError, "__dlpack__: ufjit exports without copying (copy=True refused)");
     throw py::error_already_set();
@@ -96,25 +162,44 @@ bool has_dlpack(const py::handle &obj) {
 py::object from_dlpack(const py::handle &obj, int64_t cuda_stream) {
   py::object capsule = capsule_of(obj, cuda_stream);
   PyObject *c = capsule.ptr();
-  if (PyCapsule_IsValid(c, kUsedCapsuleName) != 0) {
+  if (PyCapsule_IsValid(c, kUsedCapsuleName) != 0 || PyCapsule_IsValid(c, kUsedVersionedCapsuleName) != 0) {
     throw py::value_error("ufjit.from_dlpack: this DLPack capsule was already consumed");
   }
+  DLManagedTensor *tensor = nullptr;
+  bool read_only = false;
   if (PyCapsule_IsValid(c, kVersionedCapsuleName) != 0) {
-    throw py::type_error("ufjit.from_dlpack: DLPack 1.0 \"dltensor_versioned\" capsules are not taken yet");
-  }
-  auto *tensor = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(c, kCapsuleName));
-  if (tensor == nullptr) {
-    throw py::error_already_set();  // not a "dltensor" capsule: ValueError from CPython
-  }
-  if (PyCapsule_SetName(c, kUsedCapsuleName) != 0) {
-    throw py::error_already_set();
+    auto *versioned = static_cast<DLManagedTensorVersionedV1 *>(PyCapsule_GetPointer(c, kVersionedCapsuleName));
+    if (versioned->version.major != kDLPackMajorVersion) {  // left unconsumed: its producer frees it
+      PyErr_SetString(PyExc_BufferError, ("ufjit.from_dlpack: DLPack " + std::to_string(versioned->version.major) +
+                                          "." + std::to_string(versioned->version.minor) +
+                                          " tensors are not understood (ufjit reads 0.x and 1.x)")
+                                             .c_str());
+      throw py::error_already_set();
+    }
+    if (PyCapsule_SetName(c, kUsedVersionedCapsuleName) != 0) {
+      throw py::error_already_set();
+    }
+    read_only = (versioned->flags & kDLPackFlagReadOnly) != 0;
+    tensor = legacy_tensor(versioned);
+  } else {
+    tensor = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(c, kCapsuleName));
+    if (tensor == nullptr) {
+      throw py::error_already_set();  // not a "dltensor" capsule: ValueError from CPython
+    }
+    if (PyCapsule_SetName(c, kUsedCapsuleName) != 0) {
+      throw py::error_already_set();
+    }
   }
   // Owns the tensor from here: on a throw, the deleter has already run once.
   Array array = ufjit::from_dlpack(tensor);
   if (array.residence() == Residence::Device) {
-    return py::cast(DeviceArray{std::make_shared<Array>(std::move(array))});
+    return py::cast(DeviceArray{std::make_shared<Array>(std::move(array)), read_only});
   }
-  return host_to_numpy(std::move(array));
+  py::array host = host_to_numpy(std::move(array));
+  if (read_only) {  // NumPy then refuses writes, and ufjit's checks see it
+    host.attr("setflags")(py::arg("write") = false);
+  }
+  return std::move(host);
 }
 
 py::capsule export_dlpack(Array array) {
@@ -126,6 +211,31 @@ py::capsule export_dlpack(Array array) {
   }
   return py::reinterpret_steal<py::capsule>(capsule);
 }
+
+namespace {
+
+/// A "dltensor_versioned" capsule of `array` (tests: NumPy < 2.1 makes none).
+py::capsule export_versioned(Array array, bool read_only, uint32_t major) {
+  DLManagedTensor *legacy = to_dlpack(std::move(array));
+  auto *tensor = new DLManagedTensorVersionedV1{};
+  tensor->version = {major, 0};
+  tensor->manager_ctx = legacy;
+  tensor->deleter = [](DLManagedTensorVersionedV1 *self) {
+    auto *owned = static_cast<DLManagedTensor *>(self->manager_ctx);
+    owned->deleter(owned);
+    delete self;
+  };
+  tensor->flags = read_only ? kDLPackFlagReadOnly : 0;
+  tensor->dl_tensor = legacy->dl_tensor;
+  PyObject *capsule = PyCapsule_New(tensor, kVersionedCapsuleName, delete_unconsumed_versioned);
+  if (capsule == nullptr) {
+    tensor->deleter(tensor);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
+}  // namespace
 
 void bind_dlpack(py::module_ &m, py::class_<DeviceArray> &device_array) {
   device_array
@@ -153,6 +263,14 @@ void bind_dlpack(py::module_ &m, py::class_<DeviceArray> &device_array) {
       py::arg("array"),
       "Tests only: a writable NumPy array handed out through ufjit's own DLPack exporter (as "
       "DeviceArray's).");
+  m.def(
+      "_export_dlpack_versioned",
+      [](const py::array &a, bool read_only, uint32_t major) {
+        return export_versioned(Array(host_view(a), std::make_shared<PyObjectHolder>(a)), read_only, major);
+      },
+      py::arg("array"), py::arg("read_only") = false, py::arg("major") = kDLPackMajorVersion,
+      "Tests only: a NumPy array as a DLPack 1.x \"dltensor_versioned\" capsule (NumPy < 2.1 makes none), "
+      "flagged read-only when asked.");
 }
 
 }  // namespace ufjit::python

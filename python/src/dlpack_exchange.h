@@ -18,12 +18,15 @@ bool has_dlpack(const py::handle &obj);
 /// is asked for its capsule with `__dlpack__(stream=cuda_stream)`, the
 /// stream ufjit will read it on, so that the producer orders its pending
 /// work before ufjit's (the legacy default stream, 1, unless an async call
-/// names its stream). Returns a NumPy array for host
-/// tensors (zero-copy; writable, as DLPack 0.x carries no read-only flag)
-/// and a DeviceArray for CUDA tensors (zero-copy; it keeps the tensor
-/// alive). ValueError for a consumed capsule, TypeError for a DLPack 1.0
-/// versioned capsule or an object without `__dlpack__`, ufjit.InputError
-/// for a device or dtype ufjit does not take.
+/// names its stream). Producers are asked for a DLPack 1.0 tensor first
+/// (`max_version=(1, 0)`), then, if they answer TypeError, for a 0.x one.
+/// Returns a NumPy array for host tensors (zero-copy; read-only when a 1.x
+/// tensor is flagged read-only) and a DeviceArray for CUDA tensors
+/// (zero-copy; it keeps the tensor alive; DeviceArray::read_only from the
+/// flag). ValueError for a consumed capsule, BufferError (the capsule left
+/// unconsumed) for a major version other than 0 and 1, TypeError for an
+/// object without `__dlpack__`, ufjit.InputError for a device or dtype
+/// ufjit does not take.
 py::object from_dlpack(const py::handle &obj, int64_t cuda_stream = kDLPackLegacyStream);
 
 /// A "dltensor" capsule that owns `array` (a Holder-sharing view of it):

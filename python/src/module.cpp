@@ -49,18 +49,42 @@ std::optional<TargetKind> parse_target(const py::object &target) {
   throw py::value_error("unknown target '" + t + "' (expected 'cpu' or 'cuda')");
 }
 
+/// What names the `index`th input (0-based) in errors when the kernel
+/// writes it: "argument 1 ('a') of 'bump'"; empty when it only reads it.
+/// `writable`: the inputs of writable_args, as (index, parameter name).
+std::string written_name(const Ufunc &ufunc, const py::object &writable, std::size_t index) {
+  if (writable.is_none()) {
+    return {};
+  }
+  for (const py::handle &entry : writable) {
+    const auto pair = entry.cast<py::tuple>();
+    if (pair[0].cast<std::size_t>() == index) {
+      return "argument " + std::to_string(index + 1) + " ('" + pair[1].cast<std::string>() + "') of '" +
+             ufunc.name() + "', in writable_args,";
+    }
+  }
+  return {};
+}
+
+/// What names output `k` of `n` in errors: "out=", "out[1]".
+std::string out_name(std::size_t k, std::size_t n) {
+  return n == 1 ? std::string("out=") : "out[" + std::to_string(k) + "]";
+}
+
 /// f(*args, out=None, stream=None, target=None).
 py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object &out,
                       const py::object &stream, const py::object &target,
-                      const std::optional<CoreAxes> &core_axes = std::nullopt) {
+                      const std::optional<CoreAxes> &core_axes = std::nullopt,
+                      const py::object &writable = py::none()) {
   Operands ops;
   if (!stream.is_none()) {  // DLPack producers order their work before the call's stream
     const auto handle = reinterpret_cast<uintptr_t>(stream.cast<PyStream>().stream->handle());
     ops.dlpack_stream = handle == 0 ? kDLPackLegacyStream : static_cast<int64_t>(handle);
   }
   std::vector<void *> producers;
+  std::size_t index = 0;
   for (const py::handle &a : args) {
-    add_input(ops, a);
+    add_input(ops, a, written_name(ufunc, writable, index++));
     if (void *p = producer_stream(a)) {
       producers.push_back(p);
     }
@@ -69,8 +93,9 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     // A tuple names every output of a gufunc (NumPy's out=(a, b)).
     const bool several = py::isinstance<py::tuple>(out);
     const py::tuple outs = several ? out.cast<py::tuple>() : py::make_tuple(out);
-    for (const py::handle &o : outs) {
-      add_output(ops, o);
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      const py::object o = outs[k];
+      add_output(ops, o, out_name(k, outs.size()));
       if (void *p = producer_stream(o)) {
         producers.push_back(p);
       }
@@ -291,7 +316,7 @@ py::class_<DeviceArray> bind_device_array(py::module_ &m) {
                                return a.array->size() * static_cast<int64_t>(dtype_size(a.array->dtype()));
                              })
       .def_property_readonly("__cuda_array_interface__",
-                             [](const DeviceArray &a) { return cuda_array_interface(a.array->view()); })
+                             [](const DeviceArray &a) { return cuda_array_interface(a.array->view(), a.read_only); })
       .def("__len__",
            [](const DeviceArray &a) {
              if (a.array->view().ndim() == 0) {
@@ -388,6 +413,7 @@ void bind_ufunc(py::module_ &m) {
              py::object out = py::none();
              py::object stream = py::none();
              py::object target = py::none();
+             py::object writable = py::none();
              std::optional<CoreAxes> core_axes;
              for (const auto &[key, value] : kwargs) {
                const auto k = key.cast<std::string>();
@@ -413,12 +439,14 @@ void bind_ufunc(py::module_ &m) {
                  stream = py::reinterpret_borrow<py::object>(value);
                } else if (k == "target") {
                  target = py::reinterpret_borrow<py::object>(value);
+               } else if (k == "_writable") {  // the Python GUFunc's writable_args: ((index, name), ...)
+                 writable = py::reinterpret_borrow<py::object>(value);
                } else {
                  throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
                                       "' (ufjit takes out=, stream=, target=, and axes=/axis= for gufuncs)");
                }
              }
-             return call_ufunc(u, args, out, stream, target, core_axes);
+             return call_ufunc(u, args, out, stream, target, core_axes, writable);
            })
       .def(
           "reduce",

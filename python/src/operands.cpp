@@ -53,7 +53,9 @@ bool has_cuda_array_interface(const py::handle &obj) {
 }
 
 /// A view of an object exposing __cuda_array_interface__ (versions 0-3).
-ArrayView device_view(const py::handle &obj, bool writable) {
+/// `written` (not empty) names a use that writes the memory, for errors: a
+/// producer's read-only flag (data=(ptr, True)) refuses it.
+ArrayView device_view(const py::handle &obj, const std::string &written) {
   py::dict cai = obj.attr("__cuda_array_interface__");
   if (cai.contains("mask") && !cai["mask"].is_none()) {
     throw py::type_error("ufjit does not take masked device arrays (__cuda_array_interface__ has a mask)");
@@ -61,8 +63,9 @@ ArrayView device_view(const py::handle &obj, bool writable) {
   py::tuple data = cai["data"];
   ArrayView v;
   v.data = reinterpret_cast<void *>(data[0].cast<uintptr_t>());
-  if (writable && data[1].cast<bool>()) {
-    throw py::value_error("out= is a read-only device array");
+  if (!written.empty() && data[1].cast<bool>()) {
+    throw py::value_error(written + " is a read-only device array (its __cuda_array_interface__ has data=(ptr, "
+                          "True)) and the call writes it: pass a writable array (a copy)");
   }
   v.dtype = from_numpy_dtype(py::dtype(cai["typestr"].cast<std::string>()));
   v.residence = Residence::Device;
@@ -77,6 +80,38 @@ ArrayView device_view(const py::handle &obj, bool writable) {
     v.strides = ArrayView::c_strides(v.shape, dtype_size(v.dtype));
   }
   return v;
+}
+
+/// The name of `obj`'s type, for messages.
+std::string type_name(const py::handle &obj) {
+  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
+}
+
+/// Refuses a read-only host array where the call writes (see add_input).
+void check_writable_host(const py::array &a, const std::string &written) {
+  if (!written.empty() && !a.writeable()) {
+    throw py::value_error(written + " is a read-only array (np.frombuffer of bytes, a read-only memory map, "
+                          "writeable=False or a broadcast view) and the call writes it: pass a writable array "
+                          "(a.copy())");
+  }
+}
+
+/// Refuses, where the call writes, an operand that would be converted into
+/// a new array (a scalar, a list): the writes would be lost.
+void check_not_converted(const py::handle &obj, const std::string &written) {
+  if (!written.empty()) {
+    throw py::value_error(written + " is written by the kernel (writable_args) but is a " + type_name(obj) +
+                          ", which would be converted into a new array and the writes lost: pass a writable "
+                          "NumPy or device array");
+  }
+}
+
+/// np.asarray, whose exceptions (an operand's own __array__ raising) pass
+/// through unchanged.
+py::array as_numpy_array(const py::handle &obj) {
+  static py::handle asarray = py::object(py::module_::import("numpy").attr("asarray")).release();
+  py::object a = asarray(obj);
+  return py::reinterpret_borrow<py::array>(a);
 }
 
 /// A NumPy scalar (np.float32(1), np.bool_(True)): a strong scalar.
@@ -162,17 +197,30 @@ DType from_numpy_dtype(const py::dtype &dtype) {
                        " (it takes bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)");
 }
 
-void add_input(Operands &ops, const py::handle &obj) {
+void add_input(Operands &ops, const py::handle &obj, const std::string &written) {
   if (py::isinstance<py::array>(obj)) {
-    ops.operands.emplace_back(host_view(py::reinterpret_borrow<py::array>(obj)));
-    ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
+    auto a = py::reinterpret_borrow<py::array>(obj);
+    check_writable_host(a, written);
+    ops.operands.emplace_back(host_view(a));
+    ops.keep_alive.push_back(std::move(a));
     return;
   }
   if (py::isinstance<DeviceArray>(obj)) {
-    ops.operands.emplace_back(obj.cast<const DeviceArray &>().array->view());
+    const auto &d = obj.cast<const DeviceArray &>();
+    if (!written.empty() && d.read_only) {
+      throw py::value_error(written + " is a read-only device array (a DLPack tensor its producer flagged "
+                            "read-only) and the call writes it: pass a writable array (a copy)");
+    }
+    ops.operands.emplace_back(d.array->view());
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
     return;
+  }
+  const bool python_scalar = PyBool_Check(obj.ptr()) || PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr()) ||
+                             PyComplex_Check(obj.ptr());
+  if (python_scalar || py::isinstance(obj, numpy_generic()) || py::isinstance<py::list>(obj) ||
+      py::isinstance<py::tuple>(obj)) {
+    check_not_converted(obj, written);
   }
   // NumPy scalars first: np.float64 is a Python float, np.complex128 a complex.
   if (py::isinstance(obj, numpy_generic())) {
@@ -197,7 +245,7 @@ void add_input(Operands &ops, const py::handle &obj) {
     return;
   }
   if (has_cuda_array_interface(obj)) {
-    ops.operands.emplace_back(device_view(obj, false));
+    ops.operands.emplace_back(device_view(obj, written));
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
     return;
@@ -206,7 +254,7 @@ void add_input(Operands &ops, const py::handle &obj) {
   // consumed without a copy, after the buffer protocol.
   if (PyObject_CheckBuffer(obj.ptr()) == 0 && has_dlpack(obj)) {
     try {
-      add_input(ops, from_dlpack(obj, ops.dlpack_stream));
+      add_input(ops, from_dlpack(obj, ops.dlpack_stream), written);
       return;
     } catch (py::error_already_set &e) {
       if (!e.matches(PyExc_BufferError)) {
@@ -215,39 +263,43 @@ void add_input(Operands &ops, const py::handle &obj) {
     }
   }
   // The buffer protocol, __array_interface__, __array__, sequences.
-  py::array a = py::array::ensure(obj);
-  if (!a) {
-    throw py::type_error("ufjit cannot use an operand of type " +
-                         py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  py::array a = as_numpy_array(obj);
+  if (a.dtype().kind() == 'O') {
+    throw py::type_error("ufjit cannot use an operand of type " + type_name(obj));
   }
+  check_writable_host(a, written);
   ops.operands.emplace_back(host_view(a));
   ops.keep_alive.push_back(std::move(a));
 }
 
-void add_output(Operands &ops, const py::handle &obj) {
+void add_output(Operands &ops, const py::handle &obj, const std::string &what) {
   if (py::isinstance<py::array>(obj)) {
     auto a = py::reinterpret_borrow<py::array>(obj);
     if (!a.writeable()) {
-      throw py::value_error("out= is a read-only array");
+      throw py::value_error(what + " is a read-only array: pass a writable one");
     }
     ops.operands.emplace_back(Out{host_view(a)});
     ops.keep_alive.push_back(std::move(a));
     return;
   }
   if (py::isinstance<DeviceArray>(obj)) {
-    ops.operands.emplace_back(Out{obj.cast<const DeviceArray &>().array->view()});
+    const auto &d = obj.cast<const DeviceArray &>();
+    if (d.read_only) {
+      throw py::value_error(what + " is a read-only device array (a DLPack tensor its producer flagged "
+                            "read-only): pass a writable one");
+    }
+    ops.operands.emplace_back(Out{d.array->view()});
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
     return;
   }
   if (has_cuda_array_interface(obj)) {
-    ops.operands.emplace_back(Out{device_view(obj, true)});
+    ops.operands.emplace_back(Out{device_view(obj, what)});
     ops.keep_alive.push_back(py::reinterpret_borrow<py::object>(obj));
     ops.any_device = true;
     return;
   }
-  throw py::type_error("out= must be a NumPy array or a device array, not " +
-                       py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  throw py::type_error(what + " must be a NumPy array or a device array, not " + type_name(obj));
 }
 
 void *producer_stream(const py::handle &obj) {
@@ -291,7 +343,7 @@ py::object to_python(Array result) {
   return a;
 }
 
-py::dict cuda_array_interface(const ArrayView &view) {
+py::dict cuda_array_interface(const ArrayView &view, bool read_only) {
   py::dict d;
   py::tuple shape(view.shape.size());
   for (std::size_t i = 0; i < view.shape.size(); ++i) {
@@ -299,7 +351,7 @@ py::dict cuda_array_interface(const ArrayView &view) {
   }
   d["shape"] = shape;
   d["typestr"] = to_numpy_dtype(view.dtype).attr("str");
-  d["data"] = py::make_tuple(py::int_(reinterpret_cast<uintptr_t>(view.data)), false);
+  d["data"] = py::make_tuple(py::int_(reinterpret_cast<uintptr_t>(view.data)), read_only);
   d["version"] = 3;
   if (view.is_c_contiguous()) {
     d["strides"] = py::none();

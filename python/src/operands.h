@@ -21,6 +21,9 @@ namespace py = pybind11;
 /// seen from Python through __cuda_array_interface__.
 struct DeviceArray {
   std::shared_ptr<Array> array;
+  /// Memory its producer lent for reading only (a DLPack 1.0 tensor flagged
+  /// read-only): refused where a kernel writes, and exported as read-only.
+  bool read_only = false;
 };
 
 /// The DLPack Python specification's number for the legacy default stream:
@@ -44,11 +47,21 @@ struct Operands {
 /// __dlpack__ (after __cuda_array_interface__ and the buffer protocol; a
 /// CUDA producer is asked for `ops.dlpack_stream`; a producer that cannot
 /// export, raising BufferError, is read as np.asarray reads it). TypeError
-/// otherwise.
-void add_input(Operands &ops, const py::handle &obj);
+/// otherwise. An `__array__` that raises passes its exception through.
+///
+/// `written`, when not empty, names an input the kernel writes
+/// (`writable_args`) for errors, e.g. "argument 1 ('a') of 'bump'": its
+/// memory must then be the caller's and writable. A read-only NumPy array
+/// (np.frombuffer of bytes, a read-only memory map, writeable=False, a
+/// broadcast view), a read-only device array (__cuda_array_interface__'s
+/// data=(ptr, True), a DLPack tensor flagged read-only), a scalar or a
+/// list (converted into a new array, so the writes would be lost) is a
+/// ValueError, raised before anything runs.
+void add_input(Operands &ops, const py::handle &obj, const std::string &written = {});
 /// Appends `out`: a writable NumPy array, a DeviceArray or a
-/// __cuda_array_interface__ object. TypeError otherwise.
-void add_output(Operands &ops, const py::handle &obj);
+/// __cuda_array_interface__ object; `what` names it in errors ("out=").
+/// TypeError for another type, ValueError for read-only memory.
+void add_output(Operands &ops, const py::handle &obj, const std::string &what = "out=");
 
 /// The producer stream a __cuda_array_interface__ (version 3) names, when
 /// the consumer must wait for it; null when none is named. Legacy (1) and
@@ -71,7 +84,8 @@ py::array host_to_numpy(Array host);
 py::dtype to_numpy_dtype(DType dtype);
 DType from_numpy_dtype(const py::dtype &dtype);
 
-/// The __cuda_array_interface__ dict of a ufjit device view.
-py::dict cuda_array_interface(const ArrayView &view);
+/// The __cuda_array_interface__ dict of a ufjit device view (`read_only`:
+/// its data=(ptr, True) flag).
+py::dict cuda_array_interface(const ArrayView &view, bool read_only = false);
 
 }  // namespace ufjit::python

@@ -6,7 +6,8 @@ import os
 
 import numpy as np
 
-from . import _ufjit
+from . import _masked, _ufjit
+from . import _numpy_calls as calls
 from ._source import kernel_source
 from ._streams import as_stream
 from .types import signature_text
@@ -79,6 +80,7 @@ class UFunc:
         self.nin = len(inspect.signature(fn).parameters)
         self.nout = 1
         self.nargs = self.nin + self.nout
+        self._writable = ()
 
     @property
     def signatures(self):
@@ -97,28 +99,112 @@ class UFunc:
         """The generated PTX of one signature."""
         return self._core.ptx(signature, arch)
 
-    def __call__(self, *args, out=None, stream=None):
-        if len(args) == self.nargs and out is None:
-            *args, out = args
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs, ("out", "stream", "target", "casting", "subok"))
+
+    def _call(self, args, kwargs, keywords):
+        """A call as NumPy's ufuncs take it (_numpy_calls says which conventions)."""
+        if not kwargs and len(args) == self.nin and all(type(a) in calls.PLAIN_TYPES for a in args):
+            # plain arrays and scalars: no override, wrap, mask or out= to handle
+            return self._core(*args, _writable=self._writable) if self._writable else self._core(*args)
+        name = self.__name__
+        calls.check_keywords(name, kwargs, keywords)
+        if not self.nin <= len(args) <= self.nargs:
+            raise TypeError(f"{name}() takes from {self.nin} to {self.nargs} positional arguments but {len(args)} "
+                            f"were given")
+        inputs = args[: self.nin]
+        if len(args) > self.nin:  # outputs given positionally (NumPy's and Numba's way)
+            if "out" in kwargs:
+                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            outs = calls.normalize_out(tuple(args[self.nin:]) + (None,) * (self.nargs - len(args)), self.nout)
+        else:
+            outs = calls.normalize_out(kwargs.get("out"), self.nout)
+        casting = calls.check_casting(kwargs.get("casting", "same_kind"))
+        calls.check_target(kwargs.get("target"))
+        calls.check_core_axes(kwargs)
+        overriding = calls._overriding(inputs + outs)
+        if overriding:
+            forwarded = {k: v for k, v in kwargs.items() if k != "out"}
+            if any(o is not None for o in outs):
+                forwarded["out"] = outs
+            return calls.dispatch_override(self, "__call__", inputs, forwarded, overriding)
+        core_kwargs = {k: kwargs[k] for k in ("target", "axes", "axis") if kwargs.get(k) is not None}
+        if self._writable:
+            core_kwargs["_writable"] = self._writable
+        stream = kwargs.get("stream")
         if stream is not None:
-            stream = as_stream(stream)
-        return self._core(*args, out=out, stream=stream)
+            core_kwargs["stream"] = as_stream(stream)
+            self._core(*inputs, out=outs if self.nout > 1 else outs[0], **core_kwargs)
+            return outs[0] if self.nout == 1 else outs
+        if _masked.any_masked(inputs + outs):
+            return _masked.call(self, inputs, outs, casting, core_kwargs)
+        results = calls.run(self, inputs, outs, casting, core_kwargs)
+        if all(o is None for o in outs):
+            results = calls.wrap_results(self, inputs, results, kwargs.get("subok", True))
+        return results[0] if self.nout == 1 else tuple(results)
+
+    def _method(self, method, inputs, kwargs):
+        """NEP 13 for a method: an operand's override answers, else None."""
+        outs = kwargs.get("out")
+        operands = tuple(inputs) + (outs if isinstance(outs, tuple) else (outs,))
+        overriding = calls._overriding(operands)
+        if not overriding:
+            return None
+        return calls.dispatch_override(self, method, inputs, kwargs, overriding)
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
         """NumPy's ``ufunc.reduce`` (binary ufuncs whose inputs and result share a type).
         ``axis``: an int, a tuple of ints, or None (every axis). ``dtype``: the loop's and the
         result's dtype (the input cast to it). ``out``: any dtype, the result cast into it.
         ``where``: a bool array broadcast to ``array``; without an identity it needs ``initial``."""
-        return self._core.reduce(array, axis=axis, keepdims=keepdims, initial=initial, out=out, dtype=dtype,
-                                 where=where)
+        given = {k: v for k, v in (("axis", axis), ("dtype", dtype), ("out", out), ("keepdims", keepdims),
+                                   ("initial", initial), ("where", where)) if v is not None}
+        answer = self._method("reduce", (array,), given)
+        if answer is not None:
+            return answer
+        axis = calls.normalize_axis(axis, calls.ndim_of(array))
+        keepdims = calls.check_flag(keepdims)
+        initial = calls.check_initial(initial)
+        dtype = None if dtype is None else np.dtype(dtype)
+        out = calls.normalize_out(out, 1)[0]
+        if _masked.any_masked((array, out)):
+            return _masked.reduce(self, array, axis, keepdims, initial, out, dtype, where)
+        operand = array
+        if axis == ():  # NumPy reduces no axis: each element alone, as a new last axis of one
+            operand, axis, keepdims = np.asarray(array)[..., None], -1, False
+            where = where if where is True or where is None else np.asarray(where)[..., None]
+        result = self._core.reduce(operand, axis=axis, keepdims=keepdims, initial=initial, out=out, dtype=dtype,
+                                   where=where)
+        return out if out is not None else calls.wrap_results(self, (array,), [result])[0]
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
         """NumPy's ``ufunc.accumulate`` along one axis (``dtype`` and ``out`` as for reduce)."""
-        return self._core.accumulate(array, axis=axis, out=out, dtype=dtype)
+        given = {k: v for k, v in (("axis", axis), ("dtype", dtype), ("out", out)) if v is not None}
+        answer = self._method("accumulate", (array,), given)
+        if answer is not None:
+            return answer
+        ndim = calls.ndim_of(array)
+        if axis is None and ndim != 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        axis = calls.normalize_axis(0 if axis is None else axis, ndim, several=False)
+        axis = axis[0] if isinstance(axis, tuple) else axis
+        dtype = None if dtype is None else np.dtype(dtype)
+        out = calls.normalize_out(out, 1)[0]
+        if _masked.any_masked((array, out)):
+            return _masked.accumulate(self, array, axis, out, dtype)
+        result = self._core.accumulate(array, axis=axis, out=out, dtype=dtype)
+        return out if out is not None else calls.wrap_results(self, (array,), [result])[0]
 
     def outer(self, a, b, out=None):
         """NumPy's ``ufunc.outer``: shape a.shape + b.shape."""
-        return self._core.outer(a, b, out=out)
+        answer = self._method("outer", (a, b), {} if out is None else {"out": out})
+        if answer is not None:
+            return answer
+        out = calls.normalize_out(out, 1)[0]
+        if _masked.any_masked((a, b, out)):
+            return _masked.outer(self, a, b, (out,), {})
+        result = self._core.outer(a, b, out=out)
+        return out if out is not None else calls.wrap_results(self, (a, b), [result])[0]
 
     def __repr__(self):
         return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
@@ -133,22 +219,28 @@ class GUFunc(UFunc):
     positionally after the inputs (Numba's way), which returns them.
     """
 
-    def __init__(self, fn, core, source, target, identity, layout):
+    def __init__(self, fn, core, source, target, identity, layout, writable_args=()):
         super().__init__(fn, core, source, target, identity)
         self.layout = layout
         self.nout = core.nout  # the C++ runtime's parsed layout
         self.nin = len(inspect.signature(fn).parameters) - self.nout
         self.nargs = self.nin + self.nout
+        self._writable = _writable_inputs(fn, writable_args, self.nin)
 
-    def __call__(self, *args, out=None, stream=None, axes=None, axis=None):
-        if len(args) == self.nargs and out is None:
-            out = tuple(args[self.nin:])
-            args = args[: self.nin]
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        if stream is not None:
-            stream = as_stream(stream)
-        return self._core(*args, out=out, stream=stream, axes=axes, axis=axis)
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs, ("out", "stream", "target", "casting", "subok", "axes", "axis"))
+
+
+def _writable_inputs(fn, writable_args, nin):
+    """writable_args (indices or parameter names) as ((index, name), ...)
+    over the inputs; the compiler has already refused bad entries."""
+    names = list(inspect.signature(fn).parameters)[:nin]
+    resolved = []
+    for item in writable_args or ():
+        index = names.index(item) if isinstance(item, str) and item in names else item
+        if isinstance(index, int) and -nin <= index < nin:
+            resolved.append((index % nin, names[index % nin]))
+    return tuple(resolved)
 
 
 # Numba options the C++ compiler reads from the decorator line: bounds checks,
@@ -201,7 +293,7 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, 
     def decorate(fn):
         core, source = _compile(fn, line, links)
         if kind == "guvectorize":
-            return GUFunc(fn, core, source, target, identity, layout)
+            return GUFunc(fn, core, source, target, identity, layout, gufunc_options.get("writable_args"))
         return UFunc(fn, core, source, target, identity)
 
     return decorate(signatures) if bare else decorate
