@@ -25,6 +25,7 @@
 #include "codegen/VectorMath.h"
 #include "support/InternalAssert.h"
 #include "support/LargeStack.h"
+#include "support/Settings.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
@@ -106,14 +107,11 @@ struct HostMath {
 HostMath host_math(const llvm::orc::JITTargetMachineBuilder &machine) {
   HostMath math;
   math.features = machine.getFeatures().getFeatures();
-  const char *env = std::getenv("UFJIT_CPU_VECTOR_MATH");
-  std::string choice = env != nullptr ? env : "";
+  const std::string choice =
+      support::read_choice("UFJIT_CPU_VECTOR_MATH", {"auto", "none", "sleef", "libmvec"}).value_or("auto");
   auto loaded = [](VectorMathLibrary library) {
     return load_vector_math(library) ? library : VectorMathLibrary::None;
   };
-  if (choice != "" && choice != "auto" && choice != "none" && choice != "sleef" && choice != "libmvec") {
-    throw Error("UFJIT_CPU_VECTOR_MATH=" + choice + ": expected auto, none, sleef or libmvec");
-  }
   if (choice == "none") {
     return math;
   }

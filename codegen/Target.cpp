@@ -3,7 +3,15 @@
 
 namespace ufjit {
 
-const char *target_name(TargetKind target) { return target == TargetKind::Cuda ? "cuda" : "cpu"; }
+const char *target_name(TargetKind target) {
+  switch (target) {
+    case TargetKind::Cpu:
+      return "cpu";
+    case TargetKind::Cuda:
+      return "cuda";
+  }
+  return "<not a target>";
+}
 
 std::optional<TargetKind> parse_target_name(std::string_view text) {
   if (text == "cpu" || text == "parallel") {

@@ -11,6 +11,7 @@
 #include "support/Diagnostics.h"
 #include "frontend/Dump.h"
 #include "support/LargeStack.h"
+#include "support/Settings.h"
 #include "frontend/Parser.h"
 #include "typer/Typer.h"
 #include "ir/IRPrinter.h"
@@ -19,13 +20,6 @@
 
 namespace ufjit {
 namespace driver {
-
-int debug_level() {
-  const char *v = std::getenv("UFJIT_DEBUG");
-  if (v == nullptr) return 0;
-  int level = std::atoi(v);
-  return level < 0 ? 0 : level;
-}
 
 std::vector<codegen::KernelVariant> aot_variants() {
   using codegen::KernelVariant;
@@ -101,7 +95,7 @@ namespace {
 
 class StepLog {
  public:
-  explicit StepLog(const std::string &name) : level_(driver::debug_level()), name_(name) {}
+  explicit StepLog(const std::string &name) : level_(support::debug_level()), name_(name) {}
   void step(const char *what) {
     if (level_ == 0) return;
     auto now = std::chrono::steady_clock::now();
@@ -146,6 +140,17 @@ codegen::EntrySignature entry_signature_of(const frontend::Signature &sig, std::
 }
 
 CompileResult compile_here(const CompileRequest &request) {
+  if (request.target != "cuda" && request.target != "cpu") {
+    throw InputError("unknown target '" + request.target + "'; use 'cuda' or 'cpu'");
+  }
+  if (static_cast<unsigned>(request.emit) > static_cast<unsigned>(EmitKind::DeviceLtoIr)) {
+    throw InputError("CompileRequest::emit value " + std::to_string(static_cast<unsigned>(request.emit)) +
+                     " is not a ufjit::EmitKind (Tokens, Ast, Ir, Llvm, Ptx, Cubin, DevicePtx or DeviceLtoIr)");
+  }
+  if (request.error_limit < 0) {
+    throw InputError("CompileRequest::error_limit is " + std::to_string(request.error_limit) +
+                     ": give 0 (no limit) or a positive count");
+  }
   StepLog log(request.source_name);
   CompileResult result;
   DiagnosticEngine diags;
@@ -153,9 +158,6 @@ CompileResult compile_here(const CompileRequest &request) {
   auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
   diags.retain(file);
 
-  if (request.target != "cuda" && request.target != "cpu") {
-    throw Error("unknown target '" + request.target + "'; use 'cuda' or 'cpu'");
-  }
   if (request.emit == EmitKind::Tokens) {
     result.output = frontend::dump_tokens(*file, diags);
     result.ok = true;

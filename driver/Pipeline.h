@@ -29,7 +29,4 @@ struct ManifestEntry {
 };
 std::string manifest_json(const std::vector<ManifestEntry> &entries, const CompileRequest &request);
 
-/// UFJIT_DEBUG level (0 when unset or invalid).
-int debug_level();
-
 }  // namespace ufjit::driver

@@ -39,10 +39,12 @@ constexpr std::array<std::pair<std::string_view, DType>, 31> kAliases = {{
     {"cdouble", DType::Complex128},
 }};
 
+/// Total: a value outside the enumerators (a cast or deserialised one) gets
+/// a name that says so and size 0, so that an error message can describe it.
 const DTypeInfo &info(DType t) {
-  auto index = static_cast<std::size_t>(t);
-  internal_assert(index < kDTypeInfo.size()) << "bad DType " << index;
-  return kDTypeInfo[index];
+  static constexpr DTypeInfo kNotADType{"<not a dtype>", 0, '?'};
+  const auto index = static_cast<std::size_t>(t);
+  return index < kDTypeInfo.size() ? kDTypeInfo[index] : kNotADType;
 }
 
 }  // namespace

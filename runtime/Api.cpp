@@ -206,6 +206,7 @@ Array Runtime::to_host(const ArrayView &array) {
 }
 
 Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape) {
+  runtime::check_dtype(dtype, [] { return std::string("device_empty's dtype"); });
   (void)runtime::checked_bytes(dtype, shape);
   return impl_->core->backend(TargetKind::Cuda).device_empty(dtype, shape);
 }
@@ -326,6 +327,7 @@ Array Ufunc::call_on(TargetKind target, const std::vector<Operand> &operands) co
   if (!state_) {
     empty_ufunc();
   }
+  runtime::check_target(target, [] { return std::string("call_on's target"); });
   return call_on_target(*state_, target, operands);
 }
 
@@ -340,6 +342,7 @@ std::vector<Array> Ufunc::call_all_on(TargetKind target, const std::vector<Opera
   if (!state_) {
     empty_ufunc();
   }
+  runtime::check_target(target, [] { return std::string("call_all_on's target"); });
   return call_all_on_target(*state_, target, operands);
 }
 

@@ -44,7 +44,6 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -326,12 +325,6 @@ class Backend {
   /// cache's source index), so that they are ready for the first call.
   virtual void prefetch(const SourceKey &source) { (void)source; }
 };
-
-/// Refuses memory `backend` cannot use, before anything runs: device memory
-/// on the CPU target, and device memory of another GPU than the backend's
-/// (one Runtime computes on one GPU; an array of another would be read
-/// through the wrong context). InputError naming `label()` and the fix.
-void check_usable_memory(const Backend &backend, const ArrayView &view, const std::function<std::string()> &label);
 
 /// The CPU backend (runtime/CpuBackend.cpp): codegen::CpuCompiler + a pool.
 std::unique_ptr<Backend> make_cpu_backend(const BackendConfig &config);

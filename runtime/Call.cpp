@@ -40,6 +40,7 @@ struct SplitOperands {
 /// Step 1a: inputs and out(...) operands. `max_outs`: 1 for ufuncs.
 void split_operands(std::span<const Operand> operands, std::size_t max_outs, SplitOperands &split) {
   for (const Operand &op : operands) {
+    check_operand_kind(op.kind, [&] { return "operand " + std::to_string(&op - operands.data() + 1); });
     if (op.kind != Operand::Kind::Out) {
       split.inputs.push_back(&op);
       continue;
@@ -62,8 +63,11 @@ std::string out_label(const SplitOperands &split, std::size_t k) {
 /// Step 1b: every view is checked before anything else.
 void validate_operands(const SplitOperands &split, const std::string &ufunc_name) {
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    auto label = [&] { return operand_label(i) + " of '" + ufunc_name + "'"; };
     if (split.inputs[i]->kind == Operand::Kind::Array) {
-      validate_view(split.inputs[i]->array, [&] { return operand_label(i) + " of '" + ufunc_name + "'"; });
+      validate_view(split.inputs[i]->array, label);
+    } else {
+      check_scalar(split.inputs[i]->scalar, label);
     }
   }
   for (std::size_t k = 0; k < split.outs.size(); ++k) {

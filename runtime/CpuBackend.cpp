@@ -27,6 +27,7 @@
 #include "runtime/KernelErrors.h"
 #include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
+#include "support/Settings.h"
 
 namespace ufjit::runtime {
 
@@ -44,13 +45,8 @@ int64_t streaming_threshold(bool supported) {
   if (!supported) {
     return 0;
   }
-  if (const char *env = std::getenv("UFJIT_CPU_STREAM_BYTES"); env != nullptr && *env != '\0') {
-    char *end = nullptr;
-    const long long bytes = std::strtoll(env, &end, 10);
-    if (*end != '\0' || bytes < 0) {
-      throw Error(std::string("UFJIT_CPU_STREAM_BYTES=") + env + ": expected a number of bytes (0: off)");
-    }
-    return bytes;
+  if (std::optional<uint64_t> bytes = support::read_size("UFJIT_CPU_STREAM_BYTES")) {
+    return static_cast<int64_t>(std::min<uint64_t>(*bytes, std::numeric_limits<int64_t>::max()));
   }
   // A per-core L2 is no measure: data of a few of its sizes still stays in
   // the shared cache for the next call.

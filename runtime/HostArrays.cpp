@@ -92,6 +92,7 @@ Array &Array::operator=(Array &&o) noexcept {
 }
 
 Array Array::host(DType dtype, std::vector<int64_t> shape) {
+  runtime::check_dtype(dtype, [] { return std::string("Array::host's dtype"); });
   Array a = runtime::allocate_host(dtype, shape);  // checks the byte size
   std::memset(a.data(), 0, static_cast<std::size_t>(a.size()) * dtype_size(dtype));
   return a;

@@ -17,23 +17,6 @@ void Backend::run_method(const MethodLaunch & /*launch*/) {
   throw InternalError("this target does not implement ufunc methods");
 }
 
-void check_usable_memory(const Backend &backend, const ArrayView &view, const std::function<std::string()> &label) {
-  if (view.residence != Residence::Device) {
-    return;
-  }
-  if (backend.kind() == TargetKind::Cpu) {
-    throw InputError("the CPU target cannot use device memory: " + label() + " (" + view.describe() +
-                     ") is on the device; copy it with Runtime::to_host or call on the CUDA target");
-  }
-  const int ordinal = backend.device_ordinal();
-  if (view.device != ordinal) {
-    throw InputError(label() + " (" + view.describe() + ") is in the memory of CUDA device " +
-                     std::to_string(view.device) + ", but this runtime computes on device " + std::to_string(ordinal) +
-                     ": copy it to device " + std::to_string(ordinal) + " (Runtime::to_host, then to_device), or use " +
-                     "a Runtime made with RuntimeOptions::device = " + std::to_string(view.device));
-  }
-}
-
 namespace {
 
 /// Which dimensions of an `ndim`-d operand `options` reduces. NumPy takes one
@@ -99,9 +82,12 @@ std::optional<HostValue> initial_value(const MethodTarget &t, const CompiledSign
   if (!options.initial.has_value()) {
     return std::nullopt;
   }
+  auto label = [&] { return "initial of '" + t.name + "'.reduce"; };
+  check_operand_kind(options.initial->kind, label);
   if (options.initial->kind != Operand::Kind::Scalar) {
-    throw InputError("initial of '" + t.name + "'.reduce must be a scalar");
+    throw InputError(label() + " must be a scalar");
   }
+  check_scalar(options.initial->scalar, label);
   DispatchInput as_array;
   as_array.is_array = true;
   as_array.dtype = sig.ret;

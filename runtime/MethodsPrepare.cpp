@@ -18,6 +18,7 @@ ArrayView HostValue::view(DType dtype) const {
 }
 
 const ArrayView &array_operand(const MethodTarget &t, const Operand &a, const char *method) {
+  check_operand_kind(a.kind, [&] { return "the operand of '" + t.name + "'." + method; });
   if (a.kind != Operand::Kind::Array) {
     throw InputError("'" + t.name + "'." + method + " takes an array, not a scalar or out(...)");
   }
@@ -47,6 +48,9 @@ std::string signature_list(const MethodTarget &t) {
 
 const CompiledSignature &method_signature(const MethodTarget &t, DType a, const std::optional<DType> &dtype,
                                           const std::optional<Out> &out, const char *method) {
+  if (dtype) {
+    check_dtype(*dtype, [&] { return "dtype= of '" + t.name + "'." + method; });
+  }
   check_binary(t, method);
   if (dtype) {
     for (const CompiledSignature &sig : t.signatures) {

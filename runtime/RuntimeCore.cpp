@@ -12,6 +12,7 @@
 
 #if __has_include("runtime/cuda/CudaBackend.h")
 #include "runtime/cuda/CudaBackend.h"
+#include "support/Settings.h"
 #define UFJIT_HAVE_CUDA_BACKEND 1
 #endif
 
@@ -32,10 +33,11 @@ std::optional<TargetKind> parse_target(const std::string &text, const char *orig
 }  // namespace
 
 RuntimeCore::RuntimeCore(const RuntimeOptions &options) : options_(options) {
+  support::check_settings();
+  check_runtime_options(options);
   std::optional<TargetKind> forced = options.target;
   if (!forced) {
-    const char *env = std::getenv("UFJIT_TARGET");
-    forced = parse_target(env != nullptr ? env : "", "UFJIT_TARGET");
+    forced = parse_target(support::read_choice("UFJIT_TARGET", {"cpu", "cuda"}).value_or(""), "UFJIT_TARGET");
   }
   if (forced) {
     target_forced_ = true;

@@ -60,7 +60,63 @@ std::size_t element_alignment(DType dtype) {
   return dtype == DType::Complex64 || dtype == DType::Complex128 ? size / 2 : size;
 }
 
+bool is_dtype(DType t) { return static_cast<unsigned>(t) < static_cast<unsigned>(kNumDTypes); }
+
+void check_dtype(DType t, LabelRef label) {
+  if (!is_dtype(t)) {
+    throw InputError(label() + " has dtype value " + std::to_string(static_cast<unsigned>(t)) +
+                     ", which is not a ufjit::DType (0 to " + std::to_string(kNumDTypes - 1) +
+                     ": bool ... complex128)");
+  }
+}
+
+void check_target(TargetKind t, LabelRef label) {
+  if (t != TargetKind::Cpu && t != TargetKind::Cuda) {
+    throw InputError(label() + " is " + std::to_string(static_cast<unsigned>(t)) +
+                     ", which is not a ufjit::TargetKind (Cpu or Cuda)");
+  }
+}
+
+void check_scalar(const Scalar &s, LabelRef label) {
+  check_dtype(s.dtype, label);
+  const bool weak_dtype = s.dtype == DType::Bool || s.dtype == DType::Int64 || s.dtype == DType::UInt64 ||
+                          s.dtype == DType::Float64 || s.dtype == DType::Complex128;
+  if (s.weak && !weak_dtype) {
+    throw InputError(label() + " is a weak scalar of dtype " + std::string(dtype_name(s.dtype)) +
+                     ": weak scalars are bool, int64, uint64, float64 or complex128 (typed<T>(x) makes a strong one)");
+  }
+}
+
+void check_operand_kind(Operand::Kind kind, LabelRef label) {
+  if (kind != Operand::Kind::Array && kind != Operand::Kind::Scalar && kind != Operand::Kind::Out) {
+    throw InputError(label() + " has kind value " + std::to_string(static_cast<unsigned>(kind)) +
+                     ", which is not a ufjit::Operand::Kind (Array, Scalar or Out)");
+  }
+}
+
+void check_runtime_options(const RuntimeOptions &options) {
+  if (options.target) {
+    check_target(*options.target, [] { return std::string("RuntimeOptions::target"); });
+  }
+  if (options.device < 0) {
+    throw InputError("RuntimeOptions::device is " + std::to_string(options.device) +
+                     ": a CUDA device ordinal is 0 or more");
+  }
+  if (options.cpu_threads < 0) {
+    throw InputError("RuntimeOptions::cpu_threads is " + std::to_string(options.cpu_threads) +
+                     ": give 0 (one per hardware thread) or a positive count");
+  }
+}
+
 void validate_view(const ArrayView &v, LabelRef label) {
+  check_dtype(v.dtype, label);
+  if (v.residence != Residence::Host && v.residence != Residence::Device) {
+    throw InputError(label() + " has residence value " + std::to_string(static_cast<unsigned>(v.residence)) +
+                     ", which is not a ufjit::Residence (Host or Device)");
+  }
+  if (v.residence == Residence::Device && v.device < 0) {
+    throw InputError(label() + " is on device " + std::to_string(v.device) + ": a CUDA device ordinal is 0 or more");
+  }
   if (v.strides.size() != v.shape.size()) {
     throw ShapeError(label() + " has " + std::to_string(v.shape.size()) + " dimensions but " +
                      std::to_string(v.strides.size()) + " strides");

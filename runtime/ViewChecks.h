@@ -15,8 +15,12 @@
 #include <vector>
 
 #include "ufjit/array.h"
+#include "ufjit/runtime.h"
+#include "ufjit/target.h"
 
 namespace ufjit::runtime {
+
+class Backend;
 
 /// The byte range [lo, hi) that a view's elements touch, relative to its
 /// data pointer (lo <= 0 < hi for a non-empty view; {0, 0} for an empty one).
@@ -77,6 +81,29 @@ class LabelRef {
 /// pointer or misaligned strides. `label` words the error ("input 1 of
 /// 'f'") and is called only when there is one.
 void validate_view(const ArrayView &v, LabelRef label);
+
+/// Refuses memory `backend` cannot use, before anything runs: device memory
+/// on the CPU target, and device memory of another GPU than the backend's
+/// (one Runtime computes on one GPU; an array of another would be read
+/// through the wrong context). InputError naming `label()` and the fix.
+void check_usable_memory(const Backend &backend, const ArrayView &view, LabelRef label);
+
+/// Whether a value held by one of the public API's enums (an integer type
+/// that can hold more than its enumerators: a deserialised or cast value)
+/// is one of them. Every enum is checked where it enters, so that nothing
+/// past the entry indexes a table with it.
+bool is_dtype(DType t);
+/// InputError naming `label()`, the value and what the enum takes, unless
+/// the value is one of the enumerators.
+void check_dtype(DType t, LabelRef label);
+void check_target(TargetKind t, LabelRef label);
+/// A scalar operand: its dtype, and a weak one's (bool, int64, uint64,
+/// float64 or complex128: what C++ arithmetic values become).
+void check_scalar(const Scalar &s, LabelRef label);
+/// An operand's kind.
+void check_operand_kind(Operand::Kind kind, LabelRef label);
+/// Every field of RuntimeOptions (target, device, cpu_threads).
+void check_runtime_options(const RuntimeOptions &options);
 
 /// Whether two validated views in the same memory space may share a byte
 /// (their byte ranges intersect). Conservative: interleaved views with

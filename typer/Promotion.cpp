@@ -10,6 +10,7 @@
 // - complex: the same, with the complex type whose parts are that float.
 #include "support/InternalAssert.h"
 #include "ufjit/dtype.h"
+#include "ufjit/errors.h"
 
 namespace ufjit {
 
@@ -49,7 +50,23 @@ DType larger(DType a, DType b) { return dtype_size(a) >= dtype_size(b) ? a : b; 
 
 }  // namespace
 
+namespace {
+
+/// The public functions take any value of the enum's type: one outside the
+/// enumerators is the caller's error, not a table lookup out of range.
+void check_dtypes(DType a, DType b, const char *function) {
+  for (DType t : {a, b}) {
+    if (static_cast<unsigned>(t) >= static_cast<unsigned>(kNumDTypes)) {
+      throw InputError(std::string(function) + ": dtype value " + std::to_string(static_cast<unsigned>(t)) +
+                       " is not a ufjit::DType (0 to " + std::to_string(kNumDTypes - 1) + ")");
+    }
+  }
+}
+
+}  // namespace
+
 DType promote(DType a, DType b) {
+  check_dtypes(a, b, "promote");
   if (a == b) return a;
   if (is_bool(a)) return b;
   if (is_bool(b)) return a;
@@ -72,6 +89,7 @@ DType promote(DType a, DType b) {
 }
 
 bool can_cast_safe(DType from, DType to) {
+  check_dtypes(from, to, "can_cast_safe");
   if (from == to) return true;
   if (is_bool(from)) return true;
   if (is_bool(to)) return false;

@@ -18,6 +18,7 @@
 #include "ir/RaiseSites.h"
 #include "typer/TyperInternal.h"
 #include "ir/Verifier.h"
+#include "support/Settings.h"
 
 namespace ufjit::ir {
 
@@ -103,10 +104,7 @@ ModuleTyper::ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : s
   // Numba's NUMBA_BOUNDSCHECK: 1 checks every index, 0 none, unset (or any
   // other value) leaves it to the decorators. Read per compile; the printed
   // IR, which the kernel caches key on, differs with and without checks.
-  if (const char *env = std::getenv("NUMBA_BOUNDSCHECK"); env != nullptr) {
-    if (std::string(env) == "1") env_boundscheck_ = true;
-    if (std::string(env) == "0") env_boundscheck_ = false;
-  }
+  env_boundscheck_ = support::read_optional_switch("NUMBA_BOUNDSCHECK");
 }
 
 bool ModuleTyper::boundscheck(const ast::FunctionDef &def) const {

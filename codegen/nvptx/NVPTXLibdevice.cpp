@@ -21,7 +21,7 @@
 
 #include "codegen/nvptx/NVPTXTarget.h"
 #include "support/InternalAssert.h"
-#include "support/EnvironmentSwitch.h"
+#include "support/Settings.h"
 #include "ufjit/errors.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -271,7 +271,7 @@ class LibdeviceSlices {
 /// UFJIT_LIBDEVICE_SLICES=0: every compile loads libdevice lazily, as
 /// before slices (to measure what they save, or to rule them out).
 bool slices_enabled() {
-  static const bool enabled = support::switched_on("UFJIT_LIBDEVICE_SLICES");
+  static const bool enabled = support::read_switch("UFJIT_LIBDEVICE_SLICES", true);
   return enabled;
 }
 

@@ -19,9 +19,10 @@ std::string compile_cuda(const CudaSource &source, const std::string &arch, Code
     case CodeFormat::Cubin:
       return nvrtc_compile(nvrtc, arch, NvrtcOutput::Cubin);
     case CodeFormat::Fatbin:
-      break;
+      throw InputError("NVRTC does not write fatbins; ask for PTX, LTO-IR or a cubin");
   }
-  throw Error("NVRTC does not write fatbins; ask for PTX, LTO-IR or a cubin");
+  throw InputError("compile_cuda: format value " + std::to_string(static_cast<unsigned>(format)) +
+                   " is not a ufjit::cudacpp::CodeFormat (Ptx, LtoIr, Cubin or Fatbin)");
 }
 
 std::string link(const std::string &arch, const std::vector<LinkItem> &inputs) {
@@ -41,6 +42,10 @@ std::string link(const std::string &arch, const std::vector<LinkItem> &inputs) {
       case CodeFormat::Fatbin:
         input.kind = codegen::LinkInput::Kind::Fatbin;
         break;
+      default:
+        throw InputError("link: the format of '" + item.name + "' (value " +
+                         std::to_string(static_cast<unsigned>(item.format)) +
+                         ") is not a ufjit::cudacpp::CodeFormat (Ptx, LtoIr, Cubin or Fatbin)");
     }
     input.name = item.name;
     input.bytes = item.bytes;

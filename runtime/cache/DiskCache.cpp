@@ -1,5 +1,6 @@
 // The on-disk cubin cache: file format, atomic writes, checks and eviction.
 #include "runtime/cache/DiskCache.h"
+#include "support/Settings.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -190,30 +191,6 @@ bool make_dirs(const std::string &dir) {
   return mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST;
 }
 
-uint64_t parse_bytes(const char *text, uint64_t fallback) {
-  char *end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text, &end, 10);
-  if (end == text || errno != 0) {
-    return fallback;
-  }
-  uint64_t scale = 1;
-  if (*end == 'K' || *end == 'k') {
-    scale = uint64_t{1} << 10;
-    ++end;
-  } else if (*end == 'M' || *end == 'm') {
-    scale = uint64_t{1} << 20;
-    ++end;
-  } else if (*end == 'G' || *end == 'g') {
-    scale = uint64_t{1} << 30;
-    ++end;
-  }
-  if (*end == 'B' || *end == 'b') {
-    ++end;
-  }
-  return *end == '\0' ? static_cast<uint64_t>(value) * scale : fallback;
-}
-
 /// One directory entry of interest, with its stat.
 struct FileItem {
   std::string name;
@@ -324,15 +301,8 @@ KeyHash hash_key(const DiskCacheKey &key) {
 
 DiskCacheConfig DiskCacheConfig::from_environment() {
   DiskCacheConfig config;
-  if (const char *flag = std::getenv("UFJIT_CACHE"); flag != nullptr) {
-    std::string value = flag;
-    if (value == "off" || value == "0" || value == "false" || value == "no") {
-      config.enabled = false;
-    }
-  }
-  if (const char *max = std::getenv("UFJIT_CACHE_MAX_BYTES"); max != nullptr && *max != '\0') {
-    config.max_bytes = parse_bytes(max, config.max_bytes);
-  }
+  config.enabled = support::read_switch("UFJIT_CACHE", true);
+  config.max_bytes = support::read_size("UFJIT_CACHE_MAX_BYTES").value_or(config.max_bytes);
   const char *dir = std::getenv("UFJIT_CACHE_DIR");
   const char *xdg = std::getenv("XDG_CACHE_HOME");
   const char *home = std::getenv("HOME");

@@ -9,7 +9,7 @@
 #include "runtime/cache/SourceIndex.h"
 #include "runtime/cuda/KernelKeys.h"
 #include "driver/Pipeline.h"
-#include "support/EnvironmentSwitch.h"
+#include "support/Settings.h"
 
 namespace ufjit::cuda {
 
@@ -29,7 +29,7 @@ runtime::PrefetchKey prefetch_key(const cache::KeyHash &cubin, const std::string
 CubinPrefetch::CubinPrefetch(std::shared_ptr<const CudaContext> context, cache::DiskCache &disk,
                              const codegen::GpuOptions &gpu, TierUp &worker)
     : context_(std::move(context)), disk_(disk), gpu_(gpu), worker_(worker) {
-  enabled_ = support::switched_on("UFJIT_PREFETCH");
+  enabled_ = support::read_switch("UFJIT_PREFETCH", true);
 }
 
 cache::KeyHash CubinPrefetch::index_key(const runtime::SourceKey &source) const {
@@ -78,7 +78,7 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_po
     }
     kernels_.finish(key, std::move(kernel));
   }
-  if (driver::debug_level() >= 1 && !cubins.empty()) {
+  if (support::debug_level() >= 1 && !cubins.empty()) {
     const auto ms = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
     };

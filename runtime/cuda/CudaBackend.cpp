@@ -32,7 +32,7 @@
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
 #include "driver/Pipeline.h"
-#include "support/EnvironmentSwitch.h"
+#include "support/Settings.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::runtime {
@@ -65,7 +65,7 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 class CompilerWarmUp {
  public:
   CompilerWarmUp() {
-    if (!support::switched_on("UFJIT_WARMUP")) {
+    if (!support::read_switch("UFJIT_WARMUP", true)) {
       return;
     }
     try {
@@ -116,10 +116,10 @@ class CudaBackend final : public Backend {
     const cuda::DeviceProperties &props = context_->properties();
     gpu_.arch = ptx_arch_for(props);
     key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
-    if (support::switched_on("UFJIT_WARMUP")) {
+    if (support::read_switch("UFJIT_WARMUP", true)) {
       const Clock::time_point t0 = Clock::now();
       context_warm_up_ = cuda::warm_up_context(context_);
-      if (driver::debug_level() >= 1) {
+      if (support::debug_level() >= 1) {
         std::cerr << "ufjit: context warm-up for " << props.arch() << ": "
                   << (context_warm_up_ ? "done" : "skipped (no cubin for this device, or a step failed)") << " in "
                   << ms_between(t0, Clock::now()) << " ms\n";
@@ -131,7 +131,7 @@ class CudaBackend final : public Backend {
       // warm-up paged in; a first `vectorize` would type out of DRAM.
       const Clock::time_point t0 = Clock::now();
       const bool typed = codegen::warm_up_frontend();
-      if (driver::debug_level() >= 1) {
+      if (support::debug_level() >= 1) {
         std::cerr << "ufjit: frontend warm-up " << (typed ? "done" : "failed") << " in "
                   << ms_between(t0, Clock::now()) << " ms\n";
       }
@@ -140,7 +140,7 @@ class CudaBackend final : public Backend {
     // (CubinPrefetch.h), and its first driver call is made now too.
     tier_up_.start();
     tier_up_.submit([context = context_] { context->make_current_noexcept(); });
-    if (support::switched_on("UFJIT_DONE_FLAGS")) {
+    if (support::read_switch("UFJIT_DONE_FLAGS", true)) {
       // A page-locked allocation: made on the worker, off the first call's path.
       tier_up_.submit([this] { done_flags_.prepare(); });
     }
@@ -529,7 +529,7 @@ class CudaBackend final : public Backend {
         sig, sig.external ? sig.external->key_text(sig, variant) : cuda::ir_code_key(sig), entry, *context_, gpu_);
     const cache::KeyHash hash = cache::hash_key(disk_key);
     // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
-    const bool log = driver::debug_level() >= 1;
+    const bool log = support::debug_level() >= 1;
     const Clock::time_point t0 = Clock::now();
     const cuda::HintSource hints = sig.external ? cuda::HintSource::None : cuda::HintSource::InModule;
     if (std::shared_ptr<cuda::CudaKernel> kernel = prefetch_.take(sig.source, hash, entry)) {
@@ -641,12 +641,12 @@ class CudaBackend final : public Backend {
         kernels_.replace(*owned, variant, cuda::load_kernel(context_, cubin, entry, cuda::HintSource::InModule));
         disk_.store_in_background(hash, label, std::move(cubin));
         prefetch_.note_here(owned->source, hash, entry);
-        if (driver::debug_level() >= 1) {
+        if (support::debug_level() >= 1) {
           std::cerr << "ufjit: " << entry << ": optimised kernel swapped in after " << ms_between(t0, Clock::now())
                     << " ms in the background\n";
         }
       } catch (const std::exception &e) {
-        if (driver::debug_level() >= 1) {
+        if (support::debug_level() >= 1) {
           std::cerr << "ufjit: " << entry << ": the optimised compile failed, the quick kernel stays: " << e.what()
                     << "\n";
         }
@@ -675,7 +675,7 @@ class CudaBackend final : public Backend {
   /// Kernels loaded while their source is typed; jobs run on tier_up_.
   cuda::CubinPrefetch prefetch_;
   /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
-  bool tiering_ = support::switched_on("UFJIT_TIERING");
+  bool tiering_ = support::read_switch("UFJIT_TIERING", true);
   /// Flags of one-block synchronous launches; the page is made on tier_up_.
   cuda::DoneFlags done_flags_{context_};
   // Declared last: destroyed first, finishing its jobs while everything they

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/ViewChecks.h"
+#include "support/Settings.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cuda {
@@ -52,13 +53,8 @@ DeviceProperties query_device(const CudaDriver &drv, int ordinal) {
 
 int resolve_device_ordinal(const CudaDriver &drv, int requested) {
   int ordinal = requested;
-  if (const char *env = std::getenv("UFJIT_DEVICE"); env != nullptr && *env != '\0') {
-    char *end = nullptr;
-    long parsed = std::strtol(env, &end, 10);
-    if (end == env || *end != '\0' || parsed < 0 || parsed > std::numeric_limits<int>::max()) {
-      throw NoDeviceError(std::string("UFJIT_DEVICE='") + env + "' is not a device ordinal");
-    }
-    ordinal = static_cast<int>(parsed);
+  if (std::optional<int64_t> env = support::read_count("UFJIT_DEVICE", 0, std::numeric_limits<int>::max())) {
+    ordinal = static_cast<int>(*env);
   }
   int count = 0;
   UFJIT_CU_CHECK(drv, cuDeviceGetCount, &count);

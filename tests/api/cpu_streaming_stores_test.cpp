@@ -127,12 +127,12 @@ TEST_F(CpuStreamingStores, ANewOutputOfAStreamedCallHoldsEveryResult) {
 }
 
 TEST(CpuStreamingThreshold, AThresholdThatIsNotANumberOfBytesIsAnErrorNamingTheVariable) {
-  for (const char *bad : {"12x", "-1", "lots"}) {
+  for (const char *bad : {"12x", "-1", "lots", "1e9", "99999999999999999999"}) {
     try {
       kernels_with(bad);
       ADD_FAILURE() << "UFJIT_CPU_STREAM_BYTES=" << bad << " was accepted";
-    } catch (const ufjit::Error &e) {
-      EXPECT_NE(std::string(e.what()).find("UFJIT_CPU_STREAM_BYTES=" + std::string(bad)), std::string::npos)
+    } catch (const ufjit::InputError &e) {
+      EXPECT_NE(std::string(e.what()).find("UFJIT_CPU_STREAM_BYTES='" + std::string(bad) + "'"), std::string::npos)
           << e.what();
     }
     unsetenv("UFJIT_CPU_STREAM_BYTES");

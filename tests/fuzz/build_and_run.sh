@@ -26,7 +26,7 @@ mkdir -p "$out/obj" "$out/work-corpus" "$out/artifacts"
 flags=(-std=c++20 -g -O1 -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -I"$root" -I"$root/include")
-sources=("$root"/support/{InternalAssert,LargeStack,Diagnostics}.cpp "$root"/frontend/*.cpp)
+sources=("$root"/support/{InternalAssert,LargeStack,Diagnostics,Settings}.cpp "$root"/frontend/*.cpp)
 if [[ "${UFJIT_FUZZ_TYPER:-1}" != 0 && -f "$root/typer/Typer.h" ]]; then
   flags+=(-DUFJIT_FUZZ_TYPER)
   sources+=("$root"/ir/*.cpp "$root"/typer/*.cpp)

@@ -3,9 +3,13 @@
 // negative, zero and huge dims, strides negative, zero, odd or huge, byte
 // offsets, null data, device residence) over one fixed 4096-byte buffer
 // that sits between two inaccessible pages, and whether `out` is given.
-// Each call must either succeed, touching only the buffer (an access
-// outside it faults on a guard page), or throw a ufjit::Error; any other
-// exception, crash, hang or sanitizer report is a bug.
+// The public structs' enum fields also take raw byte values, most of them
+// none of the enumerators (a view's dtype and residence, an operand's kind,
+// a scalar's dtype, reduce's dtype= and initial=), as a cast or
+// deserialised value would. Each call must either succeed, touching only
+// the buffer (an access outside it faults on a guard page), or throw a
+// ufjit::Error other than InternalError; any other exception, an
+// InternalError, a crash, a hang or a sanitizer report is a bug.
 //
 // Built by tests/fuzz/build_call_fuzzer.sh with clang-19: this harness is
 // instrumented (libFuzzer, ASan, UBSan) and linked against the g++-built
@@ -18,6 +22,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -158,6 +163,12 @@ ufjit::ArrayView pick_view(Bytes &in, ufjit::DType preferred, bool *fits) {
   const uint8_t where = in.next();
   if (where == 1) v.data = nullptr;
   if (where == 2) v.residence = ufjit::Residence::Device;
+  if (where == 3) v.residence = static_cast<ufjit::Residence>(in.next());  // any value of the enum's type
+  if (where == 4) v.dtype = static_cast<ufjit::DType>(in.next());
+  if (where == 5) {
+    v.residence = ufjit::Residence::Device;
+    v.device = static_cast<int8_t>(in.next());
+  }
   return v;
 }
 
@@ -184,6 +195,25 @@ int64_t work_of(const std::vector<ufjit::Operand> &ops) {
   return n;
 }
 
+/// Reduce's options from the bytes: axes, keepdims, and dtype= and initial=
+/// with values of any byte (most of them no DType).
+ufjit::ReduceOptions reduce_options(Bytes &in) {
+  ufjit::ReduceOptions options;
+  const uint8_t b = in.next();
+  for (int k = 0; k < (b & 3); ++k) {
+    options.axes.push_back(static_cast<int8_t>(in.next()));
+  }
+  options.all_axes = (b & 4) != 0;
+  options.keepdims = (b & 8) != 0;
+  if ((b & 16) != 0) options.dtype = static_cast<ufjit::DType>(in.next());
+  if ((b & 32) != 0) {
+    ufjit::Operand initial(static_cast<double>(static_cast<int8_t>(in.next())));
+    if ((b & 64) != 0) initial.scalar.dtype = static_cast<ufjit::DType>(in.next());
+    options.initial = initial;
+  }
+  return options;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
@@ -202,6 +232,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     bool fits = true;
     if (i == n_inputs) {
       ops.emplace_back(ufjit::out(pick_view(in, preferred, &fits)));
+    } else if (kind == 0xFE) {  // a scalar whose dtype (and weakness) is any byte
+      ufjit::Operand scalar(1.5);
+      scalar.scalar.dtype = static_cast<ufjit::DType>(in.next());
+      scalar.scalar.weak = (in.next() & 1) != 0;
+      ops.push_back(scalar);
+    } else if (kind == 0xFF) {  // an operand whose kind is any byte
+      ufjit::Operand any(pick_view(in, preferred, &fits));
+      any.kind = static_cast<ufjit::Operand::Kind>(in.next());
+      ops.push_back(any);
     } else if (kind % 4 == 0) {
       ops.emplace_back(static_cast<int>(static_cast<int8_t>(in.next())));
     } else if (kind % 4 == 1) {
@@ -228,7 +267,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   if (work > kMaxWork && !out_invalid && (has_out || work < kSureToFail)) return 0;
 
   try {
-    (void)f.call(ops);
+    if ((shape_of_call & 0x40) != 0 && !ops.empty() && f.name() == "f") {
+      (void)f.reduce(ops.front(), reduce_options(in));
+    } else {
+      (void)f.call(ops);
+    }
+  } catch (const ufjit::InternalError &e) {
+    std::fprintf(stderr, "an InternalError for a caller's mistake: %s\n", e.what());
+    std::abort();
   } catch (const ufjit::Error &) {
     // A typed error: fine.
   }

@@ -6,7 +6,9 @@
 
 #include "runtime/cache/DiskCache.h"
 #include "tests/unit/runtime_cache_test_util.h"
+#include "tests/unit/scoped_env.h"
 #include "ufjit/cache.h"
+#include "ufjit/errors.h"
 
 namespace ufjit::cache {
 namespace {
@@ -17,31 +19,7 @@ using testing::ScratchDir;
 using testing::set_mtime;
 using testing::write_file;
 
-/// Sets (or unsets, for nullopt) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char *name, std::optional<std::string> value) : name_(name) {
-    if (const char *old = getenv(name)) {
-      old_ = old;
-    }
-    if (value) {
-      setenv(name, value->c_str(), 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using ::ufjit::testing::ScopedEnv;
 
 KeyHash key_of(const std::string &ir) {
   DiskCacheKey key;
@@ -86,16 +64,16 @@ TEST(DiskCacheConfig, MaxBytesDefaultsToOneGibAndAcceptsSuffixes) {
     ScopedEnv max("UFJIT_CACHE_MAX_BYTES", "3M");
     EXPECT_EQ(DiskCacheConfig::from_environment().max_bytes, 3u * 1024 * 1024);
   }
-  {
-    ScopedEnv max("UFJIT_CACHE_MAX_BYTES", "lots");
-    EXPECT_EQ(DiskCacheConfig::from_environment().max_bytes, uint64_t{1} << 30);
+  for (const char *junk : {"lots", "-5", "1.5G", "18446744073709551616", "99999999999T"}) {
+    ScopedEnv max("UFJIT_CACHE_MAX_BYTES", junk);
+    EXPECT_THROW((void)DiskCacheConfig::from_environment(), ::ufjit::InputError) << junk;
   }
 }
 
 TEST(DiskCacheConfig, UfjitCacheOffDisablesTheCache) {
-  {
-    ScopedEnv off("UFJIT_CACHE", "off");
-    EXPECT_FALSE(DiskCacheConfig::from_environment().enabled);
+  for (const char *off : {"off", "OFF", "0", "false", "No"}) {
+    ScopedEnv env("UFJIT_CACHE", off);
+    EXPECT_FALSE(DiskCacheConfig::from_environment().enabled) << off;
   }
   {
     ScopedEnv on("UFJIT_CACHE", std::nullopt);
