@@ -3,6 +3,7 @@
 // the pool runs the next job in full.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -43,14 +44,18 @@ TEST_P(ThreadPoolStopTest, StopsBetweenChunksAndTheNextJobRunsInFull) {
 
 TEST_P(ThreadPoolStopTest, ReturnsFalseExactlyWhenStopSaidTrue) {
   ThreadPool pool(GetParam());
-  std::atomic<int64_t> ran{0};
-  int asked = 0;
-  const bool completed = pool.parallel_for(
-      3, [&](int64_t) { ran.fetch_add(1); }, [&] { return ++asked > 3; });
-  // The caller asked before each chunk it took; whether it saw a stop or
-  // not, every chunk it reported as run did run.
-  EXPECT_EQ(completed, asked > 3);
-  EXPECT_LE(ran.load(), 3);
+  for (int stop_at : {1, 2, 3, 4}) {
+    std::atomic<int64_t> ran{0};
+    int asked = 0;
+    const bool completed = pool.parallel_for(
+        3, [&](int64_t) { ran.fetch_add(1); }, [&] { return ++asked >= stop_at; });
+    // True only when every answer was false, and then every chunk ran.
+    EXPECT_EQ(completed, asked < stop_at) << stop_at;
+    EXPECT_TRUE(!completed || ran.load() == 3) << stop_at;
+    if (GetParam() == 1) {  // the caller runs every chunk, asking first each time
+      EXPECT_EQ(ran.load(), std::min(stop_at - 1, 3)) << stop_at;
+    }
+  }
 }
 
 TEST(InterruptPoll, AsksAtMostOncePerIntervalAndStaysStopped) {
