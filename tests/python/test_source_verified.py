@@ -4,6 +4,7 @@ object, so an edited file is refused rather than compiled, and functions
 from exec and notebook cells compile where their text is in linecache."""
 
 import __future__
+import contextlib
 import importlib
 import linecache
 import os
@@ -37,75 +38,77 @@ def _write_module(folder, name, op, helper_op="+ 0"):
     return path
 
 
-@pytest.fixture
-def module_folder(tmp_path):
-    sys.path.insert(0, str(tmp_path))
+@contextlib.contextmanager
+def _importable(folder):
+    """``folder`` on sys.path, and no .pyc written: a reload compiles the
+    file, never a stale cached one."""
+    sys.path.insert(0, str(folder))
     saved = sys.dont_write_bytecode
-    sys.dont_write_bytecode = True  # a reload compiles the file, never a stale .pyc
+    sys.dont_write_bytecode = True
     try:
-        yield tmp_path
+        yield folder
     finally:
         sys.dont_write_bytecode = saved
-        sys.path.remove(str(tmp_path))
+        sys.path.remove(str(folder))
 
 
-def _import(name):
-    module = importlib.import_module(name)
-    return module
+def test_a_file_edited_after_import_is_refused(tmp_path):
+    with _importable(tmp_path) as module_folder:
+        path = _write_module(module_folder, "edited_factory", "+ 1")
+        module = importlib.import_module("edited_factory")
+        assert module.make()(np.array([1.0]))[0] == 2.0
+        _write_module(module_folder, "edited_factory", "* 1000")  # Python still runs `+ 1`
+        with pytest.raises(TypeError, match=r"changed since Python compiled it.*importlib.reload"):
+            module.make()
+        assert str(path) in _error_text(module.make)
 
 
-def test_a_file_edited_after_import_is_refused(module_folder):
-    path = _write_module(module_folder, "edited_factory", "+ 1")
-    module = _import("edited_factory")
-    assert module.make()(np.array([1.0]))[0] == 2.0
-    _write_module(module_folder, "edited_factory", "* 1000")  # Python still runs `+ 1`
-    with pytest.raises(TypeError, match=r"changed since Python compiled it.*importlib.reload"):
-        module.make()
-    assert str(path) in _error_text(module.make)
+def test_a_same_size_edit_linecache_misses_still_compiles_the_code_run(tmp_path):
+    with _importable(tmp_path) as module_folder:
+        path = _write_module(module_folder, "same_size_factory", "+ 1")
+        module = importlib.import_module("same_size_factory")
+        assert module.make()(np.array([1.0]))[0] == 2.0
+        stat = os.stat(path)
+        _write_module(module_folder, "same_size_factory", "- 1")
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # linecache keeps the old text
+        f = module.make()
+        assert f.__wrapped__(1.0) == 2.0  # Python still runs `+ 1`
+        assert f(np.array([1.0]))[0] == 2.0
+        linecache.clearcache()  # now only the edited file is there: refused
+        with pytest.raises(TypeError, match="changed since Python compiled it"):
+            module.make()
 
 
-def test_a_same_size_edit_linecache_misses_still_compiles_the_code_run(module_folder):
-    path = _write_module(module_folder, "same_size_factory", "+ 1")
-    module = _import("same_size_factory")
-    assert module.make()(np.array([1.0]))[0] == 2.0
-    stat = os.stat(path)
-    _write_module(module_folder, "same_size_factory", "- 1")
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # linecache keeps the old text
-    f = module.make()
-    assert f.__wrapped__(1.0) == 2.0  # Python still runs `+ 1`
-    assert f(np.array([1.0]))[0] == 2.0
-    linecache.clearcache()  # now only the edited file is there: refused
-    with pytest.raises(TypeError, match="changed since Python compiled it"):
-        module.make()
+def test_a_reload_after_a_same_size_edit_compiles_the_new_code(tmp_path):
+    with _importable(tmp_path) as module_folder:
+        path = _write_module(module_folder, "reloaded_factory", "+ 1")
+        module = importlib.import_module("reloaded_factory")
+        assert module.make()(np.array([1.0]))[0] == 2.0
+        stat = os.stat(path)
+        _write_module(module_folder, "reloaded_factory", "+ 7")
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        module = importlib.reload(module)
+        f = module.make()
+        assert f.__wrapped__(1.0) == 8.0  # what Python runs now
+        assert f(np.array([1.0]))[0] == 8.0
 
 
-def test_a_reload_after_a_same_size_edit_compiles_the_new_code(module_folder):
-    path = _write_module(module_folder, "reloaded_factory", "+ 1")
-    module = _import("reloaded_factory")
-    assert module.make()(np.array([1.0]))[0] == 2.0
-    stat = os.stat(path)
-    _write_module(module_folder, "reloaded_factory", "+ 7")
-    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    module = importlib.reload(module)
-    f = module.make()
-    assert f.__wrapped__(1.0) == 8.0  # what Python runs now
-    assert f(np.array([1.0]))[0] == 8.0
+def test_an_edited_helper_is_refused_too(tmp_path):
+    with _importable(tmp_path) as module_folder:
+        _write_module(module_folder, "edited_helper", "+ 1", helper_op="+ 0")
+        module = importlib.import_module("edited_helper")
+        assert module.make()(np.array([1.0]))[0] == 2.0
+        _write_module(module_folder, "edited_helper", "+ 1", helper_op="* 5")
+        with pytest.raises(TypeError, match=r"'helper'.*changed since Python compiled it"):
+            module.make()
 
 
-def test_an_edited_helper_is_refused_too(module_folder):
-    _write_module(module_folder, "edited_helper", "+ 1", helper_op="+ 0")
-    module = _import("edited_helper")
-    assert module.make()(np.array([1.0]))[0] == 2.0
-    _write_module(module_folder, "edited_helper", "+ 1", helper_op="* 5")
-    with pytest.raises(TypeError, match=r"'helper'.*changed since Python compiled it"):
-        module.make()
-
-
-def test_an_edit_elsewhere_in_the_file_is_harmless(module_folder):
-    path = _write_module(module_folder, "edited_elsewhere", "+ 1")
-    module = _import("edited_elsewhere")
-    path.write_text(path.read_text() + "\n\nUNUSED = 1\n")
-    assert module.make()(np.array([1.0]))[0] == 2.0
+def test_an_edit_elsewhere_in_the_file_is_harmless(tmp_path):
+    with _importable(tmp_path) as module_folder:
+        path = _write_module(module_folder, "edited_elsewhere", "+ 1")
+        module = importlib.import_module("edited_elsewhere")
+        path.write_text(path.read_text() + "\n\nUNUSED = 1\n")
+        assert module.make()(np.array([1.0]))[0] == 2.0
 
 
 _SOURCE = """\
