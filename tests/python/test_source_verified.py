@@ -38,6 +38,14 @@ def _write_module(folder, name, op, helper_op="+ 0"):
     return path
 
 
+def _imported(folder, name):
+    """The factory module, first version (``x + 1``), imported and checked."""
+    path = _write_module(folder, name, "+ 1")
+    module = importlib.import_module(name)
+    assert module.make()(np.array([1.0]))[0] == 2.0
+    return path, module
+
+
 @contextlib.contextmanager
 def _importable(folder):
     """``folder`` on sys.path, and no .pyc written: a reload compiles the
@@ -54,9 +62,7 @@ def _importable(folder):
 
 def test_a_file_edited_after_import_is_refused(tmp_path):
     with _importable(tmp_path) as module_folder:
-        path = _write_module(module_folder, "edited_factory", "+ 1")
-        module = importlib.import_module("edited_factory")
-        assert module.make()(np.array([1.0]))[0] == 2.0
+        path, module = _imported(module_folder, "edited_factory")
         _write_module(module_folder, "edited_factory", "* 1000")  # Python still runs `+ 1`
         with pytest.raises(TypeError, match=r"changed since Python compiled it.*importlib.reload"):
             module.make()
@@ -65,9 +71,7 @@ def test_a_file_edited_after_import_is_refused(tmp_path):
 
 def test_a_same_size_edit_linecache_misses_still_compiles_the_code_run(tmp_path):
     with _importable(tmp_path) as module_folder:
-        path = _write_module(module_folder, "same_size_factory", "+ 1")
-        module = importlib.import_module("same_size_factory")
-        assert module.make()(np.array([1.0]))[0] == 2.0
+        path, module = _imported(module_folder, "same_size_factory")
         stat = os.stat(path)
         _write_module(module_folder, "same_size_factory", "- 1")
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # linecache keeps the old text
@@ -81,9 +85,7 @@ def test_a_same_size_edit_linecache_misses_still_compiles_the_code_run(tmp_path)
 
 def test_a_reload_after_a_same_size_edit_compiles_the_new_code(tmp_path):
     with _importable(tmp_path) as module_folder:
-        path = _write_module(module_folder, "reloaded_factory", "+ 1")
-        module = importlib.import_module("reloaded_factory")
-        assert module.make()(np.array([1.0]))[0] == 2.0
+        path, module = _imported(module_folder, "reloaded_factory")
         stat = os.stat(path)
         _write_module(module_folder, "reloaded_factory", "+ 7")
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
@@ -95,9 +97,7 @@ def test_a_reload_after_a_same_size_edit_compiles_the_new_code(tmp_path):
 
 def test_an_edited_helper_is_refused_too(tmp_path):
     with _importable(tmp_path) as module_folder:
-        _write_module(module_folder, "edited_helper", "+ 1", helper_op="+ 0")
-        module = importlib.import_module("edited_helper")
-        assert module.make()(np.array([1.0]))[0] == 2.0
+        _, module = _imported(module_folder, "edited_helper")
         _write_module(module_folder, "edited_helper", "+ 1", helper_op="* 5")
         with pytest.raises(TypeError, match=r"'helper'.*changed since Python compiled it"):
             module.make()
@@ -105,8 +105,7 @@ def test_an_edited_helper_is_refused_too(tmp_path):
 
 def test_an_edit_elsewhere_in_the_file_is_harmless(tmp_path):
     with _importable(tmp_path) as module_folder:
-        path = _write_module(module_folder, "edited_elsewhere", "+ 1")
-        module = importlib.import_module("edited_elsewhere")
+        path, module = _imported(module_folder, "edited_elsewhere")
         path.write_text(path.read_text() + "\n\nUNUSED = 1\n")
         assert module.make()(np.array([1.0]))[0] == 2.0
 
