@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 
 namespace ufjit::runtime {
 
@@ -101,8 +102,19 @@ bool ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)>
     work_ready_.notify_one();
   }
   bool completed = true;
+  // An exception from `stop` stops the job too; it is rethrown once no
+  // worker uses `fn` (on the caller's stack) any more.
+  std::exception_ptr stop_error;
+  auto should_stop = [&] {
+    try {
+      return stop && stop();
+    } catch (...) {
+      stop_error = std::current_exception();
+      return true;
+    }
+  };
   while (true) {
-    if (stop && stop()) {
+    if (should_stop()) {
       // Claim every chunk not started yet and count it as done: workers
       // then find none left, and only the running ones are waited for.
       const int64_t started = std::min(job->next.exchange(chunks), chunks);
@@ -125,6 +137,9 @@ bool ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)>
       queue_.erase(it);
       break;
     }
+  }
+  if (stop_error) {
+    std::rethrow_exception(stop_error);
   }
   return completed;
 }

@@ -75,7 +75,8 @@ class ThreadPool {
   /// given, is asked by the caller's thread before each chunk it takes:
   /// once it says true no chunk starts any more, the ones running finish,
   /// and parallel_for returns false, even if no chunk was left to start
-  /// (true: `stop` never said true).
+  /// (true: `stop` never said true). An exception from `stop` stops the
+  /// job the same way, then leaves parallel_for.
   bool parallel_for(int64_t chunks, const std::function<void(int64_t)> &fn,
                     const std::function<bool()> &stop = {});
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "runtime/ThreadPool.h"
@@ -56,6 +57,32 @@ TEST_P(ThreadPoolStopTest, ReturnsFalseExactlyWhenStopSaidTrue) {
       EXPECT_EQ(ran.load(), std::min(stop_at - 1, 3)) << stop_at;
     }
   }
+}
+
+TEST_P(ThreadPoolStopTest, AnExceptionFromStopLeavesOnceTheRunningChunksFinished) {
+  ThreadPool pool(GetParam());
+  std::atomic<int64_t> running{0};
+  std::atomic<int64_t> started{0};
+  EXPECT_THROW(pool.parallel_for(
+                   1000,
+                   [&](int64_t) {
+                     running.fetch_add(1);
+                     started.fetch_add(1);
+                     std::this_thread::sleep_for(std::chrono::microseconds(200));
+                     running.fetch_sub(1);
+                   },
+                   [&]() -> bool {
+                     if (started.load() >= 5) {
+                       throw std::runtime_error("stop");
+                     }
+                     return false;
+                   }),
+               std::runtime_error);
+  EXPECT_EQ(running.load(), 0);
+  EXPECT_LT(started.load(), 1000);
+  std::atomic<int64_t> all{0};
+  EXPECT_TRUE(pool.parallel_for(100, [&](int64_t) { all.fetch_add(1); }));
+  EXPECT_EQ(all.load(), 100);
 }
 
 TEST(InterruptPoll, AsksAtMostOncePerIntervalAndStaysStopped) {
