@@ -257,6 +257,7 @@ struct BackendConfig {
   int cpu_threads = 0;    // 0: one per hardware thread
   bool warn_low_occupancy = true;  // RuntimeOptions::warn_low_occupancy
   KernelCache *cache = nullptr;  // owned by the RuntimeImpl; outlives backends
+  std::function<bool()> interrupt{};  // RuntimeOptions::interrupt (CPU calls)
 };
 
 /// What a backend keeps in a LastCallPlan (runtime/CallPlan.h) to launch the

@@ -73,7 +73,10 @@ struct CpuKernel : CompiledKernel {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendConfig &config)
-      : cache_(config.cache), pool_(config.cpu_threads), stream_bytes_(streaming_threshold(compiler_.has_streaming_stores())) {
+      : cache_(config.cache),
+        pool_(config.cpu_threads),
+        stream_bytes_(streaming_threshold(compiler_.has_streaming_stores())),
+        interrupt_(config.interrupt) {
     key_ = "cpu-" + compiler_.host_description();
   }
 
@@ -137,7 +140,7 @@ class CpuBackend final : public Backend {
   }
 
   void run_method(const MethodLaunch &launch) override {
-    run_cpu_method(launch, compiler_, pool_, *cache_, key_);
+    run_cpu_method(launch, compiler_, pool_, *cache_, key_, interrupt_);
   }
 
  private:
@@ -164,11 +167,14 @@ class CpuBackend final : public Backend {
 
   /// Runs entry over [first, n): inline when small, else in chunks over the
   /// pool, each starting `first` plus a multiple of kChunkAlign elements.
-  /// `weight`: elements of work per index.
+  /// `weight`: elements of work per index. With an interrupt, chunks are
+  /// short and the interrupt is polled between them (throws Cancelled).
   void run_range(codegen::CpuEntry entry, void *const *p, int64_t first, int64_t n, int64_t weight) {
     const int64_t per_index = std::max<int64_t>(1, weight);
     const int64_t count = n - first;
-    if (count <= 1 || count < kInlineElements / std::min(per_index, kInlineElements) || pool_.concurrency() == 1) {
+    InterruptPoll poll(interrupt_);
+    const bool small = count <= 1 || count < kInlineElements / std::min(per_index, kInlineElements);
+    if (small || (pool_.concurrency() == 1 && !poll.enabled())) {
       if (count > 0) {
         entry(first, n, p);
       }
@@ -178,13 +184,22 @@ class CpuBackend final : public Backend {
     const int64_t min_chunk = per_index == 1 ? kMinChunkElements : std::max<int64_t>(1, kMinChunkElements / per_index);
     const int64_t align = per_index == 1 ? kChunkAlign : 1;
     int64_t chunk = std::max(min_chunk, (count + wanted_chunks - 1) / wanted_chunks);
+    if (poll.enabled()) {
+      chunk = std::min(chunk, std::max<int64_t>(1, InterruptPoll::kChunkWork / per_index));
+    }
     chunk = (chunk + align - 1) / align * align;
     const int64_t chunks = (count + chunk - 1) / chunk;
-    pool_.parallel_for(chunks, [&](int64_t c) {
-      const int64_t begin = first + c * chunk;
-      const int64_t end = std::min(n, begin + chunk);
-      entry(begin, end, p);
-    });
+    const bool completed = pool_.parallel_for(
+        chunks,
+        [&](int64_t c) {
+          const int64_t begin = first + c * chunk;
+          const int64_t end = std::min(n, begin + chunk);
+          entry(begin, end, p);
+        },
+        [&] { return poll(); });
+    if (!completed) {
+      throw InterruptPoll::cancelled();
+    }
   }
 
   const HotKernel<CpuKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
@@ -215,6 +230,7 @@ class CpuBackend final : public Backend {
   codegen::CpuCompiler compiler_;
   ThreadPool pool_;
   const int64_t stream_bytes_;  // 0: no streaming stores
+  const std::function<bool()> interrupt_;  // RuntimeOptions::interrupt; may be empty
   std::string key_;
 };
 

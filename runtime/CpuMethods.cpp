@@ -39,23 +39,34 @@ struct MethodParams {
 };
 
 /// Runs entry(begin, end) over [0, count) on the pool in pieces, or inline
-/// when small (`work_per_item` elements per index).
-void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item) {
+/// when small (`work_per_item` elements per index). Polls `poll` between
+/// pieces: throws Cancelled when it says stop.
+void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item,
+           InterruptPoll &poll) {
   const int threads = pool.concurrency();
-  if (threads == 1 || count == 1 || count * work_per_item < kInlineElements) {
+  const bool small = count == 1 || count * work_per_item < kInlineElements;
+  if (small || (threads == 1 && !poll.enabled())) {
     entry(0, count, p.pointers);
     return;
   }
   const int64_t wanted = static_cast<int64_t>(threads) * 4;
-  const int64_t piece = std::max<int64_t>(1, (count + wanted - 1) / wanted);
+  int64_t piece = std::max<int64_t>(1, (count + wanted - 1) / wanted);
+  if (poll.enabled()) {
+    piece = std::min(piece, std::max<int64_t>(1, InterruptPoll::kChunkWork / std::max<int64_t>(1, work_per_item)));
+  }
   const int64_t pieces = (count + piece - 1) / piece;
-  pool.parallel_for(pieces, [&](int64_t k) { entry(k * piece, std::min(count, (k + 1) * piece), p.pointers); });
+  const bool completed = pool.parallel_for(
+      pieces, [&](int64_t k) { entry(k * piece, std::min(count, (k + 1) * piece), p.pointers); },
+      [&] { return poll(); });
+  if (!completed) {
+    throw InterruptPoll::cancelled();
+  }
 }
 
 }  // namespace
 
 void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
-                    const std::string &target_key) {
+                    const std::string &target_key, const std::function<bool()> &interrupt) {
   const CompiledSignature &sig = *launch.signature;
   const codegen::MethodKernel method =
       launch.where != nullptr ? codegen::MethodKernel::ReduceWhere : launch.method;
@@ -82,25 +93,29 @@ void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, 
   // The error flag (codegen/kernel/KernelABI.h), read after every piece finished.
   std::atomic<uint32_t> raised{0};
   void *error = can_raise(sig) ? static_cast<void *>(&raised) : nullptr;
-  const int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;
-  if (method != codegen::MethodKernel::Reduce || launch.in_order || pool.concurrency() == 1 ||
+  InterruptPoll poll(interrupt);
+  int64_t wanted = static_cast<int64_t>(pool.concurrency()) * 4;
+  if (method != codegen::MethodKernel::Reduce || launch.in_order || (pool.concurrency() == 1 && !poll.enabled()) ||
       rows >= wanted || len < 2 * kMinChunkElements) {
     // Accumulate, a masked reduce, a function not declared reorderable, or
     // rows that are many or short: one segment per row.
     const MethodParams p(rows, len, 1, len, launch.in, launch.out, launch.where, error);
-    split(pool, entry, p, rows, len);
+    split(pool, entry, p, rows, len, poll);
     check_raised(sig, raised.load());
     return;
   }
-  // Few long rows: each row in chunks (a few per thread), then the chunks'
-  // results per row.
+  // Few long rows: each row in chunks (a few per thread; short ones when
+  // the call may be interrupted), then the chunks' results per row.
+  if (poll.enabled()) {
+    wanted = std::max(wanted, rows * ((len + InterruptPoll::kChunkWork - 1) / InterruptPoll::kChunkWork));
+  }
   const int64_t per_row = std::max<int64_t>(1, std::min((len + kMinChunkElements - 1) / kMinChunkElements,
                                                         (wanted + rows - 1) / rows));
   const int64_t chunk_len = (len + per_row - 1) / per_row;
   const int64_t chunks = (len + chunk_len - 1) / chunk_len;
   Array partial = allocate_host(sig.ret, {rows * chunks});
   const MethodParams first(rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, error);
-  split(pool, entry, first, rows * chunks, chunk_len);
+  split(pool, entry, first, rows * chunks, chunk_len, poll);
   check_raised(sig, raised.load());
   const MethodParams second(rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, error);
   entry(0, rows, second.pointers);

@@ -4,6 +4,7 @@
 // results left to right.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "codegen/Codegen.h"
@@ -13,8 +14,10 @@
 
 namespace ufjit::runtime {
 
-/// Runs `launch` on the CPU (host memory), synchronously.
+/// Runs `launch` on the CPU (host memory), synchronously. `interrupt`
+/// (RuntimeOptions::interrupt, may be empty) is polled between chunks; when
+/// it says stop, throws Cancelled once the running chunks finished.
 void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
-                    const std::string &target_key);
+                    const std::string &target_key, const std::function<bool()> &interrupt);
 
 }  // namespace ufjit::runtime

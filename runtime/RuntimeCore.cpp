@@ -70,6 +70,7 @@ Backend &RuntimeCore::backend(TargetKind target) {
   config.cpu_threads = options_.cpu_threads;
   config.warn_low_occupancy = options_.warn_low_occupancy;
   config.cache = &cache_;
+  config.interrupt = options_.interrupt;
   if (target == TargetKind::Cpu) {
     if (!cpu_) {
       cpu_ = make_cpu_backend(config);

@@ -1,7 +1,9 @@
 // The CPU target's thread pool (see ThreadPool.h).
 #include "runtime/ThreadPool.h"
 
+#include <algorithm>
 #include <atomic>
+#include <exception>
 
 namespace ufjit::runtime {
 
@@ -74,15 +76,19 @@ void ThreadPool::worker_loop() {
   }
 }
 
-void ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)> &fn) {
+bool ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)> &fn,
+                              const std::function<bool()> &stop) {
   if (chunks <= 0) {
-    return;
+    return true;
   }
   if (chunks == 1 || workers_.empty()) {
     for (int64_t c = 0; c < chunks; ++c) {
+      if (stop && stop()) {
+        return false;
+      }
       fn(c);
     }
-    return;
+    return true;
   }
   auto job = std::make_shared<Job>();
   job->fn = &fn;
@@ -95,7 +101,30 @@ void ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)>
   for (int64_t i = 0; i < wake; ++i) {
     work_ready_.notify_one();
   }
-  while (run_one(*job)) {
+  bool completed = true;
+  // An exception from `stop` stops the job too; it is rethrown once no
+  // worker uses `fn` (on the caller's stack) any more.
+  std::exception_ptr stop_error;
+  auto should_stop = [&] {
+    try {
+      return stop && stop();
+    } catch (...) {
+      stop_error = std::current_exception();
+      return true;
+    }
+  };
+  while (true) {
+    if (should_stop()) {
+      // Claim every chunk not started yet and count it as done: workers
+      // then find none left, and only the running ones are waited for.
+      const int64_t started = std::min(job->next.exchange(chunks), chunks);
+      job->done.fetch_add(chunks - started);
+      completed = false;
+      break;
+    }
+    if (!run_one(*job)) {
+      break;
+    }
   }
   {
     std::unique_lock<std::mutex> lock(job->mutex);
@@ -109,6 +138,10 @@ void ThreadPool::parallel_for(int64_t chunks, const std::function<void(int64_t)>
       break;
     }
   }
+  if (stop_error) {
+    std::rethrow_exception(stop_error);
+  }
+  return completed;
 }
 
 }  // namespace ufjit::runtime

@@ -20,6 +20,7 @@
 //   - DeviceError: the GPU or its driver failed (device out of memory too).
 //   - KernelError: the kernel's own code raised (`raise` in the body, or an
 //     index out of range under boundscheck=True), reported after the call.
+//   - Cancelled: RuntimeOptions::interrupt stopped a CPU call.
 #pragma once
 
 #include <stdexcept>
@@ -116,6 +117,16 @@ class NoDeviceError : public DeviceError {
 /// this file): an empty handle, an array in the wrong memory, a null or
 /// misaligned data pointer, a wrong T, an unknown name, a malformed .npy file.
 class InputError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// RuntimeOptions::interrupt said stop during a synchronous CPU call: no
+/// chunk of work started after that, the running ones finished, and then
+/// the call threw this. A result it would have returned is freed; an `out`
+/// given to it holds a mix of new and old elements; the Runtime is usable
+/// at once (nothing is left running or allocated).
+class Cancelled : public Error {
  public:
   using Error::Error;
 };

@@ -11,6 +11,7 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -283,6 +284,14 @@ struct UFJIT_API RuntimeOptions {
   /// one-line warning to stderr, once per gufunc signature and Runtime.
   /// False: silent (as Numba, which runs `(n),(n)->(n)` on one thread).
   bool warn_low_occupancy = true;
+  /// Asked from a synchronous CPU call's own thread between chunks of its
+  /// work (ufuncs, gufuncs and methods; chunks of about 65536 elements, or
+  /// one core of a gufunc), at most every 10 ms and never in a call shorter
+  /// than that; returning true stops the call with ufjit::Cancelled
+  /// (errors.h). Empty: calls always run to the end. ufjit never touches
+  /// signals: to cancel from another thread or a signal handler, set an
+  /// atomic flag there and return it here. GPU calls are not interrupted.
+  std::function<bool()> interrupt{};
 };
 
 /// Options of Runtime::elementwise (CuPy's ElementwiseKernel arguments).

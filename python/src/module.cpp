@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,9 +24,37 @@ std::atomic<Runtime *> made_runtime{nullptr};
 /// arrays and streams that Python still holds at exit refer to its context,
 /// and tearing down the CUDA context or the thread pool during interpreter
 /// finalisation is unsafe.
+/// Python's main thread, the one that runs signal handlers. Asked first by
+/// the module's init, which holds the GIL; a constant after that.
+unsigned long main_thread_ident() {
+  static const auto ident =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  return ident;
+}
+
+/// RuntimeOptions::interrupt for Python: a long CPU call made by the main
+/// thread runs Python's signal handlers between chunks of work (Ctrl-C's
+/// KeyboardInterrupt, an alarm's handler). One that raises stops the call,
+/// and its exception, left set here, is the call's (the Cancelled
+/// translator keeps it). Python runs signal handlers in its main thread
+/// only, so other threads' calls are never stopped, nor take the GIL here.
+std::function<bool()> python_interrupt() {
+  return [] {
+    if (PyThread_get_thread_ident() != main_thread_ident()) {
+      return false;
+    }
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    const bool raised = PyErr_CheckSignals() != 0;
+    PyGILState_Release(gil);
+    return raised;
+  };
+}
+
 Runtime &runtime() {
   static Runtime *rt = [] {
-    auto *made = new Runtime();
+    RuntimeOptions options;
+    options.interrupt = python_interrupt();
+    auto *made = new Runtime(options);
     made_runtime = made;
     return made;
   }();
@@ -283,6 +312,12 @@ void register_errors(py::module_ &m) {
       PyErr_SetString(no_device_error, e.what());
     } catch (const DeviceError &e) {
       PyErr_SetString(device_error, e.what());
+    } catch (const Cancelled &) {
+      // Stopped by a signal handler that raised (python_interrupt): its
+      // exception is already set and is the call's.
+      if (PyErr_Occurred() == nullptr) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+      }
     } catch (const Error &e) {
       PyErr_SetString(internal_error, e.what());
     }
@@ -527,6 +562,7 @@ void bind_ufunc(py::module_ &m) {
 
 PYBIND11_MODULE(_ufjit, m) {
   m.doc() = "ufjit's C++ runtime seen from Python (use the `ufjit` package).";
+  main_thread_ident();  // while the GIL is held: calls ask it without
   register_errors(m);
   py::class_<DeviceArray> device_array = bind_device_array(m);
   bind_dlpack(m, device_array);

@@ -13,16 +13,115 @@ Each function is placed at its own line of its file where the text before it
 leaves room, so that diagnostics point at the user's file and line.
 """
 
+import __future__
 import ast
 import inspect
+import linecache
 import math
 import numbers
+import os
 import textwrap
+import tokenize
 import types
 
 import numpy as np
 
 _MODULES = {"math", "cmath", "numpy"}
+
+# The compiler flags of `from __future__ import ...`, which code objects carry.
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+class StaleSourceError(TypeError):
+    """The text found for a function is not the code Python runs for it."""
+
+
+def _verified_lines(fn):
+    """The lines of the text that defines ``fn``, checked to compile to the
+    code Python runs: ``fn.__code__``. Text read from a file edited since
+    the import (or a stale linecache entry) would compile something else
+    than what Python runs; that is refused.
+
+    The text is linecache's (refreshed first), which also holds what
+    ``exec`` of a registered name, IPython (``<ipython-input-N-...>``) and
+    Jupyter (``/tmp/ipykernel_*/...``) cells registered; then the file on disk,
+    which linecache misses when a rewrite kept the size and time stamp."""
+    code = fn.__code__
+    name = code.co_filename
+    linecache.checkcache(name)
+    cached = linecache.getlines(name, fn.__globals__)
+    if cached and _compiles_to(cached, fn):
+        return cached
+    on_disk = _file_lines(name)
+    if on_disk and on_disk != cached and _compiles_to(on_disk, fn):
+        return on_disk
+    what = f"{fn.__qualname__!r} ({name}:{code.co_firstlineno})"
+    if not cached and not on_disk:
+        raise TypeError(
+            f"ufjit needs the source of {what}, and Python kept none: a function made by exec() or compile() "
+            "of a string has no file to read. Define it in a file, or name its text when compiling it and "
+            "register it with linecache: linecache.cache[name] = (len(src), None, src.splitlines(True), name); "
+            "exec(compile(src, name, 'exec'))"
+        )
+    if os.path.isfile(name):
+        raise StaleSourceError(
+            f"the source of {what} changed since Python compiled it: its file no longer holds the code Python "
+            "runs, and ufjit compiles only that. Reload the module (importlib.reload) or restart Python, "
+            "then decorate again"
+        )
+    raise StaleSourceError(
+        f"the text registered for {name!r} (linecache) is not the code Python runs for {what}. Register "
+        "the text that was compiled, under the name given to compile()"
+    )
+
+
+def _file_lines(name):
+    """A source file's lines as Python reads them (its coding cookie), or []."""
+    try:
+        with tokenize.open(name) as f:
+            return f.readlines()
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+
+
+def _compiles_to(lines, fn):
+    """Whether compiling ``lines`` as Python compiled ``fn``'s module makes
+    ``fn.__code__`` again (same bytecode, constants, names, line table,
+    nested code): a function's code object is found by its name and line."""
+    code = fn.__code__
+    text = "".join(lines)
+    for compiled in _compilations(text, fn):
+        stack = [compiled]
+        while stack:
+            c = stack.pop()
+            if c.co_name == code.co_name and c.co_firstlineno == code.co_firstlineno and c == code:
+                return True
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return False
+
+
+def _compilations(text, fn):
+    """``text`` compiled as Python did (its __future__ flags), then as
+    pytest's assertion rewriting did for a test module it imported."""
+    code = fn.__code__
+    flags = code.co_flags & _FUTURE_FLAGS
+    try:
+        yield compile(text, code.co_filename, "exec", flags=flags, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return
+    loader = fn.__globals__.get("__loader__")
+    if type(loader).__name__ != "AssertionRewritingHook":
+        return
+    try:
+        from _pytest.assertion.rewrite import rewrite_asserts
+
+        tree = ast.parse(text, code.co_filename)
+        rewrite_asserts(tree, text.encode(), code.co_filename, getattr(loader, "config", None))
+        yield compile(tree, code.co_filename, "exec", flags=flags, dont_inherit=True)
+    except Exception:  # noqa: BLE001: another pytest's API; the plain compile stands
+        return
 
 
 class Piece:
@@ -30,10 +129,11 @@ class Piece:
 
     def __init__(self, fn):
         self.fn = fn
-        try:
-            lines, first_line = inspect.getsourcelines(fn)
-        except (OSError, TypeError) as e:
-            raise TypeError(f"ufjit needs the source of {fn.__qualname__!r} ({e})") from None
+        fn = inspect.unwrap(fn)  # as inspect.getsource: a functools.wraps wrapper's own function
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"ufjit compiles Python functions, not {fn!r}")
+        first_line = fn.__code__.co_firstlineno
+        lines = inspect.getblock(_verified_lines(fn)[first_line - 1:])
         source = textwrap.dedent("".join(lines))
         tree = ast.parse(source)
         node = tree.body[0]
@@ -182,6 +282,8 @@ class _Collector:
                 self._visited.add(id(helper))
                 try:
                     helper_piece = Piece(helper)
+                except StaleSourceError:
+                    raise
                 except TypeError:
                     continue  # no source (a builtin or C function): the compiler names it
                 if helper_piece.name != name:
