@@ -34,11 +34,15 @@ class UFuncCastingError(_ufjit.DispatchError):
 
 
 def check_casting(casting):
-    if not isinstance(casting, str):
-        raise TypeError(f"casting must be str, not {type(casting).__name__}")
-    if casting not in CASTINGS:
-        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got {casting!r})")
-    return casting
+    if isinstance(casting, str) and casting in CASTINGS:
+        return casting
+    # NumPy's own words for a bad casting= (they change between versions):
+    # np.can_cast parses the keyword as its ufuncs do.
+    try:
+        np.can_cast(np.float64, np.float64, casting=casting)
+    except (TypeError, ValueError) as e:
+        raise type(e)(str(e)) from None
+    raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' (got {casting!r})")
 
 
 def _is_array_out(obj):
