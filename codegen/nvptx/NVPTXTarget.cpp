@@ -94,10 +94,12 @@ int parse_ptx_isa(std::string text) {
 }  // namespace
 
 std::string resolve_ptx_isa(const GpuOptions &gpu) {
-  std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(gpu.arch);
-  if (!sti->isCPUStringValid(gpu.arch)) {
-    throw Error("unknown GPU architecture '" + gpu.arch + "' (LLVM 19 knows sm_20 to sm_90a)");
+  // The name is looked up in the generic subtarget's table first: LLVM
+  // prints a warning to stderr for a subtarget made for an unknown one.
+  if (!subtarget_info("")->isCPUStringValid(gpu.arch)) {
+    throw InputError("unknown GPU architecture '" + gpu.arch + "' (LLVM 19 knows sm_20 to sm_90a)");
   }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = subtarget_info(gpu.arch);
   std::vector<int> versions = known_ptx_versions(*sti);
   internal_assert(!versions.empty()) << "no PTX ISA versions in this LLVM";
   if (gpu.ptx_isa.empty()) {
@@ -105,7 +107,7 @@ std::string resolve_ptx_isa(const GpuOptions &gpu) {
   }
   int requested = parse_ptx_isa(gpu.ptx_isa);
   if (std::find(versions.begin(), versions.end(), requested) == versions.end()) {
-    throw Error("unknown PTX ISA version '" + gpu.ptx_isa + "' (LLVM 19 knows up to " +
+    throw InputError("unknown PTX ISA version '" + gpu.ptx_isa + "' (LLVM 19 knows up to " +
                 std::to_string(versions.back() / 10) + "." + std::to_string(versions.back() % 10) + ")");
   }
   return std::to_string(requested);
