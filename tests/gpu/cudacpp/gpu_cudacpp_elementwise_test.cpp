@@ -153,5 +153,19 @@ TEST_F(ElementwiseGpu, AnOperationErrorIsLocatedAtTheFirstCall) {
   }
 }
 
+TEST_F(ElementwiseGpu, ARawParameterIsReadOnlyAsEveryInput) {
+  // The caller's raw array may be read-only memory: writing it does not compile.
+  Ufunc k = rt_->elementwise("raw float32 w, float32 x", "float32 z", "w[i] = x; z = x;", "writes_raw");
+  const std::vector<float> w = {1.0f, 2.0f};
+  const std::vector<float> x = {3.0f, 4.0f};
+  try {
+    k(w, x);
+    FAIL() << "a write to a raw parameter compiled";
+  } catch (const CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find("<elementwise writes_raw>:1:"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(w, (std::vector<float>{1.0f, 2.0f}));
+}
+
 }  // namespace
 }  // namespace ufjit::cudacpp
