@@ -71,7 +71,9 @@ void validate_operands(const SplitOperands &split, const std::string &ufunc_name
     }
   }
   for (std::size_t k = 0; k < split.outs.size(); ++k) {
-    validate_view(split.outs[k]->array, [&] { return out_label(split, k) + " of '" + ufunc_name + "'"; });
+    auto label = [&] { return out_label(split, k) + " of '" + ufunc_name + "'"; };
+    validate_view(split.outs[k]->array, label);
+    check_writable(split.outs[k]->array, label);
   }
 }
 
@@ -668,6 +670,9 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   }
   for (std::size_t i = 0; i < split.inputs.size(); ++i) {
     const Operand &op = *split.inputs[i];
+    if (layout.writable[i] && op.kind == Operand::Kind::Array) {
+      check_writable(op.array, [&] { return "input " + std::to_string(i + 1) + " of '" + ufunc_name + "', in writable_args,"; });
+    }
     if (layout.writable[i] && op.kind == Operand::Kind::Array && op.array.dtype != sig.params[i]) {
       throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name +
                           "' is in writable_args but has dtype " + std::string(dtype_name(op.array.dtype)) +

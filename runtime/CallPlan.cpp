@@ -13,7 +13,7 @@ bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream
     const Operand &op = operands[k];
     const OperandKey &key = keys_[k];
     if (op.kind != key.kind || op.array.dtype != key.dtype || op.array.residence != key.residence ||
-        op.array.device != key.device || op.array.shape != key.shape ||
+        op.array.device != key.device || op.array.read_only != key.read_only || op.array.shape != key.shape ||
         op.array.strides != key.strides) {
       return false;
     }
@@ -103,6 +103,7 @@ void LastCallPlan::record(std::span<const Operand> operands, const PreparedCall 
     key.dtype = v.dtype;
     key.residence = v.residence;
     key.device = v.device;
+    key.read_only = v.read_only;
     key.shape = v.shape;
     key.strides = v.strides;
     key.extent = byte_extent(v);

@@ -60,6 +60,7 @@ class LastCallPlan {
     DType dtype = DType::Float64;
     Residence residence = Residence::Device;
     int device = 0;
+    bool read_only = false;
     Dims shape;
     Dims strides;
     ByteExtent extent;

@@ -78,6 +78,7 @@ void reset_view(ArrayView &v) {
   v.strides.clear();
   v.residence = Residence::Host;
   v.device = 0;
+  v.read_only = false;
 }
 }  // namespace
 

@@ -163,6 +163,7 @@ void check_out(const MethodTarget &t, const std::optional<Out> &out, const std::
   }
   validate_view(out->view, [&] { return "out of '" + t.name + "'." + method; });
   check_usable_memory(t.backend, out->view, [&] { return "out of '" + t.name + "'." + method; });
+  check_writable(out->view, [&] { return "out of '" + t.name + "'." + method; });
   if (out->view.ndim() != static_cast<int>(shape.size())) {
     // NumPy's words for reduce; accumulate's out has the input's dims.
     throw ShapeError("output parameter for " + std::string(method) + " operation " + t.name +

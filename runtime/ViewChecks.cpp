@@ -144,6 +144,13 @@ void validate_view(const ArrayView &v, LabelRef label) {
   }
 }
 
+void check_writable(const ArrayView &v, LabelRef label) {
+  if (v.read_only) {
+    throw InputError(label() + " (" + v.describe() + ") is read-only (a view of const data) and the call writes it: " +
+                     "pass a view of writable memory");
+  }
+}
+
 bool may_overlap(const ArrayView &a, const ArrayView &b) {
   const ByteExtent ea = byte_extent(a);
   const ByteExtent eb = byte_extent(b);

@@ -105,6 +105,11 @@ void check_operand_kind(Operand::Kind kind, LabelRef label);
 /// Every field of RuntimeOptions (target, device, cpu_threads).
 void check_runtime_options(const RuntimeOptions &options);
 
+/// Refuses a view the call would write whose memory is read-only
+/// (ArrayView::read_only: a view of const data): InputError naming
+/// `label()`, before anything runs.
+void check_writable(const ArrayView &v, LabelRef label);
+
 /// Whether two validated views in the same memory space may share a byte
 /// (their byte ranges intersect). Conservative: interleaved views with
 /// disjoint elements also count as overlapping.

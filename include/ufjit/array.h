@@ -41,6 +41,12 @@ struct UFJIT_API ArrayView {
   Dims strides;  // bytes, one per dimension
   Residence residence = Residence::Host;
   int device = 0;  // the CUDA device ordinal, for device views
+  /// The memory must not be written (a view of const data, DLPack's
+  /// read-only flag, NumPy's `writeable=False`): a call that would write it
+  /// (an out(...) operand, a gufunc's writable_args input, a method's `out`)
+  /// throws InputError naming it, before anything runs. `view(const T *)`
+  /// and `view(const std::vector<T> &)` set it.
+  bool read_only = false;
 
   int ndim() const { return static_cast<int>(shape.size()); }
   /// Number of elements (1 for 0-d). Throws ShapeError for a negative dim or
@@ -125,10 +131,12 @@ class UFJIT_API Array {
 };
 
 /// A view of contiguous host memory: `view(vec)`, `view(ptr, {rows, cols})`.
+/// A view of const memory is read-only (ArrayView::read_only).
 template <typename T>
 ArrayView view(T *data, Dims shape) {
   ArrayView v;
   v.data = const_cast<std::remove_const_t<T> *>(data);
+  v.read_only = std::is_const_v<T>;
   v.dtype = dtype_of<std::remove_const_t<T>>();
   v.strides = ArrayView::c_strides(shape, sizeof(T));
   v.shape = std::move(shape);

@@ -24,19 +24,30 @@
 
 namespace ufjit {
 
+/// The most dimensions an imported tensor may have (NumPy's NPY_MAXDIMS).
+inline constexpr int kMaxDLPackDims = 64;
+
 /// Takes ownership of `tensor`: the returned Array views its data (plus
 /// byte_offset) and calls `tensor->deleter(tensor)` once, when the Array and
 /// every Array re-viewing it are gone. Throws InputError for a null tensor,
 /// another device type, a dtype ufjit lacks (bfloat16, lanes != 1, odd bit
-/// widths), a negative extent, or strides whose byte size overflows; the
-/// deleter has then already run, exactly once.
+/// widths), more than kMaxDLPackDims dimensions, a negative extent, or
+/// strides whose byte size overflows; the deleter has then already run,
+/// exactly once.
 UFJIT_API Array from_dlpack(DLManagedTensor *tensor);
+/// The same, marking the Array read-only (ArrayView::read_only) when the
+/// producer said its memory must not be written (DLPack 1.0's
+/// DLPACK_FLAG_BITMASK_READ_ONLY, which a DLManagedTensor cannot carry):
+/// a call that would write it then throws InputError.
+UFJIT_API Array from_dlpack(DLManagedTensor *tensor, bool read_only);
 
 /// Hands `array` out as a DLPack tensor (kDLCPU for host arrays, kDLCUDA with
 /// the device ordinal for device arrays; strides in elements). The caller
 /// owns the result and frees it with `result->deleter(result)`, which
 /// releases the array. Throws InputError, leaving `array` untouched, for an
 /// empty Array or byte strides that are not a multiple of the element size.
+/// DLPack 0.6 has no read-only flag: a read-only Array's consumer must not
+/// write it.
 /// A device array written by `f.async(stream, ...)` must be synchronised
 /// (`stream.synchronize()`) before a consumer on another stream reads it.
 UFJIT_API DLManagedTensor *to_dlpack(Array &&array);

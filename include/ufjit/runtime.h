@@ -55,8 +55,12 @@ struct UFJIT_API Operand {
   Operand(Out &&o) : kind(Kind::Out), array(std::move(o.view)) {}  // NOLINT: `f(x, out(y))` moves, no copy
   template <typename T>
   Operand(const TypedArray<T> &a) : kind(Kind::Array), array(a.view()) {}  // NOLINT
+  /// A const vector is a read-only view (ArrayView::read_only); a mutable
+  /// one may be written (an input in a gufunc's writable_args).
   template <typename T>
   Operand(const std::vector<T> &v) : Operand(ufjit::view(v)) {}  // NOLINT
+  template <typename T>
+  Operand(std::vector<T> &v) : Operand(ufjit::view(v)) {}  // NOLINT
   template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T>>>
   Operand(T v) {  // NOLINT: weak scalar
     if constexpr (std::is_same_v<T, bool>) {

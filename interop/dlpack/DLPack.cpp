@@ -115,7 +115,9 @@ std::vector<int64_t> byte_strides(const DLTensor &t, int64_t itemsize) {
 
 }  // namespace
 
-Array from_dlpack(DLManagedTensor *tensor) {
+Array from_dlpack(DLManagedTensor *tensor) { return from_dlpack(tensor, false); }
+
+Array from_dlpack(DLManagedTensor *tensor, bool read_only) {
   if (tensor == nullptr) {
     input_error("null DLManagedTensor");
   }
@@ -142,6 +144,11 @@ Array from_dlpack(DLManagedTensor *tensor) {
   if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr)) {
     input_error("bad ndim " + std::to_string(t.ndim) + " or null shape");
   }
+  if (t.ndim > kMaxDLPackDims) {
+    // Before anything reads ndim extents or sizes a vector by it.
+    input_error("ndim " + std::to_string(t.ndim) + " is more than the " + std::to_string(kMaxDLPackDims) +
+                " dimensions ufjit takes (NumPy's limit)");
+  }
   for (int d = 0; d < t.ndim; ++d) {
     if (t.shape[d] < 0) {
       input_error("negative extent " + std::to_string(t.shape[d]) + " in dimension " + std::to_string(d));
@@ -153,6 +160,7 @@ Array from_dlpack(DLManagedTensor *tensor) {
     input_error("null data pointer for " + view.describe());
   }
   view.data = t.data == nullptr ? nullptr : static_cast<char *>(t.data) + t.byte_offset;
+  view.read_only = read_only;
   return Array(std::move(view), std::move(holder));
 }
 

@@ -191,7 +191,7 @@ py::object from_dlpack(const py::handle &obj, int64_t cuda_stream) {
     }
   }
   // Owns the tensor from here: on a throw, the deleter has already run once.
-  Array array = ufjit::from_dlpack(tensor);
+  Array array = ufjit::from_dlpack(tensor, read_only);
   if (array.residence() == Residence::Device) {
     return py::cast(DeviceArray{std::make_shared<Array>(std::move(array)), read_only});
   }

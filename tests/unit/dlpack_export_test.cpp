@@ -142,6 +142,32 @@ TEST_F(DLPackUfunc, StridedTensorThroughACallAndBack) {
   release(out);
 }
 
+// A tensor its producer marked read-only (DLPack 1.0's read-only flag, passed
+// by the caller) is read, and refused as an output, unwritten.
+TEST_F(DLPackUfunc, AReadOnlyTensorIsReadButNeverWritten) {
+  int deletions = 0;
+  TensorSpec spec;
+  spec.dtype = {kDLFloat, 64, 1};
+  spec.shape = {2};
+  DLManagedTensor *in = make_tensor(spec, &deletions);
+  auto *values = static_cast<double *>(in->dl_tensor.data);
+  values[0] = 1.0;
+  values[1] = 2.0;
+  {
+    Array x = ufjit::from_dlpack(in, /*read_only=*/true);
+    EXPECT_TRUE(x.view().read_only);
+    EXPECT_EQ(f_(x, 2.0).to_vector<double>(), std::vector<double>({3.0, 5.0}));
+    EXPECT_THROW(f_(x, 2.0, ufjit::out(x)), ufjit::InputError);
+    EXPECT_EQ(values[0], 1.0);
+    EXPECT_EQ(values[1], 2.0);
+  }
+  EXPECT_EQ(deletions, 1);
+  int more = 0;
+  DLManagedTensor *writable = make_tensor(spec, &more);
+  EXPECT_FALSE(ufjit::from_dlpack(writable).view().read_only);
+  EXPECT_EQ(more, 1);
+}
+
 TEST_F(DLPackUfunc, ZeroDimensionalTensorGivesAZeroDimensionalResult) {
   int deletions = 0;
   TensorSpec spec;

@@ -207,6 +207,11 @@ std::vector<Rejected> rejected_tensors() {
   add("opaque", "code 3", [](TensorSpec &s) { s.dtype = {kDLOpaqueHandle, 64, 1}; });
   add("negative extent", "negative extent", [](TensorSpec &s) { s.shape = {2, -1}; });
   add("null shape", "null shape", [](TensorSpec &s) { s.null_shape = true; });
+  add("65 dimensions", "ndim 65 is more than the 64", [](TensorSpec &s) { s.shape = Shape(65, 1); });
+  add("a billion dimensions", "ndim 1000000000", [](TensorSpec &s) {
+    s.shape = Shape(2, 1);
+    s.ndim = 1000000000;  // refused before its extents are read
+  });
   add("null data", "null data", [](TensorSpec &s) { s.null_data = true; });
   add("stride overflows in bytes", "overflows", [](TensorSpec &s) {
     s.dtype = {kDLFloat, 64, 1};

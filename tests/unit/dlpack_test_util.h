@@ -24,6 +24,7 @@ struct TensorSpec {
   std::size_t buffer_bytes = 256;
   bool null_shape = false;  // a 0-d tensor may pass shape == NULL
   bool null_data = false;
+  std::optional<int> ndim;  // a producer's ndim that disagrees with `shape`
 };
 
 /// The producer's side: the tensor, the buffer and shape it points into, and
@@ -55,7 +56,7 @@ inline DLManagedTensor *make_tensor(const TensorSpec &spec, int *deletions) {
   DLTensor &t = p->managed.dl_tensor;
   t.data = spec.null_data ? nullptr : p->buffer.data();
   t.device = spec.device;
-  t.ndim = static_cast<int>(spec.shape.size());
+  t.ndim = spec.ndim.value_or(static_cast<int>(spec.shape.size()));
   t.dtype = spec.dtype;
   t.shape = spec.null_shape ? nullptr : p->shape.data();
   if (spec.strides) {
