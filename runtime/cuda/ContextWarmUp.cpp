@@ -8,6 +8,21 @@
 
 namespace ufjit::cuda {
 
+namespace {
+
+/// One thread of the parameterless warm-up entry on the legacy stream; false
+/// when the driver refuses it.
+bool launch_one_thread(const CudaKernel &kernel) noexcept {
+  try {
+    launch(kernel, LaunchConfig{}, nullptr);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
 const WarmUpCubin *warm_up_cubin_for(std::span<const WarmUpCubin> cubins, int cc_major, int cc_minor) {
   const int device = cc_major * 10 + cc_minor;
   const WarmUpCubin *best = nullptr;
@@ -34,8 +49,7 @@ std::shared_ptr<CudaKernel> warm_up_context(const std::shared_ptr<const CudaCont
     const CUdeviceptr scratch = context->allocate(256, nullptr);
     uint8_t value = 0;
     bool ready = drv.cuMemcpyHtoDAsync_v2(scratch, &value, 1, nullptr) == CUDA_SUCCESS &&
-                 drv.cuLaunchKernel(kernel->function, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr) == CUDA_SUCCESS &&
-                 drv.cuMemcpyDtoHAsync_v2(&value, scratch, 1, nullptr) == CUDA_SUCCESS;
+                 launch_one_thread(*kernel) && drv.cuMemcpyDtoHAsync_v2(&value, scratch, 1, nullptr) == CUDA_SUCCESS;
     context->free(scratch);
     // Waited for on every path: `value` and the module outlive what was enqueued.
     ready = drv.cuStreamSynchronize(nullptr) == CUDA_SUCCESS && ready;

@@ -373,7 +373,7 @@ class CudaBackend final : public Backend {
   cuda::DoneFlags::Flag done_flag_for(const HotKernel<cuda::CudaKernel> &kernel, int64_t n,
                                       StreamImpl *stream, const cuda::RaiseFlag &raise) const {
     if (stream != nullptr || !kernel.takes_done_flag() || raise.device() != nullptr ||
-        cuda::launch_config(kernel.kernel().geometry, n).grid != 1) {
+        cuda::launch_config(kernel.kernel().geometry, n).grid.x != 1) {
       return {};
     }
     return done_flags_.claim();
@@ -478,7 +478,7 @@ class CudaBackend final : public Backend {
     }
     const int sms = context_->properties().sm_count;
     const cuda::LaunchConfig config = cuda::launch_config(kernel.geometry, outer);
-    const int64_t blocks = config.grid;
+    const int64_t blocks = config.grid.x;
     if (blocks >= 2 * static_cast<int64_t>(sms)) {
       return;
     }
@@ -490,7 +490,7 @@ class CudaBackend final : public Backend {
     }
     std::cerr << "ufjit: warning: gufunc '" << sig.ufunc_name << "' (" << sig.signature << ") runs " << outer
               << " outer element" << (outer == 1 ? "" : "s") << " as " << blocks << " block"
-              << (blocks == 1 ? "" : "s") << " of " << config.block << " threads on a GPU with " << sms
+              << (blocks == 1 ? "" : "s") << " of " << config.block.x << " threads on a GPU with " << sms
               << " multiprocessors: most of the GPU idles (one thread per outer element). Batch more outer "
                  "elements, or set RuntimeOptions::warn_low_occupancy = false to silence this.\n";
   }

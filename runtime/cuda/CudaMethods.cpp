@@ -15,7 +15,7 @@ namespace {
 
 using codegen::MethodKernel;
 
-constexpr int64_t kMinChunk = 16 * codegen::kReduceBlock;  // elements a reduce block folds at least
+constexpr int64_t kMinChunk = 16 * codegen::kReduceBlock;      // elements a reduce block folds at least
 constexpr int64_t kBlocksPerSm = codegen::kMethodBlocksPerSm;  // 256-thread blocks resident per SM
 /// Rows of at most this many elements are scanned one thread per row.
 constexpr int64_t kRowScanMaxLen = 32;
@@ -23,12 +23,15 @@ constexpr int64_t kRowScanMaxLen = 32;
 constexpr int64_t kScanAlign = 8 * codegen::kReduceBlock;
 constexpr int64_t kMinScanChunk = 16 * kScanAlign;
 
-CUdeviceptr device_ptr(const void *p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); }
+CUdeviceptr device_ptr(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
 
 /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
 std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, MethodKernel method,
-                                        const std::shared_ptr<const CudaContext> &context, cache::DiskCache &disk,
-                                        const codegen::GpuOptions &gpu, const std::function<void()> &before_compile) {
+                                        const std::shared_ptr<const CudaContext> &context,
+                                        cache::DiskCache &disk, const codegen::GpuOptions &gpu,
+                                        const std::function<void()> &before_compile) {
   const std::string entry = codegen::method_entry_name(sig.base_name, method);
   const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir_code_key(sig), entry, *context, gpu);
   const cache::KeyHash hash = cache::hash_key(disk_key);
@@ -82,9 +85,9 @@ class MethodLauncher {
     return *compiled;
   }
 
-  /// One launch of `kernel` over `segments` segments (a block each, grid-stride).
-  void launch(const CudaKernel &kernel, int64_t grid, int64_t rows, int64_t len, int64_t chunks, int64_t chunk_len,
-              const void *in, void *out, const void *aux, void *out_has = nullptr) {
+  /// One launch of `kernel` with `config` (runtime/cuda/LaunchConfig.h).
+  void launch(const CudaKernel &kernel, const LaunchConfig &config, int64_t rows, int64_t len, int64_t chunks,
+              int64_t chunk_len, const void *in, void *out, const void *aux, void *out_has = nullptr) {
     CUdeviceptr in_ptr = device_ptr(in);
     CUdeviceptr out_ptr = device_ptr(out);
     CUdeviceptr aux_ptr = device_ptr(aux);
@@ -93,9 +96,7 @@ class MethodLauncher {
     // The flag parameter exists only when the module can raise; the driver
     // reads as many parameters as the entry declares.
     void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux_ptr, &out_has_ptr, &flag_ptr};
-    const auto blocks = static_cast<unsigned>(std::clamp<int64_t>(grid, 1, int64_t{1} << 30));
-    UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, blocks, 1, 1,
-                   static_cast<unsigned>(codegen::kReduceBlock), 1, 1, 0, nullptr, params, nullptr);
+    cuda::launch(kernel, config, params);
   }
 
   /// Waits for the launches and reports a raise.
@@ -105,6 +106,10 @@ class MethodLauncher {
   }
 
   int64_t resident() const { return int64_t{context_->properties().sm_count} * kBlocksPerSm; }
+  /// A block per segment (grid-stride), at most four blocks per resident one.
+  LaunchConfig segments(int64_t count) const {
+    return segment_launch(count, resident() * 4, codegen::kReduceBlock);
+  }
   Array scratch(int64_t elements, std::optional<DType> dtype = std::nullopt) const {
     return allocate_device_array(context_, dtype.value_or(sig_.ret), {elements}, false, nullptr);
   }
@@ -121,49 +126,38 @@ class MethodLauncher {
   std::vector<std::shared_ptr<const CudaKernel>> kernels_;  // alive until the launches finished
 };
 
-/// Chunks per row so that rows * chunks fills the device twice over, each
-/// at least `min_chunk` elements; chunk_len rounded up to `align`.
-std::pair<int64_t, int64_t> chunking(int64_t rows, int64_t len, int64_t resident, int64_t min_chunk, int64_t align) {
-  const int64_t per_row =
-      std::max<int64_t>(1, std::min((len + min_chunk - 1) / min_chunk, (2 * resident + rows - 1) / rows));
-  int64_t chunk_len = (len + per_row - 1) / per_row;
-  chunk_len = (chunk_len + align - 1) / align * align;
-  return {(len + chunk_len - 1) / chunk_len, chunk_len};
-}
-
 void run_reduce(MethodLauncher &l, const runtime::MethodLaunch &launch) {
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;
   const int64_t resident = l.resident();
-  const int64_t max_grid = resident * 4;
   const bool masked = launch.where != nullptr;
   const CudaKernel &reduce = l.kernel(masked ? MethodKernel::ReduceWhere : MethodKernel::Reduce);
   if (masked && rows < resident && len >= 2 * kMinChunk) {
     // Few long masked rows: chunks that say whether they took an element,
     // then a masked reduce of the chunks' results by those flags (chunk 0
     // holds the row's first element, which is always taken).
-    const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinChunk, codegen::kReduceBlock);
+    const auto [chunks, chunk_len] = chunk_rows(rows, len, resident, kMinChunk, codegen::kReduceBlock);
     Array partial = l.scratch(rows * chunks);
     Array took = l.scratch(rows * chunks, DType::Bool);
-    l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, partial.data(),
+    l.launch(reduce, l.segments(rows * chunks), rows, len, chunks, chunk_len, launch.in, partial.data(),
              launch.where, took.data());
-    l.launch(reduce, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out, took.data());
+    l.launch(reduce, l.segments(rows), rows, chunks, 1, chunks, partial.data(), launch.out, took.data());
     l.finish();  // before `partial` and `took` are freed
     return;
   }
   if (masked || rows >= resident || len < 2 * kMinChunk) {
     // One block per row (grid-stride over rows): one launch.
-    l.launch(reduce, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, launch.where);
+    l.launch(reduce, l.segments(rows), rows, len, 1, len, launch.in, launch.out, launch.where);
     l.finish();
     return;
   }
   // Few long rows: chunks of whole multiples of the block, enough of them to
   // fill the device, then one block per row over the chunks' results.
-  const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinChunk, codegen::kReduceBlock);
+  const auto [chunks, chunk_len] = chunk_rows(rows, len, resident, kMinChunk, codegen::kReduceBlock);
   Array partial = l.scratch(rows * chunks);
-  l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, partial.data(),
+  l.launch(reduce, l.segments(rows * chunks), rows, len, chunks, chunk_len, launch.in, partial.data(),
            nullptr);
-  l.launch(reduce, std::min(rows, max_grid), rows, chunks, 1, chunks, partial.data(), launch.out, nullptr);
+  l.launch(reduce, l.segments(rows), rows, chunks, 1, chunks, partial.data(), launch.out, nullptr);
   l.finish();  // before `partial` is freed
 }
 
@@ -171,28 +165,27 @@ void run_accumulate(MethodLauncher &l, const runtime::MethodLaunch &launch) {
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;
   const int64_t resident = l.resident();
-  const int64_t max_grid = resident * 4;
   if (len <= kRowScanMaxLen) {
     const CudaKernel &by_rows = l.kernel(MethodKernel::AccumulateRows);
-    const int64_t grid = std::min((rows + codegen::kReduceBlock - 1) / codegen::kReduceBlock, max_grid);
-    l.launch(by_rows, grid, rows, len, 1, len, launch.in, launch.out, nullptr);
+    l.launch(by_rows, row_launch(rows, resident * 4, codegen::kReduceBlock), rows, len, 1, len, launch.in,
+             launch.out, nullptr);
     l.finish();
     return;
   }
   const CudaKernel &scan = l.kernel(MethodKernel::Accumulate);
   if (rows >= 2 * resident || len < 2 * kMinScanChunk) {
-    l.launch(scan, std::min(rows, max_grid), rows, len, 1, len, launch.in, launch.out, nullptr);
+    l.launch(scan, l.segments(rows), rows, len, 1, len, launch.in, launch.out, nullptr);
     l.finish();
     return;
   }
   // Few long rows, reduce then scan: the total of each chunk, the inclusive
   // scan of the totals per row (in place), then each chunk from its carry.
-  const auto [chunks, chunk_len] = chunking(rows, len, resident, kMinScanChunk, kScanAlign);
+  const auto [chunks, chunk_len] = chunk_rows(rows, len, resident, kMinScanChunk, kScanAlign);
   const CudaKernel &reduce = l.kernel(MethodKernel::Reduce);
   Array carry = l.scratch(rows * chunks);
-  l.launch(reduce, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, carry.data(), nullptr);
-  l.launch(scan, std::min(rows, max_grid), rows, chunks, 1, chunks, carry.data(), carry.data(), nullptr);
-  l.launch(scan, std::min(rows * chunks, max_grid), rows, len, chunks, chunk_len, launch.in, launch.out,
+  l.launch(reduce, l.segments(rows * chunks), rows, len, chunks, chunk_len, launch.in, carry.data(), nullptr);
+  l.launch(scan, l.segments(rows), rows, chunks, 1, chunks, carry.data(), carry.data(), nullptr);
+  l.launch(scan, l.segments(rows * chunks), rows, len, chunks, chunk_len, launch.in, launch.out,
            carry.data());
   l.finish();  // before `carry` is freed
 }

@@ -127,10 +127,10 @@ std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext>
   return kernel;
 }
 
-void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream) {
-  const LaunchConfig config = launch_config(kernel.geometry, n);
-  UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, config.grid, 1, 1, config.block, 1, 1,
-                 config.shared_bytes, stream, const_cast<void **>(params), nullptr);
+void launch(const CudaKernel &kernel, const LaunchConfig &config, void *const *params) {
+  UFJIT_CU_CHECK(kernel.context->drv(), cuLaunchKernel, kernel.function, config.grid.x, config.grid.y,
+                 config.grid.z, config.block.x, config.block.y, config.block.z, config.shared_bytes, config.stream,
+                 const_cast<void **>(params), nullptr);
 }
 
 }  // namespace ufjit::cuda

@@ -51,8 +51,15 @@ enum class HintSource : uint8_t {
 std::shared_ptr<CudaKernel> load_kernel(const std::shared_ptr<const CudaContext> &context,
                                         const std::string &image, const std::string &entry, HintSource hints);
 
-/// Enqueues `kernel` over `n` elements on `stream` with the grid and block
-/// of runtime/cuda/LaunchConfig.h.
-void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream);
+/// Enqueues `kernel` with `config` (grid, block, dynamic shared memory,
+/// stream) and `params` (cuLaunchKernel's kernelParams: params[k] points at
+/// parameter k). The library's one call of cuLaunchKernel. Throws DeviceError.
+void launch(const CudaKernel &kernel, const LaunchConfig &config, void *const *params);
+
+/// Enqueues an elementwise or gufunc entry over `n` (outer) elements on
+/// `stream`, sized by runtime/cuda/LaunchConfig.h's launch_config.
+inline void launch(const CudaKernel &kernel, int64_t n, void *const *params, CUstream stream) {
+  launch(kernel, launch_config(kernel.geometry, n, stream), params);
+}
 
 }  // namespace ufjit::cuda
