@@ -22,6 +22,7 @@
 #include "codegen/Codegen.h"
 #include "support/InternalAssert.h"
 #include "runtime/Backend.h"
+#include "runtime/CpuLaunch.h"
 #include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
 #include "runtime/KernelErrors.h"
@@ -33,9 +34,6 @@ namespace ufjit::runtime {
 
 namespace {
 
-constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
-constexpr int64_t kMinChunkElements = 1 << 14;
-constexpr int64_t kChunkAlign = 64;
 // The last-level cache size assumed where the system reports no L3.
 constexpr int64_t kDefaultStreamBytes = int64_t{32} << 20;
 
@@ -165,41 +163,14 @@ class CpuBackend final : public Backend {
     return head;
   }
 
-  /// Runs entry over [first, n): inline when small, else in chunks over the
-  /// pool, each starting `first` plus a multiple of kChunkAlign elements.
-  /// `weight`: elements of work per index. With an interrupt, chunks are
-  /// short and the interrupt is polled between them (throws Cancelled).
+  /// Runs entry over [first, n) as runtime/CpuLaunch.h's elementwise_cpu_launch
+  /// sizes it. `weight`: elements of work per index. With an interrupt, the
+  /// pieces are short and the interrupt is polled between them (throws
+  /// Cancelled).
   void run_range(codegen::CpuEntry entry, void *const *p, int64_t first, int64_t n, int64_t weight) {
-    const int64_t per_index = std::max<int64_t>(1, weight);
-    const int64_t count = n - first;
     InterruptPoll poll(interrupt_);
-    const bool small = count <= 1 || count < kInlineElements / std::min(per_index, kInlineElements);
-    if (small || (pool_.concurrency() == 1 && !poll.enabled())) {
-      if (count > 0) {
-        entry(first, n, p);
-      }
-      return;
-    }
-    const int64_t wanted_chunks = static_cast<int64_t>(pool_.concurrency()) * 4;
-    const int64_t min_chunk = per_index == 1 ? kMinChunkElements : std::max<int64_t>(1, kMinChunkElements / per_index);
-    const int64_t align = per_index == 1 ? kChunkAlign : 1;
-    int64_t chunk = std::max(min_chunk, (count + wanted_chunks - 1) / wanted_chunks);
-    if (poll.enabled()) {
-      chunk = std::min(chunk, std::max<int64_t>(1, InterruptPoll::kChunkWork / per_index));
-    }
-    chunk = (chunk + align - 1) / align * align;
-    const int64_t chunks = (count + chunk - 1) / chunk;
-    const bool completed = pool_.parallel_for(
-        chunks,
-        [&](int64_t c) {
-          const int64_t begin = first + c * chunk;
-          const int64_t end = std::min(n, begin + chunk);
-          entry(begin, end, p);
-        },
-        [&] { return poll(); });
-    if (!completed) {
-      throw InterruptPoll::cancelled();
-    }
+    const CpuLaunch launch = elementwise_cpu_launch(first, n, weight, pool_.concurrency(), poll.enabled());
+    run_cpu_launch(pool_, launch, [&](int64_t begin, int64_t end) { entry(begin, end, p); }, poll);
   }
 
   const HotKernel<CpuKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {

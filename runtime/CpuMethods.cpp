@@ -5,13 +5,13 @@
 #include <atomic>
 
 #include "support/InternalAssert.h"
+#include "runtime/CpuLaunch.h"
 #include "runtime/KernelErrors.h"
 
 namespace ufjit::runtime {
 
 namespace {
 
-constexpr int64_t kInlineElements = 1 << 15;  // below this, no threads
 constexpr int64_t kMinChunkElements = 1 << 14;
 
 struct CpuMethodKernel : CompiledKernel {
@@ -38,29 +38,13 @@ struct MethodParams {
   MethodParams &operator=(const MethodParams &) = delete;
 };
 
-/// Runs entry(begin, end) over [0, count) on the pool in pieces, or inline
-/// when small (`work_per_item` elements per index). Polls `poll` between
-/// pieces: throws Cancelled when it says stop.
+/// Runs entry(begin, end) over [0, count) as runtime/CpuLaunch.h's
+/// method_cpu_launch sizes it (`work_per_item` elements per index), polling
+/// `poll` between pieces: throws Cancelled when it says stop.
 void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item,
            InterruptPoll &poll) {
-  const int threads = pool.concurrency();
-  const bool small = count == 1 || count * work_per_item < kInlineElements;
-  if (small || (threads == 1 && !poll.enabled())) {
-    entry(0, count, p.pointers);
-    return;
-  }
-  const int64_t wanted = static_cast<int64_t>(threads) * 4;
-  int64_t piece = std::max<int64_t>(1, (count + wanted - 1) / wanted);
-  if (poll.enabled()) {
-    piece = std::min(piece, std::max<int64_t>(1, InterruptPoll::kChunkWork / std::max<int64_t>(1, work_per_item)));
-  }
-  const int64_t pieces = (count + piece - 1) / piece;
-  const bool completed = pool.parallel_for(
-      pieces, [&](int64_t k) { entry(k * piece, std::min(count, (k + 1) * piece), p.pointers); },
-      [&] { return poll(); });
-  if (!completed) {
-    throw InterruptPoll::cancelled();
-  }
+  const CpuLaunch launch = method_cpu_launch(count, work_per_item, pool.concurrency(), poll.enabled());
+  run_cpu_launch(pool, launch, [&](int64_t begin, int64_t end) { entry(begin, end, p.pointers); }, poll);
 }
 
 }  // namespace
