@@ -8,6 +8,7 @@
 #include "typer/Typer.h"
 #include "runtime/Call.h"
 #include "runtime/GufuncLayout.h"
+#include "runtime/KernelRequest.h"
 #include "runtime/DynamicUfunc.h"
 #include "runtime/ViewChecks.h"
 #include "runtime/cache/DiskCache.h"
@@ -429,17 +430,12 @@ std::string Ufunc::ptx(const std::string &signature, const std::string &arch) co
     if (s.signature != canonical) {
       continue;
     }
-    codegen::EntryRequest request;
-    request.module = s.module.get();
-    request.base_name = s.base_name;
     codegen::KernelVariant contiguous;
     codegen::KernelVariant strided;
     strided.layout = codegen::Layout::Strided;
-    request.variants = {contiguous, strided};
-    if (s.generalized()) {
-      request.variants = {codegen::gufunc_variant()};
-      request.gufunc_outputs = s.out_dtypes.size();
-    }
+    const codegen::EntryRequest request = runtime::entries_request(
+        s, s.generalized() ? std::vector<codegen::KernelVariant>{codegen::gufunc_variant()}
+                           : std::vector<codegen::KernelVariant>{contiguous, strided});
     codegen::GpuOptions gpu;
     gpu.arch = arch;
     return codegen::emit_ptx({request}, gpu);

@@ -226,6 +226,9 @@ std::vector<codegen::KernelParam> entry_params(const CompiledSignature &sig, con
 /// address, a CUfunction with its module, ...).
 struct CompiledKernel {
   virtual ~CompiledKernel() = default;
+  /// Compiled at the quick tier (codegen::PtxTier::Quick): the JIT engine
+  /// (runtime/JitEngine.h) is compiling the optimised kernel to replace it.
+  bool quick_tier = false;
 };
 
 /// One launch of a ufunc method kernel (codegen/kernel/KernelReduce.h) over

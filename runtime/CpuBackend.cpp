@@ -23,10 +23,12 @@
 #include "support/InternalAssert.h"
 #include "runtime/Backend.h"
 #include "runtime/CpuLaunch.h"
+#include "runtime/CpuToolchain.h"
 #include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
+#include "runtime/JitEngine.h"
+#include "runtime/KernelRequest.h"
 #include "runtime/KernelErrors.h"
-#include "runtime/KernelCache.h"
 #include "runtime/ThreadPool.h"
 #include "support/Settings.h"
 
@@ -63,23 +65,16 @@ int64_t bytes_moved(const PreparedCall &call) {
   return bytes;
 }
 
-struct CpuKernel : CompiledKernel {
-  explicit CpuKernel(codegen::CpuEntry e) : entry(e) {}
-  codegen::CpuEntry entry;
-};
-
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(const BackendConfig &config)
-      : cache_(config.cache),
+      : engine_(*config.cache, toolchain_, /*disk=*/nullptr),
         pool_(config.cpu_threads),
-        stream_bytes_(streaming_threshold(compiler_.has_streaming_stores())),
-        interrupt_(config.interrupt) {
-    key_ = "cpu-" + compiler_.host_description();
-  }
+        stream_bytes_(streaming_threshold(toolchain_.has_streaming_stores())),
+        interrupt_(config.interrupt) {}
 
   TargetKind kind() const override { return TargetKind::Cpu; }
-  std::string key() const override { return key_; }
+  std::string key() const override { return toolchain_.target_key(); }
 
   Array make_output(DType dtype, const Dims &shape, Residence residence,
                     StreamImpl * /*stream*/) override {
@@ -138,7 +133,7 @@ class CpuBackend final : public Backend {
   }
 
   void run_method(const MethodLaunch &launch) override {
-    run_cpu_method(launch, compiler_, pool_, *cache_, key_, interrupt_);
+    run_cpu_method(launch, engine_, pool_, interrupt_);
   }
 
  private:
@@ -174,35 +169,15 @@ class CpuBackend final : public Backend {
   }
 
   const HotKernel<CpuKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
-    auto key = [&] {
-      KernelKey key;
-      key.ir_hash = sig.ir_hash;
-      key.signature = sig.signature;
-      key.target_key = key_;
-      key.arch = "host";
-      key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
-      key.variant = variant;
-      return key;
-    };
-    return kernels_.get(sig, variant, *cache_, key, [&]() -> std::shared_ptr<const CompiledKernel> {
-      codegen::EntryRequest request;
-      request.module = sig.module.get();
-      request.base_name = sig.base_name;
-      request.variants = {variant};
-      request.gufunc_outputs = sig.out_dtypes.size();
-      std::vector<codegen::CpuEntry> entries = compiler_.compile({request});
-      internal_assert(entries.size() == 1 && entries[0] != nullptr) << "CpuCompiler returned no entry for " << variant.suffix();
-      return std::make_shared<CpuKernel>(entries[0]);
-    });
+    return kernels_.get(KernelRequest::entry(sig, variant), engine_);
   }
 
-  KernelCache *cache_;
+  CpuToolchain toolchain_;
+  JitEngine engine_;
   HotKernels<CpuKernel> kernels_;
-  codegen::CpuCompiler compiler_;
   ThreadPool pool_;
   const int64_t stream_bytes_;  // 0: no streaming stores
   const std::function<bool()> interrupt_;  // RuntimeOptions::interrupt; may be empty
-  std::string key_;
 };
 
 }  // namespace

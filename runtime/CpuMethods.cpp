@@ -6,6 +6,8 @@
 
 #include "support/InternalAssert.h"
 #include "runtime/CpuLaunch.h"
+#include "runtime/CpuToolchain.h"
+#include "runtime/KernelRequest.h"
 #include "runtime/KernelErrors.h"
 
 namespace ufjit::runtime {
@@ -13,11 +15,6 @@ namespace ufjit::runtime {
 namespace {
 
 constexpr int64_t kMinChunkElements = 1 << 14;
-
-struct CpuMethodKernel : CompiledKernel {
-  explicit CpuMethodKernel(codegen::CpuEntry e) : entry(e) {}
-  codegen::CpuEntry entry;
-};
 
 /// The parameters of one method entry (codegen/kernel/KernelReduce.h), with stable
 /// storage.
@@ -49,28 +46,12 @@ void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int
 
 }  // namespace
 
-void run_cpu_method(const MethodLaunch &launch, codegen::CpuCompiler &compiler, ThreadPool &pool, KernelCache &cache,
-                    const std::string &target_key, const std::function<bool()> &interrupt) {
+void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &pool,
+                    const std::function<bool()> &interrupt) {
   const CompiledSignature &sig = *launch.signature;
   const codegen::MethodKernel method =
       launch.where != nullptr ? codegen::MethodKernel::ReduceWhere : launch.method;
-  const std::string entry_name = codegen::method_entry_name(sig.base_name, method);
-  KernelKey key;
-  key.ir_hash = sig.ir_hash;
-  key.signature = sig.signature + " " + entry_name;
-  key.target_key = target_key;
-  key.arch = "host";
-  key.float_options = sig.module->options.fastmath ? "fastmath=1" : "fastmath=0";
-  auto kernel = std::static_pointer_cast<const CpuMethodKernel>(
-      cache.get_or_compile(key, [&]() -> std::shared_ptr<const CompiledKernel> {
-        codegen::EntryRequest request;
-        request.module = sig.module.get();
-        request.base_name = sig.base_name;
-        request.methods = {method};
-        std::vector<codegen::CpuEntry> entries = compiler.compile({request});
-        internal_assert(entries.size() == 1 && entries[0] != nullptr) << "no CPU entry for " << entry_name;
-        return std::make_shared<CpuMethodKernel>(entries[0]);
-      }));
+  auto kernel = std::static_pointer_cast<const CpuKernel>(engine.acquire(KernelRequest::method_entry(sig, method)));
   const codegen::CpuEntry entry = kernel->entry;
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;

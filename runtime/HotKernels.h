@@ -1,4 +1,4 @@
-// The per-call kernel lookup in front of the KernelCache, for every backend.
+// The per-call kernel lookup in front of the JIT engine, for every backend.
 //
 // KernelCache's key is a canonical string (KernelKey::str()); building it
 // costs more than a whole small CPU call. A backend's kernels differ only by
@@ -24,7 +24,9 @@
 
 #include "codegen/kernel/KernelABI.h"
 #include "runtime/Backend.h"
+#include "runtime/JitEngine.h"
 #include "runtime/KernelCache.h"
+#include "runtime/KernelRequest.h"
 
 namespace ufjit::runtime {
 
@@ -50,31 +52,34 @@ class HotKernel {
 template <typename Kernel>
 class HotKernels {
  public:
-  /// The kernel of `sig` and `variant`: a hit in the map, else
-  /// `cache.get_or_compile(key(), build)`, remembered for the next call.
-  /// `build` returns std::shared_ptr<const CompiledKernel>; it and `key` are
-  /// templates so that a hit builds no std::function.
-  template <typename MakeKey, typename Build>
-  const HotKernel<Kernel> &get(const CompiledSignature &sig, const codegen::KernelVariant &variant, KernelCache &cache,
-                               const MakeKey &key, const Build &build) {
+  /// The kernel of `request` (an elementwise or gufunc entry): a hit in the
+  /// map, else `engine.acquire(request)`, remembered for the next call. A
+  /// kernel the engine compiled at the quick tier is replaced here when its
+  /// optimised kernel is ready.
+  const HotKernel<Kernel> &get(const KernelRequest &request, JitEngine &engine) {
+    const CompiledSignature &sig = *request.signature;
+    const codegen::KernelVariant &variant = request.variant;
     const HotKey hot{sig.ir_hash, sig.base_name_hash, variant_bits(variant), variant.scalar_mask};
     // The kernel of the previous call, without a lock: a loop of calls of
     // one kernel (the usual case) skips the map. Entries are never removed
     // and unordered_map never moves its elements, so the pointer stays valid.
     if (const Entry *last = last_.load(std::memory_order_acquire); last != nullptr && last->first == hot) {
-      cache.record_hit();
+      engine.cache().record_hit();
       return last->second;
     }
     {
       std::shared_lock<std::shared_mutex> lock(mutex_);
       auto it = map_.find(hot);
       if (it != map_.end()) {
-        cache.record_hit();
+        engine.cache().record_hit();
         last_.store(&*it, std::memory_order_release);
         return it->second;
       }
     }
-    auto kernel = std::static_pointer_cast<const Kernel>(cache.get_or_compile(key(), build));
+    auto replace = [this](const KernelRequest &optimised, std::shared_ptr<const CompiledKernel> better) {
+      this->replace(*optimised.signature, optimised.variant, std::static_pointer_cast<const Kernel>(std::move(better)));
+    };
+    auto kernel = std::static_pointer_cast<const Kernel>(engine.acquire(request, replace));
     std::unique_lock<std::shared_mutex> lock(mutex_);
     // A replace() that came first (a tier-up faster than this insert) wins.
     const Entry &made = install(hot, sig, variant, std::move(kernel), /*replace=*/false);

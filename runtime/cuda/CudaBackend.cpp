@@ -4,7 +4,6 @@
 #include "runtime/cuda/CudaBackend.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -14,9 +13,10 @@
 #include <thread>
 
 #include "codegen/Codegen.h"
-#include "codegen/DeviceImage.h"
 #include "support/InternalAssert.h"
 #include "runtime/HotKernels.h"
+#include "runtime/JitEngine.h"
+#include "runtime/KernelRequest.h"
 #include "runtime/KernelCache.h"
 #include "runtime/PackedParams.h"
 #include "runtime/ViewChecks.h"
@@ -31,7 +31,7 @@
 #include "runtime/cuda/PinnedPool.h"
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
-#include "driver/Pipeline.h"
+#include "runtime/cuda/CudaToolchain.h"
 #include "support/Settings.h"
 #include "ufjit/errors.h"
 
@@ -40,9 +40,16 @@ namespace {
 
 /// The PTX target for a device. LLVM 19's NVPTX backend knows targets up to
 /// sm_90; the driver JIT-compiles that PTX for newer devices.
-std::string ptx_arch_for(const cuda::DeviceProperties &props) {
+codegen::GpuOptions gpu_options_for(const cuda::DeviceProperties &props) {
   const int cc = props.cc_major * 10 + props.cc_minor;
-  return "sm_" + std::to_string(std::min(cc, 90));
+  codegen::GpuOptions gpu;
+  gpu.arch = "sm_" + std::to_string(std::min(cc, 90));
+  return gpu;
+}
+
+/// Backend::key(): the PTX target, the device and its architecture.
+std::string target_key_for(const codegen::GpuOptions &gpu, const cuda::DeviceProperties &props) {
+  return "cuda-" + gpu.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
 }
 
 using Clock = std::chrono::steady_clock;
@@ -98,24 +105,23 @@ class CompilerWarmUp {
   std::thread thread_;
 };
 
-/// The smallest module the driver's linker accepts, for its warm-up.
-constexpr char kDriverJitWarmUpPtx[] =
-    ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry warm_up__jit()\n{\n ret;\n}\n";
-
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendConfig &config)
       : warm_up_(),
         context_(std::make_shared<cuda::CudaContext>(config.device)),
-        cache_(config.cache),
         warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
         staging_(context_),
         pinned_(context_),
-        prefetch_(context_, disk_, gpu_, tier_up_) {
+        gpu_(gpu_options_for(context_->properties())),
+        key_(target_key_for(gpu_, context_->properties())),
+        prefetch_(context_, disk_, gpu_, tier_up_),
+        toolchain_(context_, gpu_, key_, prefetch_, tier_up_, warm_up_.claimed()),
+        engine_(*config.cache, toolchain_, &disk_,
+                BackgroundWorker{[this](std::function<void()> job) { tier_up_.submit(std::move(job)); },
+                                 [this] { tier_up_.wait_idle(); }}) {
     const cuda::DeviceProperties &props = context_->properties();
-    gpu_.arch = ptx_arch_for(props);
-    key_ = "cuda-" + gpu_.canonical() + "-dev" + std::to_string(props.ordinal) + "-" + props.arch();
     if (support::read_switch("UFJIT_WARMUP", true)) {
       const Clock::time_point t0 = Clock::now();
       context_warm_up_ = cuda::warm_up_context(context_);
@@ -125,7 +131,6 @@ class CudaBackend final : public Backend {
                   << ms_between(t0, Clock::now()) << " ms\n";
       }
     }
-    driver_jit_warm_up_pending_ = warm_up_.claimed();
     if (warm_up_.claimed()) {
       // The context's creation evicted the frontend that the compiler's
       // warm-up paged in; a first `vectorize` would type out of DRAM.
@@ -209,7 +214,7 @@ class CudaBackend final : public Backend {
       memo = std::make_unique<DeviceLaunch>(variant, hot, call);
       launch = static_cast<DeviceLaunch *>(memo.get());
     } else {
-      cache_->record_hit();  // as kernel_for would
+      engine_.cache().record_hit();  // as kernel_for would
     }
     if (!launch->variant_fits(call)) {
       execute(call, stream);  // a contiguous kernel, and a pointer not aligned to its element
@@ -326,9 +331,7 @@ class CudaBackend final : public Backend {
 
   cache::DiskCacheCounters disk_counters() const { return disk_.counters(); }
 
-  void run_method(const MethodLaunch &launch) override {
-    cuda::run_cuda_method(launch, context_, *cache_, disk_, gpu_, key_, [this] { warm_up_driver_jit_once(); });
-  }
+  void run_method(const MethodLaunch &launch) override { cuda::run_cuda_method(launch, context_, engine_); }
 
  private:
   /// A LastCallPlan's launch (execute_planned): what its calls share.
@@ -496,173 +499,26 @@ class CudaBackend final : public Backend {
   }
 
   /// The loaded kernel for a signature and variant: a HotKernels hit on the
-  /// hot path, else the KernelCache (one compile per key). A call of
-  /// `elements` >= kTierWaitElements does not run a quick-tier kernel: it
-  /// waits for the optimised one (as long as compiling it first would have
-  /// taken without tiering), so that a large call, and any throughput
-  /// measured after it, runs the optimised code.
+  /// hot path, else the JIT engine's. A call of `elements` >=
+  /// kTierWaitElements does not run a quick-tier kernel: it waits for the
+  /// optimised one (as long as compiling it first would have taken without
+  /// tiering), so that a large call, and any throughput measured after it,
+  /// runs the optimised code.
   const HotKernel<cuda::CudaKernel> &kernel_for(const CompiledSignature &sig, const codegen::KernelVariant &variant,
                                                 int64_t elements) {
-    auto key = [&] {
-      KernelKey key;
-      key.ir_hash = sig.ir_hash;
-      key.signature = sig.signature + " " + sig.base_name;
-      key.target_key = key_;
-      key.arch = gpu_.arch;
-      key.float_options = cuda::float_options(sig);
-      key.variant = variant;
-      return key;
-    };
-    const HotKernel<cuda::CudaKernel> &hot =
-        kernels_.get(sig, variant, *cache_, key,
-                     [&]() -> std::shared_ptr<const CompiledKernel> { return build(sig, variant); });
+    const HotKernel<cuda::CudaKernel> &hot = kernels_.get(KernelRequest::entry(sig, variant), engine_);
     if (elements >= kTierWaitElements && hot.kernel().quick_tier) {
-      tier_up_.wait_idle();  // the entry now holds the optimised kernel (or the quick one, if that compile failed)
+      engine_.wait_for_optimised();  // the entry now holds the optimised kernel (or the quick one, if that failed)
     }
     return hot;
-  }
-
-  /// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
-  std::shared_ptr<const cuda::CudaKernel> build(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
-    const std::string entry = codegen::entry_name(sig.base_name, variant);
-    const cache::DiskCacheKey disk_key = cuda::disk_key(
-        sig, sig.external ? sig.external->key_text(sig, variant) : cuda::ir_code_key(sig), entry, *context_, gpu_);
-    const cache::KeyHash hash = cache::hash_key(disk_key);
-    // UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
-    const bool log = support::debug_level() >= 1;
-    const Clock::time_point t0 = Clock::now();
-    const cuda::HintSource hints = sig.external ? cuda::HintSource::None : cuda::HintSource::InModule;
-    if (std::shared_ptr<cuda::CudaKernel> kernel = prefetch_.take(sig.source, hash, entry)) {
-      if (log) {
-        std::cerr << "ufjit: " << entry << ": disk cache hit, prefetched while typing, taken in "
-                  << ms_between(t0, Clock::now()) << " ms\n";
-      }
-      return kernel;
-    }
-    if (std::optional<std::string> cubin = disk_.load(hash)) {
-      try {
-        std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, *cubin, entry, hints);
-        prefetch_.note(sig.source, hash, entry);  // for the next process, if its index lacks it
-        if (log) {
-          std::cerr << "ufjit: " << entry << ": disk cache hit, read and loaded in " << ms_between(t0, Clock::now())
-                    << " ms\n";
-        }
-        return kernel;
-      } catch (const DeviceError &) {
-        // An entry the driver rejects (a driver change the key missed):
-        // recompile and overwrite it below.
-      }
-    }
-    if (sig.external) {  // CUDA C++ (Runtime::elementwise): NVRTC and nvJitLink build the cubin
-      const std::string cubin = sig.external->cubin(sig, variant, context_->properties().arch());
-      std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
-      disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);
-      return kernel;
-    }
-    // CUDA C++ helpers (link=[...]): one nvJitLink link of the PTX and the
-    // helpers for the device; else the driver's linker (no toolkit needed).
-    const bool linked = codegen::needs_link_files({sig.module.get()});
-    // Tiering: a quick kernel now, the optimised one from tier_up_ later;
-    // not for fastmath, whose quick kernel would round differently (no FMA
-    // contraction without the code generator's optimizations).
-    const bool quick = tiering_ && !linked && !sig.module->options.fastmath;
-    if (!linked) {
-      warm_up_driver_jit_once();
-    }
-    const Clock::time_point t1 = Clock::now();
-    const std::string ptx = codegen::emit_ptx({entry_request(sig, variant)}, gpu_,
-                                              quick ? codegen::PtxTier::Quick : codegen::PtxTier::Optimized);
-    const Clock::time_point t2 = Clock::now();
-    const std::string cubin =
-        linked ? codegen::link_module_image(
-                     codegen::module_device_image(ptx, {sig.module.get()}, context_->properties().arch()),
-                     {sig.module.get()}, context_->properties().arch())
-               : cuda::link_ptx(*context_, ptx, entry + ".ptx");
-    const Clock::time_point t3 = Clock::now();
-    std::shared_ptr<cuda::CudaKernel> kernel = cuda::load_kernel(context_, cubin, entry, hints);
-    kernel->quick_tier = quick;
-    const Clock::time_point t4 = Clock::now();
-    if (quick) {
-      tier_up(sig, variant, hash, entry + " " + disk_key.arch);  // only optimised kernels go to disk
-    } else {
-      disk_.store_in_background(hash, entry + " " + disk_key.arch, cubin);  // off the critical path
-      prefetch_.note(sig.source, hash, entry);
-    }
-    if (log) {
-      std::cerr << "ufjit: " << entry << ": disk lookup " << ms_between(t0, t1) << " ms, LLVM to PTX"
-                << (quick ? " (quick tier) " : " ") << ms_between(t1, t2) << " ms (" << ptx.size()
-                << " bytes), PTX to cubin " << ms_between(t2, t3) << " ms (" << cubin.size() << " bytes), load "
-                << ms_between(t3, t4) << " ms, " << (quick ? "optimised compile" : "store") << " queued in "
-                << ms_between(t4, Clock::now()) << " ms\n";
-    }
-    return kernel;
-  }
-
-  /// The driver's PTX compiler is a library that libcuda loads at its first
-  /// link, which a cold first call otherwise waits for: one tiny link on the
-  /// tier-up worker while the caller makes its first kernel's PTX. Started at
-  /// the first compile, not with the backend: a process whose kernels all
-  /// come from the disk cache never needs it, and its link would run beside
-  /// that process's first module load, in the driver at the same time.
-  void warm_up_driver_jit_once() {
-    if (!driver_jit_warm_up_pending_.exchange(false)) {
-      return;
-    }
-    tier_up_.submit([context = context_] {
-      try {
-        (void)cuda::link_ptx(*context, kDriverJitWarmUpPtx, "warm_up.ptx");
-      } catch (const std::exception &) {
-        // The first real link then pays for the load; nothing else changes.
-      }
-    });
-  }
-
-  static codegen::EntryRequest entry_request(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
-    codegen::EntryRequest request;
-    request.module = sig.module.get();
-    request.base_name = sig.base_name;
-    request.variants = {variant};
-    request.gufunc_outputs = sig.out_dtypes.size();
-    return request;
-  }
-
-  /// Queues the optimised compile of a kernel that build() compiled at the
-  /// quick tier: swapped in for later calls (HotKernels::replace) and stored
-  /// on disk under `hash` when ready. If it fails, the quick kernel stays.
-  void tier_up(const CompiledSignature &sig, const codegen::KernelVariant &variant, const cache::KeyHash &hash,
-               std::string label) {
-    auto owned = std::make_shared<const CompiledSignature>(sig);  // the ufunc may go first
-    tier_up_.submit([this, owned, variant, hash, label = std::move(label)] {
-      const std::string entry = codegen::entry_name(owned->base_name, variant);
-      const Clock::time_point t0 = Clock::now();
-      try {
-        std::string cubin = cuda::link_ptx(*context_, codegen::emit_ptx({entry_request(*owned, variant)}, gpu_),
-                                           entry + ".ptx");
-        kernels_.replace(*owned, variant, cuda::load_kernel(context_, cubin, entry, cuda::HintSource::InModule));
-        disk_.store_in_background(hash, label, std::move(cubin));
-        prefetch_.note_here(owned->source, hash, entry);
-        if (support::debug_level() >= 1) {
-          std::cerr << "ufjit: " << entry << ": optimised kernel swapped in after " << ms_between(t0, Clock::now())
-                    << " ms in the background\n";
-        }
-      } catch (const std::exception &e) {
-        if (support::debug_level() >= 1) {
-          std::cerr << "ufjit: " << entry << ": the optimised compile failed, the quick kernel stays: " << e.what()
-                    << "\n";
-        }
-      }
-    });
   }
 
   // Made before the context, so that it runs while the context is made.
   CompilerWarmUp warm_up_;
   // Destroyed after everything that uses the context.
   std::shared_ptr<const cuda::CudaContext> context_;
-  /// This backend warms the driver's PTX compiler up at its first compile.
-  std::atomic<bool> driver_jit_warm_up_pending_{false};
   /// Kept loaded for the context's life (ContextWarmUp.h); null if skipped.
   std::shared_ptr<cuda::CudaKernel> context_warm_up_;
-  KernelCache *cache_;
   bool warn_low_occupancy_;
   std::mutex warned_mutex_;
   std::set<std::string> warned_;  // base names already warned about
@@ -674,8 +530,8 @@ class CudaBackend final : public Backend {
   HotKernels<cuda::CudaKernel> kernels_;
   /// Kernels loaded while their source is typed; jobs run on tier_up_.
   cuda::CubinPrefetch prefetch_;
-  /// UFJIT_TIERING=0 turns tiering off: every compile is optimised at once.
-  bool tiering_ = support::read_switch("UFJIT_TIERING", true);
+  cuda::CudaToolchain toolchain_;
+  JitEngine engine_;
   /// Flags of one-block synchronous launches; the page is made on tier_up_.
   cuda::DoneFlags done_flags_{context_};
   // Declared last: destroyed first, finishing its jobs while everything they

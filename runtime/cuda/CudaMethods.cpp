@@ -2,11 +2,10 @@
 #include "runtime/cuda/CudaMethods.h"
 
 #include <algorithm>
-#include <functional>
 #include <optional>
 
+#include "runtime/KernelRequest.h"
 #include "runtime/cuda/CudaModule.h"
-#include "runtime/cuda/KernelKeys.h"
 #include "runtime/cuda/RaiseFlag.h"
 
 namespace ufjit::cuda {
@@ -27,60 +26,17 @@ CUdeviceptr device_ptr(const void *p) {
   return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
 }
 
-/// Disk cache -> cubin, else PTX -> cubin (stored) -> module -> function.
-std::shared_ptr<const CudaKernel> build(const runtime::CompiledSignature &sig, MethodKernel method,
-                                        const std::shared_ptr<const CudaContext> &context,
-                                        cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                                        const std::function<void()> &before_compile) {
-  const std::string entry = codegen::method_entry_name(sig.base_name, method);
-  const cache::DiskCacheKey disk_key = cuda::disk_key(sig, ir_code_key(sig), entry, *context, gpu);
-  const cache::KeyHash hash = cache::hash_key(disk_key);
-  if (std::optional<std::string> cubin = disk.load(hash)) {
-    try {
-      return load_kernel(context, *cubin, entry, HintSource::InModule);
-    } catch (const DeviceError &) {
-      // Rejected by the driver: recompile and overwrite it below.
-    }
-  }
-  before_compile();
-  codegen::EntryRequest request;
-  request.module = sig.module.get();
-  request.base_name = sig.base_name;
-  request.methods = {method};
-  const std::string ptx = codegen::emit_ptx({request}, gpu);
-  const std::string cubin = link_ptx(*context, ptx, entry + ".ptx");
-  std::shared_ptr<CudaKernel> kernel = load_kernel(context, cubin, entry, HintSource::InModule);
-  disk.store(hash, entry + " " + disk_key.arch, cubin);
-  return kernel;
-}
-
 /// The launches of one method call: its kernels, the grid cap and the error flag.
 class MethodLauncher {
  public:
   MethodLauncher(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
-                 runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                 const std::string &target_key, const std::function<void()> &before_compile)
-      : sig_(*launch.signature),
-        context_(context),
-        cache_(cache),
-        disk_(disk),
-        gpu_(gpu),
-        target_key_(target_key),
-        before_compile_(before_compile),
-        flag_(context, *launch.signature, nullptr) {}
+                 runtime::JitEngine &engine)
+      : sig_(*launch.signature), context_(context), engine_(engine), flag_(context, *launch.signature, nullptr) {}
 
-  /// The kernel of `method`, compiled or cached.
+  /// The kernel of `method`, from the JIT engine.
   const CudaKernel &kernel(MethodKernel method) {
-    runtime::KernelKey key;
-    key.ir_hash = sig_.ir_hash;
-    key.signature = sig_.signature + " " + codegen::method_entry_name(sig_.base_name, method);
-    key.target_key = target_key_;
-    key.arch = gpu_.arch;
-    key.float_options = float_options(sig_);
     auto compiled = std::static_pointer_cast<const CudaKernel>(
-        cache_.get_or_compile(key, [&]() -> std::shared_ptr<const runtime::CompiledKernel> {
-          return build(sig_, method, context_, disk_, gpu_, before_compile_);
-        }));
+        engine_.acquire(runtime::KernelRequest::method_entry(sig_, method)));
     kernels_.push_back(compiled);
     return *compiled;
   }
@@ -117,11 +73,7 @@ class MethodLauncher {
  private:
   const runtime::CompiledSignature &sig_;
   std::shared_ptr<const CudaContext> context_;
-  runtime::KernelCache &cache_;
-  cache::DiskCache &disk_;
-  const codegen::GpuOptions &gpu_;
-  const std::string &target_key_;
-  const std::function<void()> &before_compile_;
+  runtime::JitEngine &engine_;
   RaiseFlag flag_;
   std::vector<std::shared_ptr<const CudaKernel>> kernels_;  // alive until the launches finished
 };
@@ -193,10 +145,9 @@ void run_accumulate(MethodLauncher &l, const runtime::MethodLaunch &launch) {
 }  // namespace
 
 void run_cuda_method(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
-                     runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                     const std::string &target_key, const std::function<void()> &before_compile) {
+                     runtime::JitEngine &engine) {
   context->make_current();
-  MethodLauncher launcher(launch, context, cache, disk, gpu, target_key, before_compile);
+  MethodLauncher launcher(launch, context, engine);
   if (launch.method == MethodKernel::Accumulate || launch.method == MethodKernel::AccumulateRows) {
     run_accumulate(launcher, launch);
   } else {

@@ -1,5 +1,5 @@
 // The GPU side of the ufunc methods: method entries (codegen/kernel/KernelReduce.h)
-// through the in-memory and disk caches, and their launches. Never log(n)
+// from the JIT engine, and their launches. Never log(n)
 // launches:
 //   reduce: one launch when rows are many or short (one block per row),
 //     else two: the rows in chunks (blocks of a grid sized to fill the
@@ -14,23 +14,17 @@
 // (runtime/cuda/RaiseFlag.h).
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <string>
 
-#include "codegen/Codegen.h"
 #include "runtime/Backend.h"
-#include "runtime/KernelCache.h"
-#include "runtime/cache/DiskCache.h"
+#include "runtime/JitEngine.h"
 #include "runtime/cuda/CudaContext.h"
 
 namespace ufjit::cuda {
 
-/// Runs `launch` (device memory) on the legacy stream and waits for it.
-/// `before_compile` runs before a method kernel found in neither cache is
-/// compiled (the backend's driver JIT warm-up).
+/// Runs `launch` (device memory) on the legacy stream and waits for it; its
+/// kernels come from `engine` (the backend's).
 void run_cuda_method(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
-                     runtime::KernelCache &cache, cache::DiskCache &disk, const codegen::GpuOptions &gpu,
-                     const std::string &target_key, const std::function<void()> &before_compile);
+                     runtime::JitEngine &engine);
 
 }  // namespace ufjit::cuda

@@ -30,9 +30,6 @@ struct CudaKernel : runtime::CompiledKernel {
   /// launch hint (codegen/kernel/KernelABI.h's LaunchHint, read from the module):
   /// what runtime/cuda/LaunchConfig.h sizes its launches from.
   KernelGeometry geometry;
-  /// Compiled at the quick tier (codegen::PtxTier::Quick): the optimised
-  /// kernel is being compiled and will replace it (runtime/cuda/TierUp.h).
-  bool quick_tier = false;
   ~CudaKernel() override;
 };
 

@@ -2,6 +2,7 @@
 #include "runtime/cuda/KernelKeys.h"
 
 #include "codegen/kernel/KernelABI.h"
+#include "runtime/KernelRequest.h"
 
 #ifndef UFJIT_VERSION
 #define UFJIT_VERSION "unknown"
@@ -11,13 +12,6 @@
 #endif
 
 namespace ufjit::cuda {
-
-std::string float_options(const runtime::CompiledSignature &sig) {
-  if (sig.external) {
-    return sig.external->options_text();
-  }
-  return sig.module->options.fastmath ? "fastmath=1;use_fast_math" : "fastmath=0";
-}
 
 std::string ir_code_key(const runtime::CompiledSignature &sig) {
   return "ir-xxh3-128:" + cache::KeyHash{sig.ir_hash, sig.ir_hash_high}.hex();
@@ -44,7 +38,7 @@ cache::DiskCacheKey device_key(std::string code, const std::string &entry, std::
 
 cache::DiskCacheKey disk_key(const runtime::CompiledSignature &sig, std::string code, const std::string &entry,
                              const CudaContext &context, const codegen::GpuOptions &gpu) {
-  return device_key(std::move(code), entry, float_options(sig), context, gpu);
+  return device_key(std::move(code), entry, runtime::float_options_key(sig), context, gpu);
 }
 
 cache::DiskCacheKey source_index_key(const runtime::SourceKey &source, const CudaContext &context,

@@ -1,7 +1,7 @@
-// What identifies a GPU kernel of a ufunc in the in-memory and disk caches:
-// one definition for the elementwise/gufunc entries (CudaBackend.cpp) and
-// the method kernels (CudaMethods.cpp), so that a change to what a compile
-// option means reaches both keys.
+// What identifies a GPU kernel in the disk cache (the JIT engine's in-memory
+// key is runtime/KernelRequest.h's kernel_key): one definition for every
+// kind of entry (runtime/cuda/CudaToolchain.cpp) and the source index, so
+// that a change to what a compile option means reaches every key.
 #pragma once
 
 #include <string>
@@ -12,12 +12,6 @@
 #include "runtime/cuda/CudaContext.h"
 
 namespace ufjit::cuda {
-
-/// The float options of a GPU kernel, canonical, in both cache keys. What
-/// fastmath=1 compiles to changed with CUDA's --use_fast_math mapping
-/// (approximate instructions, codegen/nvptx/NVPTXFastMath.cpp): the suffix keeps
-/// disk-cached kernels of the earlier meaning from being reused.
-std::string float_options(const runtime::CompiledSignature &sig);
 
 /// The disk-cache key's code field of a signature from ufjit's IR: the
 /// 128-bit hash of its printed IR (CompiledSignature::ir_hash, ir_hash_high).

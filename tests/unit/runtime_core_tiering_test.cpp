@@ -1,11 +1,12 @@
-// Tiering's host-side parts: HotKernels::replace swaps in a better kernel
-// while references to the old one stay valid, and the TierUp worker runs
+// Tiering's host-side parts: the JIT engine's optimised kernel replaces the
+// quick one in HotKernels while references to the old one stay valid, and the TierUp worker runs
 // its jobs in order, reports idleness, and finishes queued jobs when it is
 // destroyed (runtime/HotKernels.h, runtime/cuda/TierUp.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -14,79 +15,75 @@
 #include "runtime/HotKernels.h"
 #include "runtime/KernelCache.h"
 #include "runtime/cuda/TierUp.h"
+#include "tests/unit/runtime_jit_engine_fake.h"
 
 namespace ufjit::runtime {
 namespace {
 
-struct TierKernel : CompiledKernel {
-  explicit TierKernel(int v) : value(v) {}
-  int value;
-};
-
-CompiledSignature signature_with_hashes(uint64_t ir_hash, uint64_t name_hash) {
-  CompiledSignature s;
-  s.ir_hash = ir_hash;
-  s.base_name_hash = name_hash;
-  s.signature = "float32(float32)";
-  return s;
-}
-
-KernelKey key_of(const CompiledSignature &s) {
-  KernelKey k;
-  k.ir_hash = s.ir_hash;
-  k.signature = s.signature;
-  k.target_key = "tiering-test";
-  return k;
-}
+using testing::FakeKernel;
+using testing::FakeToolchain;
+using testing::signature_with_hashes;
 
 const codegen::KernelVariant kContiguous{codegen::Layout::Contiguous, true, 0};
 
-TEST(HotKernelsReplace, LaterLookupsGetTheReplacementAndEarlierReferencesStayValid) {
+/// A HotKernels in front of an engine whose toolchain compiles quickly
+/// first, with a worker that runs optimised compiles when told to.
+struct TieredKernels {
+  TieredKernels() { toolchain.quick = true; }
+  void run_optimised_compiles() {
+    for (auto &job : queued) {
+      job();
+    }
+    queued.clear();
+  }
+  const FakeKernel &get(const CompiledSignature &sig, const codegen::KernelVariant &variant) {
+    return hot.get(KernelRequest::entry(sig, variant), engine).kernel();
+  }
+
   KernelCache cache;
-  HotKernels<TierKernel> hot;
+  FakeToolchain toolchain;
+  std::vector<std::function<void()>> queued;
+  JitEngine engine{cache, toolchain, nullptr,
+                   BackgroundWorker{[this](std::function<void()> job) { queued.push_back(std::move(job)); }, [] {}}};
+  HotKernels<FakeKernel> hot;
+};
+
+TEST(HotKernelsReplace, LaterLookupsGetTheReplacementAndEarlierReferencesStayValid) {
+  TieredKernels k;
   const CompiledSignature sig = signature_with_hashes(11, 22);
-  auto key = [&] { return key_of(sig); };
-  const TierKernel &quick =
-      hot.get(sig, kContiguous, cache, key, [] { return std::make_shared<const TierKernel>(1); }).kernel();
+  const FakeKernel &quick = k.get(sig, kContiguous);
   ASSERT_EQ(quick.value, 1);
-  hot.replace(sig, kContiguous, std::make_shared<const TierKernel>(2));
-  int compiles = 0;
-  const TierKernel &now = hot.get(sig, kContiguous, cache, key, [&] {
-                                ++compiles;
-                                return std::make_shared<const TierKernel>(3);
-                              }).kernel();
-  EXPECT_EQ(now.value, 2) << "the replacement, not a new compile";
-  EXPECT_EQ(compiles, 0);
+  EXPECT_TRUE(quick.quick_tier);
+  k.run_optimised_compiles();
+  const FakeKernel &now = k.get(sig, kContiguous);
+  EXPECT_EQ(now.value, 2) << "the optimised kernel, not a new compile";
+  EXPECT_FALSE(now.quick_tier);
+  EXPECT_EQ(k.toolchain.compiles.load(), 2);
   EXPECT_EQ(quick.value, 1) << "the replaced kernel is still alive for calls that hold it";
 }
 
 TEST(HotKernelsReplace, AReplacementBeforeTheFirstInsertWins) {
-  KernelCache cache;
-  HotKernels<TierKernel> hot;
+  TieredKernels k;
   const CompiledSignature sig = signature_with_hashes(5, 6);
-  auto key = [&] { return key_of(sig); };
   // The tier-up finishes while the first lookup is still inserting its quick kernel.
-  const TierKernel &got = hot.get(sig, kContiguous, cache, key, [&] {
-                                hot.replace(sig, kContiguous, std::make_shared<const TierKernel>(20));
-                                return std::make_shared<const TierKernel>(10);
-                              }).kernel();
-  EXPECT_EQ(got.value, 20);
+  k.toolchain.before_compile = [&](const KernelRequest &, codegen::PtxTier) {
+    k.hot.replace(sig, kContiguous, std::make_shared<const FakeKernel>(20));
+  };
+  EXPECT_EQ(k.get(sig, kContiguous).value, 20);
 }
 
 TEST(HotKernelsReplace, OtherVariantsAndSignaturesAreUntouched) {
-  KernelCache cache;
-  HotKernels<TierKernel> hot;
+  TieredKernels k;
   const CompiledSignature a = signature_with_hashes(1, 1);
   const CompiledSignature b = signature_with_hashes(2, 1);
   const codegen::KernelVariant strided{codegen::Layout::Strided, true, 0};
-  auto make = [](int v) { return [v] { return std::make_shared<const TierKernel>(v); }; };
-  hot.get(a, kContiguous, cache, [&] { return key_of(a); }, make(1));
-  hot.get(a, strided, cache, [&] { auto k = key_of(a); k.variant = strided; return k; }, make(2));
-  hot.get(b, kContiguous, cache, [&] { return key_of(b); }, make(3));
-  hot.replace(a, kContiguous, std::make_shared<const TierKernel>(100));
-  EXPECT_EQ(hot.get(a, kContiguous, cache, [&] { return key_of(a); }, make(-1)).kernel().value, 100);
-  EXPECT_EQ(hot.get(a, strided, cache, [&] { auto k = key_of(a); k.variant = strided; return k; }, make(-1)).kernel().value, 2);
-  EXPECT_EQ(hot.get(b, kContiguous, cache, [&] { return key_of(b); }, make(-1)).kernel().value, 3);
+  EXPECT_EQ(k.get(a, kContiguous).value, 1);
+  EXPECT_EQ(k.get(a, strided).value, 2);
+  EXPECT_EQ(k.get(b, kContiguous).value, 3);
+  k.hot.replace(a, kContiguous, std::make_shared<const FakeKernel>(100));
+  EXPECT_EQ(k.get(a, kContiguous).value, 100);
+  EXPECT_EQ(k.get(a, strided).value, 2);
+  EXPECT_EQ(k.get(b, kContiguous).value, 3);
 }
 
 TEST(TierUp, JobsRunInOrderOnAnotherThreadAndWaitIdleWaitsForThem) {
