@@ -171,7 +171,11 @@ class BodyTyper {
   Value type_constant(const ast::Expr &e);
 
  private:
-  friend class Builtins;
+  // The handlers of library calls (LibraryCall.h), one class per family.
+  friend class BuiltinCall;
+  friend class CudaCall;
+  friend class MathCall;
+  friend class NumpyCall;
 
   // ---- statements (TyperStmt.cpp)
   /// Where control can be: whether it is reachable, and which variables are
