@@ -340,6 +340,8 @@ class BodyTyper {
   Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
   Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
   Value round_builtin(std::vector<Value> args, const ast::Call &call);
+  /// round(x, n) of a strong float x and an integer n, as Numba's round_ndigits.
+  Value round_ndigits(const Value &x, Value n);
   /// (a // b, a % b) of two operands already of one type (or both weak).
   Value divmod_tuple(Value a, Value b, const SourceLocation &loc);
   Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
