@@ -357,7 +357,6 @@ class BodyTyper {
   /// "np.fn() is not supported for `what` ('type')" at `loc`; an error value.
   Value numpy_unsupported(const std::string &fn, const Value &v, const std::string &what, const SourceLocation &loc);
   // ---- np.* built from several operations (NumpyFunctions.cpp)
-  Value numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// Two np.* operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
   bool numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc);
   /// np.round(x, decimals) on a number of any non-bool type.
