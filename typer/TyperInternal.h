@@ -192,6 +192,17 @@ class BodyTyper {
   bool assigned_on_every_path(const std::string &name);
   void collect_assigned(const ast::Body &body);
   void collect_assigned_target(const ast::Expr &target);
+  // The steps of type_function, in order.
+  void start_function(const ast::FunctionDef &def, const std::vector<Type> &param_types,
+                      std::optional<Type> fixed_ret, bool is_ufunc);
+  /// Infer-mode passes until the candidate types stop growing.
+  void infer_types(const ast::FunctionDef &def);
+  /// The final types of the locals and the return, from the candidates.
+  void resolve_types();
+  /// After Emit: mixed, incompatible or missing returns are errors.
+  void check_returns(const ast::FunctionDef &def);
+  /// The IR function: parameters (a retyped one converted into a local), locals, body.
+  Function build_function(const std::string &ir_name, const std::vector<Type> &param_types);
   bool run_pass(Mode mode, const ast::FunctionDef &def);
   Stmt block(const ast::Body &body);
   /// Types one statement; in Infer mode a simple statement whose reads did
