@@ -267,6 +267,13 @@ class BodyTyper {
   Value compare_expr(const ast::Compare &e);
   Value ifexp_expr(const ast::IfExp &e);
   Value subscript_expr(const ast::Subscript &e);
+  /// A constant integer index among `n` (negative ones count from the end),
+  /// or nullopt after "a `kind` index must be an integer constant" or
+  /// "`item` K is out of range for 'of'".
+  std::optional<int> constant_index(const ast::Expr &index, Int128 n, const std::string &kind,
+                                    const std::string &item, const Type &of);
+  /// `(a, b, ...)`: a literal tuple, at most kMaxTupleElements scalars deep.
+  Value tuple_expr(const ast::Tuple &e);
   // ---- arrays (TyperArrays.cpp)
   /// `array[index]`: an element (ArrayLoad) when every dimension gets an
   /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
@@ -294,6 +301,12 @@ class BodyTyper {
   /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
   bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// A call of a name: a helper, an import, a builtin, a declare_device, a dtype.
+  Value name_call(const ast::Name &n, const ast::Call &e);
+  /// A call of `n`, imported as `what` ("math.sqrt", "numpy.float32").
+  Value imported_call(const ast::Name &n, const std::string &what, std::vector<Value> args, const ast::Call &e);
+  /// float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
+  Value float_of_string(const ast::StrLit &lit);
   /// The np.* function `callee` names (`np.round`, or `round` from `from numpy import round`).
   std::optional<std::string> numpy_callee(const ast::Expr &callee) const;
   /// `f(*t)`: expands starred tuples, then types the call with them.
