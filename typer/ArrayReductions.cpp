@@ -71,7 +71,89 @@ struct Builder {
     }
     return s;
   }
+  /// The number of elements of `a`, as int64.
+  Expr element_count() const {
+    Expr count = i64(1);
+    for (int d = 0; d < array.ndim(); ++d) {
+      count = Binary::make(BinaryOpcode::Mul, count, ArrayDim::make(Var::make(array, "a"), d));
+    }
+    return count;
+  }
+
+  // The bodies of the reductions; each returns the result's dtype.
+  DType sum_prod_mean();
+  DType all_any();
+  DType extreme(const SourceLocation &loc);
 };
+
+Expr element_as(const Expr &x, DType from, DType to) { return from == to ? x : Cast::make(to, x); }
+
+DType Builder::sum_prod_mean() {
+  const DType e = element;
+  DType acc = accumulate_type(e);
+  if (op == "mean") acc = is_integer(e) || e == DType::Bool ? DType::Float64 : e;
+  // float16 accumulates in float32, rounded to float16 once at the end, as
+  // NumPy's half loops do (in float16, a sum of ones stops at 2048).
+  if (e == DType::Float16) acc = DType::Float32;
+  PyNum start = PyNum::of_int(op == "prod" ? 1 : 0);
+  local("acc", acc, make_const(acc, start));
+  BinaryOpcode combine = op == "prod" ? BinaryOpcode::Mul : BinaryOpcode::Add;
+  body.push_back(loops([&](const Expr &x, const Expr &) {
+    return Assign::make("acc", Binary::make(combine, var("acc"), element_as(x, e, acc)));
+  }));
+  Expr result = var("acc");
+  if (op == "mean") {
+    Expr count = element_count();
+    Expr n = is_complex(acc) ? Cast::make(acc, Cast::make(DType::Float64, count)) : Cast::make(acc, count);
+    result = Binary::make(BinaryOpcode::Div, result, n);
+  }
+  DType ret = e == DType::Float16 ? DType::Float16 : acc;
+  body.push_back(Return::make(element_as(result, acc, ret)));
+  return ret;
+}
+
+DType Builder::all_any() {
+  const DType e = element;
+  const bool all = op == "all";
+  body.push_back(loops([&](const Expr &x, const Expr &) {
+    Expr truth = e == DType::Bool ? x : Compare::make(CompareOpcode::Ne, x, make_const(e, PyNum::of_int(0)));
+    if (is_complex(e)) truth = Compare::make(CompareOpcode::Ne, x, Const::make_complex(e, {0.0, 0.0}));
+    Expr stop = all ? Unary::make(UnaryOpcode::Not, truth) : truth;
+    return If::make(stop, Return::make(Const::make_bool(!all)));
+  }));
+  body.push_back(Return::make(Const::make_bool(all)));
+  return DType::Bool;
+}
+
+// min/max/argmin/argmax: empty -> ValueError; the first extreme wins; a
+// NaN is taken and kept (nothing compares above or below it).
+DType Builder::extreme(const SourceLocation &loc) {
+  const DType e = element;
+  const bool is_max = op == "max" || op == "argmax";
+  const bool arg = op == "argmin" || op == "argmax";
+  const std::string file = loc.file != nullptr ? loc.file->name() : std::string("<source>");
+  std::string message = arg ? "attempt to get " + op + " of an empty sequence"
+                            : std::string("zero-size array to reduction operation ") + (is_max ? "maximum" : "minimum") +
+                                  " which has no identity";
+  body.push_back(If::make(Compare::make(CompareOpcode::Eq, element_count(), i64(0)),
+                          Raise::make("ValueError", message, file, loc.line, loc.col)));
+  std::vector<Expr> zeros(static_cast<std::size_t>(array.ndim()), i64(0));
+  local("best", e, ArrayLoad::make(Var::make(array, "a"), zeros));
+  local("at", DType::Int64, i64(0));
+  body.push_back(loops([&](const Expr &x, const Expr &flat) {
+    Expr better = Compare::make(is_max ? CompareOpcode::Gt : CompareOpcode::Lt, x, var("best"));
+    if (is_float(e)) {
+      // Take a NaN unless one is held already (then nothing is better).
+      Expr x_nan = Intrinsic::make(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {x});
+      Expr best_nan = Intrinsic::make(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {var("best")});
+      better = Binary::make(BinaryOpcode::BitOr, better,
+                            Binary::make(BinaryOpcode::BitAnd, x_nan, Unary::make(UnaryOpcode::Not, best_nan)));
+    }
+    return If::make(better, Block::make({Assign::make("best", x), Assign::make("at", flat)}));
+  }));
+  body.push_back(Return::make(arg ? var("at") : var("best")));
+  return arg ? DType::Int64 : e;
+}
 
 }  // namespace
 
@@ -106,74 +188,13 @@ Value BodyTyper::array_reduction(const std::string &name, const Value &array, st
   }
   Builder b{op, array.type, e, {}, {}};
   DType ret = e;
-  const Type et = Type::scalar(e);
-  auto element_as = [](const Expr &x, DType from, DType to) { return from == to ? x : Cast::make(to, x); };
   if (op == "sum" || op == "prod" || op == "mean") {
-    DType acc = accumulate_type(e);
-    if (op == "mean") acc = is_integer(e) || e == DType::Bool ? DType::Float64 : e;
-    // float16 accumulates in float32, rounded to float16 once at the end, as
-    // NumPy's half loops do (in float16, a sum of ones stops at 2048).
-    if (e == DType::Float16) acc = DType::Float32;
-    PyNum start = PyNum::of_int(op == "prod" ? 1 : 0);
-    b.local("acc", acc, make_const(acc, start));
-    BinaryOpcode combine = op == "prod" ? BinaryOpcode::Mul : BinaryOpcode::Add;
-    b.body.push_back(b.loops([&](const Expr &x, const Expr &) {
-      return Assign::make("acc", Binary::make(combine, b.var("acc"), element_as(x, e, acc)));
-    }));
-    Expr result = b.var("acc");
-    if (op == "mean") {
-      Expr count = i64(1);
-      for (int d = 0; d < array.type.ndim(); ++d) {
-        count = Binary::make(BinaryOpcode::Mul, count, ArrayDim::make(Var::make(array.type, "a"), d));
-      }
-      Expr n = is_complex(acc) ? Cast::make(acc, Cast::make(DType::Float64, count)) : Cast::make(acc, count);
-      result = Binary::make(BinaryOpcode::Div, result, n);
-    }
-    ret = e == DType::Float16 ? DType::Float16 : acc;
-    b.body.push_back(Return::make(element_as(result, acc, ret)));
+    ret = b.sum_prod_mean();
   } else if (op == "all" || op == "any") {
-    ret = DType::Bool;
-    const bool all = op == "all";
-    b.body.push_back(b.loops([&](const Expr &x, const Expr &) {
-      Expr truth = e == DType::Bool ? x : Compare::make(CompareOpcode::Ne, x, make_const(e, PyNum::of_int(0)));
-      if (is_complex(e)) truth = Compare::make(CompareOpcode::Ne, x, Const::make_complex(e, {0.0, 0.0}));
-      Expr stop = all ? Unary::make(UnaryOpcode::Not, truth) : truth;
-      return If::make(stop, Return::make(Const::make_bool(!all)));
-    }));
-    b.body.push_back(Return::make(Const::make_bool(all)));
+    ret = b.all_any();
   } else {
-    // min/max/argmin/argmax: empty -> ValueError; the first extreme wins; a
-    // NaN is taken and kept (nothing compares above or below it).
-    const bool is_max = op == "max" || op == "argmax";
-    const bool arg = op == "argmin" || op == "argmax";
-    Expr size = i64(1);
-    for (int d = 0; d < array.type.ndim(); ++d) {
-      size = Binary::make(BinaryOpcode::Mul, size, ArrayDim::make(Var::make(array.type, "a"), d));
-    }
-    const std::string file = loc.file != nullptr ? loc.file->name() : std::string("<source>");
-    std::string message = arg ? "attempt to get " + op + " of an empty sequence"
-                              : std::string("zero-size array to reduction operation ") + (is_max ? "maximum" : "minimum") +
-                                    " which has no identity";
-    b.body.push_back(If::make(Compare::make(CompareOpcode::Eq, size, i64(0)),
-                              Raise::make("ValueError", message, file, loc.line, loc.col)));
-    std::vector<Expr> zeros(static_cast<std::size_t>(array.type.ndim()), i64(0));
-    b.local("best", e, ArrayLoad::make(Var::make(array.type, "a"), zeros));
-    b.local("at", DType::Int64, i64(0));
-    b.body.push_back(b.loops([&](const Expr &x, const Expr &flat) {
-      Expr better = Compare::make(is_max ? CompareOpcode::Gt : CompareOpcode::Lt, x, b.var("best"));
-      if (is_float(e)) {
-        // Take a NaN unless one is held already (then nothing is better).
-        Expr x_nan = Intrinsic::make(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {x});
-        Expr best_nan = Intrinsic::make(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {b.var("best")});
-        better = Binary::make(BinaryOpcode::BitOr, better,
-                              Binary::make(BinaryOpcode::BitAnd, x_nan, Unary::make(UnaryOpcode::Not, best_nan)));
-      }
-      return If::make(better, Block::make({Assign::make("best", x), Assign::make("at", flat)}));
-    }));
-    ret = arg ? DType::Int64 : e;
-    b.body.push_back(Return::make(arg ? b.var("at") : b.var("best")));
+    ret = b.extreme(loc);
   }
-  (void)et;
   Function f;
   f.name = "__ufjit_" + op + "_" + std::to_string(loc.line) + "_" + std::to_string(loc.col) + "_" +
            ModuleTyper::mangle("", {array.type}).substr(2);

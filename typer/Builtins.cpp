@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "support/InternalAssert.h"
-#include "typer/TyperInternal.h"
+#include "typer/LibraryCall.h"
 
 namespace ufjit::ir::typer {
 
@@ -48,6 +48,22 @@ std::optional<PyNum> integral_to_weak_int(double integral) {
 bool is_real_scalar(const Value &v) {
   return v.is_weak() ? v.weak != Weak::Complex
                      : (!v.literal_tuple && v.type.is_scalar() && !v.type.is_complex());
+}
+
+/// Python's round(f, ndigits) of two constants.
+double fold_round(double f, Int128 ndigits) {
+  if (!std::isfinite(f) || ndigits > 330) return f;
+  if (ndigits >= 0) {
+    // Python rounds the exact decimal value (round(2.675, 2) == 2.67), as printf does.
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(ndigits), f);
+    return std::strtod(buf, nullptr);
+  }
+  // Negated as a double: -ndigits overflows for the most negative weak int.
+  double p = std::pow(10.0, -static_cast<double>(ndigits));
+  // Python: every finite value rounds to a signed zero past 10**308.
+  if (std::isinf(p)) return std::copysign(0.0, f);
+  return std::nearbyint(f / p) * p;
 }
 
 }  // namespace
@@ -314,22 +330,12 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
   }
   if (x.is_weak() && x.weak == Weak::Int) x = Value::weak_num(PyNum::of_float(static_cast<double>(x.num.i)));
   if (!x.is_weak() && !x.type.is_float()) x = convert(x, DType::Float64);
-  if (x.is_weak() && n.is_weak()) {
-    double f = x.num.f;
-    if (!std::isfinite(f) || n.num.i > 330) return Value::weak_num(PyNum::of_float(f));
-    if (n.num.i >= 0) {
-      // Python rounds the exact decimal value (round(2.675, 2) == 2.67), as printf does.
-      char buf[512];
-      std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(n.num.i), f);
-      return Value::weak_num(PyNum::of_float(std::strtod(buf, nullptr)));
-    }
-    // Negated as a double: -n.num.i overflows for the most negative weak int.
-    double p = std::pow(10.0, -static_cast<double>(n.num.i));
-    // Python: every finite value rounds to a signed zero past 10**308.
-    if (std::isinf(p)) return Value::weak_num(PyNum::of_float(std::copysign(0.0, f)));
-    return Value::weak_num(PyNum::of_float(std::nearbyint(f / p) * p));
-  }
+  if (x.is_weak() && n.is_weak()) return Value::weak_num(PyNum::of_float(fold_round(x.num.f, n.num.i)));
   if (x.is_weak()) x = convert(x, DType::Float64);
+  return round_ndigits(x, n);
+}
+
+Value BodyTyper::round_ndigits(const Value &x, Value n) {
   // Numba's round_ndigits (numba/cpython/numbers.py), which this follows on
   // both targets: computed in float64 with 10**n split at 22 digits so that
   // the scale itself does not overflow; a product that overflows returns x
@@ -386,133 +392,179 @@ Value BodyTyper::round_builtin(std::vector<Value> args, const ast::Call &call) {
   return convert(pick(keep_x, xs, scaled_back), t);
 }
 
+/// One call of a Python builtin; its handlers are named by the table below.
+class BuiltinCall : public LibraryCall {
+ public:
+  BuiltinCall(BodyTyper &typer, const std::string &name, std::vector<Value> args, const ast::Call &call)
+      : LibraryCall(typer, name, name, std::move(args), call) {}
+
+  Value run();
+
+  Value minmax() { return t_.minmax(name_ == "min", std::move(args_), call_); }
+  Value round() { return t_.round_builtin(std::move(args_), call_); }
+  Value pow();
+  Value divmod();
+  Value abs();
+  Value len();
+  Value to_bool();
+  Value int_float();
+  Value complex();
+
+ private:
+  /// abs() of a Python number, folded.
+  Value weak_abs(const Value &v);
+  /// int() or float() of a Python number, folded.
+  Value weak_int_float(const Value &v);
+};
+
+namespace {
+
+struct BuiltinFn {
+  const char *name;
+  Value (BuiltinCall::*handler)();
+};
+
+const BuiltinFn kBuiltinFns[] = {
+    {"min", &BuiltinCall::minmax}, {"max", &BuiltinCall::minmax},   {"round", &BuiltinCall::round},
+    {"pow", &BuiltinCall::pow},    {"divmod", &BuiltinCall::divmod}, {"abs", &BuiltinCall::abs},
+    {"len", &BuiltinCall::len},    {"bool", &BuiltinCall::to_bool},  {"int", &BuiltinCall::int_float},
+    {"float", &BuiltinCall::int_float}, {"complex", &BuiltinCall::complex},
+};
+
+}  // namespace
+
 Value BodyTyper::call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call) {
-  SourceLocation loc = callee_loc(call);
   for (const Value &a : args) {
     if (!a.ok) return Value::error();
   }
-  auto want = [&](std::size_t n) {
-    if (args.size() == n) return true;
-    error(loc, name + "() takes " + plural(n, "argument") + " (" + std::to_string(args.size()) + " given)");
-    return false;
-  };
-  if (name == "min" || name == "max") return minmax(name == "min", std::move(args), call);
-  if (name == "round") return round_builtin(std::move(args), call);
-  if (name == "pow") {
-    if (args.size() == 3) {
-      error(loc, "pow() with a modulus (3 arguments) is not supported");
-      return Value::error();
-    }
-    if (!want(2)) return Value::error();
-    return binary(ast::BinaryOp::Pow, args[0], args[1], loc);
-  }
-  if (name == "divmod") {
-    if (!want(2)) return Value::error();
-    Value a = args[0];
-    Value b = args[1];
-    if (!a.is_weak() || !b.is_weak()) {
-      if (!unify_operands(a, b, loc, "apply divmod() to")) return Value::error();
-    }
-    return divmod_tuple(a, b, loc);
-  }
-  if (name == "abs") {
-    if (!want(1)) return Value::error();
-    const Value &v = args[0];
-    if (v.is_weak()) {
-      if (v.weak == Weak::Int) {
-        Int128 magnitude = v.num.i;
-        if (v.num.i < 0 && __builtin_sub_overflow(static_cast<Int128>(0), v.num.i, &magnitude)) {
-          error(call.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
-          return Value::error();
-        }
-        return Value::weak_num(PyNum::of_int(magnitude));
-      }
-      if (v.weak == Weak::Float) return Value::weak_num(PyNum::of_float(std::fabs(v.num.f)));
-      return Value::weak_num(PyNum::of_float(std::abs(v.num.c)));
-    }
-    if (v.literal_tuple || !v.type.is_scalar()) {
-      error(call.args[0]->loc, "bad operand type for abs(): '" + v.type.str() + "'");
-      return Value::error();
-    }
-    const Type &t = v.type;
-    if (t.is_bool()) return convert(v, DType::Int64);
-    if (t.is_int()) return is_unsigned_int(t.dtype()) ? v : intrinsic(IntrinsicOp::IAbs, t, {v});
-    if (t.is_float()) return intrinsic(IntrinsicOp::Fabs, t, {v});
-    DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
-    return intrinsic(IntrinsicOp::CAbs, Type::scalar(part), {v});
-  }
-  if (name == "len") {
-    if (!want(1)) return Value::error();
-    const Value &v = args[0];
-    if (v.type.is_array()) return Value::strong(ArrayDim::make(v.expr, 0));
-    if (v.literal_tuple || v.type.is_tuple()) {
-      return Value::weak_num(PyNum::of_int(static_cast<Int128>(v.type.elements().size())));
-    }
-    error(call.args[0]->loc, "len() needs an array or a tuple, not '" +
-                                 (v.is_weak() ? std::string("a number") : v.type.str()) + "'");
+  return BuiltinCall(*this, name, std::move(args), call).run();
+}
+
+Value BuiltinCall::run() {
+  if (const BuiltinFn *f = find_entry(kBuiltinFns, name_)) return (this->*f->handler)();
+  t_.error(loc_, name_ + "() is not supported in a function body");
+  return Value::error();
+}
+
+Value BuiltinCall::pow() {
+  if (args_.size() == 3) {
+    t_.error(loc_, "pow() with a modulus (3 arguments) is not supported");
     return Value::error();
   }
-  if (name == "bool") {
-    if (args.empty()) return make_bool_const(false);
-    if (!want(1)) return Value::error();
-    return truth(args[0], call.args[0]->loc);
+  if (!want(2)) return Value::error();
+  return t_.binary(ast::BinaryOp::Pow, args_[0], args_[1], loc_);
+}
+
+Value BuiltinCall::divmod() {
+  if (!want(2)) return Value::error();
+  Value a = args_[0];
+  Value b = args_[1];
+  if (!a.is_weak() || !b.is_weak()) {
+    if (!t_.unify_operands(a, b, loc_, "apply divmod() to")) return Value::error();
   }
-  if (name == "int" || name == "float") {
-    bool to_int = name == "int";
-    if (args.empty()) return Value::weak_num(to_int ? PyNum::of_int(0) : PyNum::of_float(0.0));
-    if (!want(1)) return Value::error();
-    const Value &v = args[0];
-    bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
-    if (complex || v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
-      error(call.args[0]->loc, name + "() cannot convert a value of type '" +
-                                   (v.is_weak() ? std::string("complex") : v.type.str()) + "'");
+  return t_.divmod_tuple(a, b, loc_);
+}
+
+Value BuiltinCall::weak_abs(const Value &v) {
+  if (v.weak == Weak::Int) {
+    Int128 magnitude = v.num.i;
+    if (v.num.i < 0 && __builtin_sub_overflow(static_cast<Int128>(0), v.num.i, &magnitude)) {
+      t_.error(call_.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
       return Value::error();
     }
-    if (v.is_weak()) {
-      if (!to_int) return Value::weak_num(PyNum::of_float(v.num.as_double()));
-      if (v.weak == Weak::Int) return v;
-      if (!std::isfinite(v.num.f)) {
-        error(call.args[0]->loc, "cannot convert a non-finite constant to an integer");
-        return Value::error();
-      }
-      std::optional<PyNum> truncated = integral_to_weak_int(std::trunc(v.num.f));
-      if (!truncated) {
-        error(call.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
-        return Value::error();
-      }
-      return Value::weak_num(*truncated);
-    }
-    return convert(v, to_int ? DType::Int64 : DType::Float64);
+    return Value::weak_num(PyNum::of_int(magnitude));
   }
-  if (name == "complex") {
-    if (args.empty() || args.size() > 2) {
-      error(loc, "complex() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
-      return Value::error();
-    }
-    if (args.size() == 1) {
-      const Value &v = args[0];
-      if (v.is_weak()) return Value::weak_num(PyNum::of_complex(v.num.as_complex()));
-      if (v.literal_tuple || !v.type.is_scalar()) {
-        error(call.args[0]->loc, "complex() cannot convert a value of type '" + v.type.str() + "'");
-        return Value::error();
-      }
-      return convert(v, DType::Complex128);
-    }
-    for (std::size_t i = 0; i < 2; ++i) {
-      if (!is_real_scalar(args[i])) {
-        error(call.args[i]->loc, "complex(re, im) needs real arguments");
-        return Value::error();
-      }
-    }
-    if (args[0].is_weak() && args[1].is_weak()) {
-      return Value::weak_num(PyNum::of_complex({args[0].num.as_double(), args[1].num.as_double()}));
-    }
-    Value re = convert(args[0], DType::Float64);
-    Value im = convert(args[1], DType::Float64);
-    return intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
+  if (v.weak == Weak::Float) return Value::weak_num(PyNum::of_float(std::fabs(v.num.f)));
+  return Value::weak_num(PyNum::of_float(std::abs(v.num.c)));
+}
+
+Value BuiltinCall::abs() {
+  if (!want(1)) return Value::error();
+  const Value &v = args_[0];
+  if (v.is_weak()) return weak_abs(v);
+  if (v.literal_tuple || !v.type.is_scalar()) {
+    t_.error(call_.args[0]->loc, "bad operand type for abs(): '" + v.type.str() + "'");
+    return Value::error();
   }
-  error(loc, name + "() is not supported in a function body");
+  const Type &t = v.type;
+  if (t.is_bool()) return t_.convert(v, DType::Int64);
+  if (t.is_int()) return is_unsigned_int(t.dtype()) ? v : t_.intrinsic(IntrinsicOp::IAbs, t, {v});
+  if (t.is_float()) return t_.intrinsic(IntrinsicOp::Fabs, t, {v});
+  DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+  return t_.intrinsic(IntrinsicOp::CAbs, Type::scalar(part), {v});
+}
+
+Value BuiltinCall::len() {
+  if (!want(1)) return Value::error();
+  const Value &v = args_[0];
+  if (v.type.is_array()) return Value::strong(ArrayDim::make(v.expr, 0));
+  if (v.literal_tuple || v.type.is_tuple()) {
+    return Value::weak_num(PyNum::of_int(static_cast<Int128>(v.type.elements().size())));
+  }
+  t_.error(call_.args[0]->loc, "len() needs an array or a tuple, not '" +
+                                   (v.is_weak() ? std::string("a number") : v.type.str()) + "'");
   return Value::error();
+}
+
+Value BuiltinCall::to_bool() {
+  if (args_.empty()) return t_.make_bool_const(false);
+  if (!want(1)) return Value::error();
+  return t_.truth(args_[0], call_.args[0]->loc);
+}
+
+Value BuiltinCall::weak_int_float(const Value &v) {
+  if (name_ == "float") return Value::weak_num(PyNum::of_float(v.num.as_double()));
+  if (v.weak == Weak::Int) return v;
+  if (!std::isfinite(v.num.f)) {
+    t_.error(call_.args[0]->loc, "cannot convert a non-finite constant to an integer");
+    return Value::error();
+  }
+  std::optional<PyNum> truncated = integral_to_weak_int(std::trunc(v.num.f));
+  if (!truncated) {
+    t_.error(call_.args[0]->loc, "integer constant overflows 128 bits in a constant expression");
+    return Value::error();
+  }
+  return Value::weak_num(*truncated);
+}
+
+Value BuiltinCall::int_float() {
+  bool to_int = name_ == "int";
+  if (args_.empty()) return Value::weak_num(to_int ? PyNum::of_int(0) : PyNum::of_float(0.0));
+  if (!want(1)) return Value::error();
+  const Value &v = args_[0];
+  bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
+  if (complex || v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
+    t_.error(call_.args[0]->loc, name_ + "() cannot convert a value of type '" +
+                                     (v.is_weak() ? std::string("complex") : v.type.str()) + "'");
+    return Value::error();
+  }
+  if (v.is_weak()) return weak_int_float(v);
+  return t_.convert(v, to_int ? DType::Int64 : DType::Float64);
+}
+
+Value BuiltinCall::complex() {
+  if (!want_one_or_two()) return Value::error();
+  if (args_.size() == 1) {
+    const Value &v = args_[0];
+    if (v.is_weak()) return Value::weak_num(PyNum::of_complex(v.num.as_complex()));
+    if (v.literal_tuple || !v.type.is_scalar()) {
+      t_.error(call_.args[0]->loc, "complex() cannot convert a value of type '" + v.type.str() + "'");
+      return Value::error();
+    }
+    return t_.convert(v, DType::Complex128);
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (!is_real_scalar(args_[i])) {
+      t_.error(call_.args[i]->loc, "complex(re, im) needs real arguments");
+      return Value::error();
+    }
+  }
+  if (args_[0].is_weak() && args_[1].is_weak()) {
+    return Value::weak_num(PyNum::of_complex({args_[0].num.as_double(), args_[1].num.as_double()}));
+  }
+  Value re = t_.convert(args_[0], DType::Float64);
+  Value im = t_.convert(args_[1], DType::Float64);
+  return t_.intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
 }
 
 }  // namespace ufjit::ir::typer

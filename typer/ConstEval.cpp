@@ -161,6 +161,34 @@ void float_divmod(double a, double b, double &floordiv, double &mod) {
   }
 }
 
+/// What Python would raise where a weak int leaves the 128 bits we keep.
+const char *const kIntOverflow = "integer constant overflows 128 bits";
+
+/// a ** b of Python ints (a float for a negative b); nullopt with `error`
+/// set when Python raises or the result overflows.
+std::optional<PyNum> int_pow(Int128 a, Int128 b, std::string &error) {
+  if (b < 0) {
+    // Python: a float result, and zero to a negative power raises.
+    if (a == 0) {
+      error = "0.0 cannot be raised to a negative power";
+      return std::nullopt;
+    }
+    return PyNum::of_float(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+  Int128 result = 1;
+  Int128 base = a;
+  Int128 e = b;
+  bool overflow = false;
+  while (e > 0 && !overflow) {
+    if (e & 1) overflow = __builtin_mul_overflow(result, base, &result);
+    e >>= 1;
+    if (e > 0 && !overflow) overflow = __builtin_mul_overflow(base, base, &base);
+  }
+  if (!overflow) return PyNum::of_int(result);
+  error = kIntOverflow;
+  return std::nullopt;
+}
+
 std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string &error) {
   Int128 r = 0;
   switch (op) {
@@ -198,27 +226,8 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
       }
       return PyNum::of_int(op == ast::BinaryOp::FloorDiv ? q : m);
     }
-    case ast::BinaryOp::Pow: {
-      if (b < 0) {
-        // Python: a float result, and zero to a negative power raises.
-        if (a == 0) {
-          error = "0.0 cannot be raised to a negative power";
-          return std::nullopt;
-        }
-        return PyNum::of_float(std::pow(static_cast<double>(a), static_cast<double>(b)));
-      }
-      Int128 result = 1;
-      Int128 base = a;
-      Int128 e = b;
-      bool overflow = false;
-      while (e > 0 && !overflow) {
-        if (e & 1) overflow = __builtin_mul_overflow(result, base, &result);
-        e >>= 1;
-        if (e > 0 && !overflow) overflow = __builtin_mul_overflow(base, base, &base);
-      }
-      if (overflow) break;
-      return PyNum::of_int(result);
-    }
+    case ast::BinaryOp::Pow:
+      return int_pow(a, b, error);
     case ast::BinaryOp::LShift:
     case ast::BinaryOp::RShift:
       if (b < 0) {
@@ -240,7 +249,7 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
       error = "unsupported operand type(s) for @: 'int' and 'int'";
       return std::nullopt;
   }
-  error = "integer constant overflows 128 bits";
+  error = kIntOverflow;
   return std::nullopt;
 }
 

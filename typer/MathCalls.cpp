@@ -6,7 +6,7 @@
 
 #include "support/InternalAssert.h"
 #include "typer/Builtins.h"
-#include "typer/TyperInternal.h"
+#include "typer/LibraryCall.h"
 
 namespace ufjit::ir::typer {
 
@@ -88,35 +88,70 @@ const ComplexFn kComplexFns[] = {
 };
 // clang-format on
 
-const char *const kMathSpecial[] = {"degrees", "radians", "isnan", "isinf", "isfinite", "frexp",
-                                    "modf",    "ldexp",   "log",   "fma"};
-const char *const kCmathSpecial[] = {"log", "phase", "polar", "rect", "isnan", "isinf", "isfinite"};
 const char *const kMathConstants[] = {"pi", "e", "tau", "inf", "nan"};
 const char *const kCmathConstants[] = {"pi", "e", "tau", "inf", "nan", "infj", "nanj"};
 
-const RealFn *find_real(const std::string &name) {
-  for (const RealFn &f : kRealFns) {
-    if (name == f.name) return &f;
-  }
-  return nullptr;
-}
-
-const ComplexFn *find_complex(const std::string &name) {
-  for (const ComplexFn &f : kComplexFns) {
-    if (name == f.name) return &f;
-  }
-  return nullptr;
-}
-
-template <typename Array>
-bool contains(const Array &a, const std::string &name) {
-  for (const char *x : a) {
-    if (name == x) return true;
-  }
-  return false;
-}
-
 DType complex_part(DType c) { return c == DType::Complex64 ? DType::Float32 : DType::Float64; }
+
+}  // namespace
+
+/// One math.*, cmath.* (or np.isnan/isinf/isfinite) call; its handlers are
+/// named by the tables below.
+class MathCall : public LibraryCall {
+ public:
+  MathCall(BodyTyper &typer, const std::string &module, const std::string &name, std::vector<Value> args,
+           const ast::Call &call)
+      : LibraryCall(typer, name, module + "." + name, std::move(args), call), module_(module) {}
+
+  Value run();
+
+  // math.*
+  Value real_function(const RealFn &f);
+  Value fma();
+  Value real_log();
+  Value degrees_radians();
+  Value frexp_modf();
+  Value ldexp();
+  // cmath.*
+  Value complex_function(const ComplexFn &f);
+  Value complex_log();
+  Value phase_polar();
+  Value rect();
+  // both, and np.*
+  Value classify();
+
+ private:
+  /// Real arguments of a math function: weak floats or strong floats of one
+  /// type (nullopt after an error).
+  std::optional<DType> real_args();
+  /// "'math.pi' is a constant, not a function" or "unknown function".
+  Value not_a_function();
+
+  std::string module_;
+};
+
+namespace {
+
+using MathHandler = Value (MathCall::*)();
+
+struct SpecialFn {
+  const char *name;
+  MathHandler handler;
+};
+
+const SpecialFn kMathSpecial[] = {
+    {"degrees", &MathCall::degrees_radians}, {"radians", &MathCall::degrees_radians},
+    {"isnan", &MathCall::classify},          {"isinf", &MathCall::classify},
+    {"isfinite", &MathCall::classify},       {"frexp", &MathCall::frexp_modf},
+    {"modf", &MathCall::frexp_modf},         {"ldexp", &MathCall::ldexp},
+    {"log", &MathCall::real_log},            {"fma", &MathCall::fma},
+};
+
+const SpecialFn kCmathSpecial[] = {
+    {"log", &MathCall::complex_log}, {"phase", &MathCall::phase_polar}, {"polar", &MathCall::phase_polar},
+    {"rect", &MathCall::rect},       {"isnan", &MathCall::classify},    {"isinf", &MathCall::classify},
+    {"isfinite", &MathCall::classify},
+};
 
 }  // namespace
 
@@ -124,11 +159,11 @@ std::vector<std::string> math_module_names(const std::string &module) {
   std::vector<std::string> names;
   if (module == "math") {
     for (const RealFn &f : kRealFns) names.push_back(f.name);
-    for (const char *s : kMathSpecial) names.push_back(s);
+    for (const SpecialFn &f : kMathSpecial) names.push_back(f.name);
     for (const char *s : kMathConstants) names.push_back(s);
   } else {
     for (const ComplexFn &f : kComplexFns) names.push_back(f.name);
-    for (const char *s : kCmathSpecial) names.push_back(s);
+    for (const SpecialFn &f : kCmathSpecial) names.push_back(f.name);
     for (const char *s : kCmathConstants) names.push_back(s);
   }
   return names;
@@ -189,209 +224,217 @@ Value BodyTyper::complex_math_arg(const Value &v, const std::string &fn, const S
   return convert(v, DType::Complex128);
 }
 
+
 Value BodyTyper::call_math(const std::string &module, const std::string &name, std::vector<Value> args,
                            const ast::Call &call) {
-  SourceLocation loc = callee_loc(call);
   for (const Value &a : args) {
     if (!a.ok) return Value::error();
   }
-  std::string qualified = module + "." + name;
-  auto want = [&](std::size_t n) { return check_arity(qualified, args.size(), n, loc); };
-  auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  // Real arguments of a math function: weak floats or strong floats of one type.
-  auto real_args = [&](std::vector<Value> &xs) -> std::optional<DType> {
-    std::optional<DType> d;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      xs[i] = float_math_arg(xs[i], name, arg_loc(i));
-      if (!xs[i].ok) return std::nullopt;
-      if (!xs[i].is_weak()) d = d ? promote(*d, xs[i].type.dtype()) : xs[i].type.dtype();
-    }
-    if (d) {
-      for (Value &x : xs) x = convert(x, *d);
-    }
-    return d ? d : std::optional<DType>(DType::Float64);
-  };
-  auto all_weak = [&](const std::vector<Value> &xs) {
-    for (const Value &x : xs) {
-      if (!x.is_weak()) return false;
-    }
-    return true;
-  };
+  return MathCall(*this, module, name, std::move(args), call).run();
+}
 
-  if (module == "math") {
-    if (const RealFn *f = find_real(name)) {
-      if (!want(static_cast<std::size_t>(f->arity))) return Value::error();
-      std::optional<DType> d = real_args(args);
-      if (!d) return Value::error();
-      if (all_weak(args)) {
-        double r = f->arity == 1 ? f->f1(args[0].num.f) : f->f2(args[0].num.f, args[1].num.f);
-        return Value::weak_num(PyNum::of_float(r));
-      }
-      return intrinsic(f->op, Type::scalar(*d), args);
-    }
-    if (name == "fma") {
-      if (!want(3)) return Value::error();
-      std::optional<DType> d = real_args(args);
-      if (!d) return Value::error();
-      if (all_weak(args)) return Value::weak_num(PyNum::of_float(std::fma(args[0].num.f, args[1].num.f, args[2].num.f)));
-      return intrinsic(IntrinsicOp::Fma, Type::scalar(*d), args);
-    }
-    if (name == "log") {
-      if (args.size() != 1 && args.size() != 2) {
-        error(loc, "math.log() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
-        return Value::error();
-      }
-      std::optional<DType> d = real_args(args);
-      if (!d) return Value::error();
-      if (all_weak(args)) {
-        double r = std::log(args[0].num.f);
-        if (args.size() == 2) r /= std::log(args[1].num.f);
-        return Value::weak_num(PyNum::of_float(r));
-      }
-      Value l = intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args[0]});
-      if (args.size() == 1) return l;
-      return strong_binary(BinaryOpcode::Div, l, intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args[1]}));
-    }
-    if (name == "degrees" || name == "radians") {
-      if (!want(1)) return Value::error();
-      Value x = float_math_arg(args[0], name, arg_loc(0));
-      const double pi = 3.141592653589793;
-      double factor = name == "degrees" ? 180.0 / pi : pi / 180.0;
-      return binary(ast::BinaryOp::Mul, x, Value::weak_num(PyNum::of_float(factor)), loc);
-    }
-    if (name == "frexp" || name == "modf") {
-      if (!want(1)) return Value::error();
-      Value x = float_math_arg(args[0], name, arg_loc(0));
-      if (!x.ok) return x;
-      if (x.is_weak()) {
-        if (name == "frexp") {
-          int e = 0;
-          double m = std::frexp(x.num.f, &e);
-          return Value::tuple_literal({Value::weak_num(PyNum::of_float(m)), Value::weak_num(PyNum::of_int(e))});
-        }
-        double ip = 0.0;
-        double frac = std::modf(x.num.f, &ip);
-        return Value::tuple_literal({Value::weak_num(PyNum::of_float(frac)), Value::weak_num(PyNum::of_float(ip))});
-      }
-      Type second = name == "frexp" ? Type::scalar(DType::Int32) : x.type;
-      return intrinsic(name == "frexp" ? IntrinsicOp::Frexp : IntrinsicOp::Modf, Type::tuple({x.type, second}), {x});
-    }
-    if (name == "ldexp") {
-      if (!want(2)) return Value::error();
-      Value x = float_math_arg(args[0], name, arg_loc(0));
-      Value n = args[1];
-      bool n_int = n.is_weak() ? n.weak == Weak::Int : (!n.literal_tuple && (n.type.is_int() || n.type.is_bool()));
-      if (!n_int) {
-        error(arg_loc(1), "math.ldexp(): the exponent must be an integer");
-        return Value::error();
-      }
-      if (!x.ok) return x;
-      if (x.is_weak() && n.is_weak()) {
-        Int128 e = std::max<Int128>(-100000, std::min<Int128>(100000, n.num.i));
-        return Value::weak_num(PyNum::of_float(std::ldexp(x.num.f, static_cast<int>(e))));
-      }
-      if (x.is_weak()) x = convert(x, DType::Float64);
-      return intrinsic(IntrinsicOp::Ldexp, x.type, {x, ldexp_exponent(n)});
-    }
+Value MathCall::run() {
+  if (module_ == "math") {
+    if (const RealFn *f = find_entry(kRealFns, name_)) return real_function(*f);
+    if (const SpecialFn *f = find_entry(kMathSpecial, name_)) return (this->*f->handler)();
+  } else if (module_ == "cmath") {
+    if (const ComplexFn *f = find_entry(kComplexFns, name_)) return complex_function(*f);
+    if (const SpecialFn *f = find_entry(kCmathSpecial, name_)) return (this->*f->handler)();
+  } else if (name_ == "isnan" || name_ == "isinf" || name_ == "isfinite") {
+    return classify();  // np.isnan, ...
   }
+  return not_a_function();
+}
 
-  if (module == "cmath") {
-    if (const ComplexFn *f = find_complex(name)) {
-      if (!want(1)) return Value::error();
-      Value z = complex_math_arg(args[0], name, arg_loc(0));
-      if (!z.ok) return z;
-      if (z.is_weak()) return Value::weak_num(PyNum::of_complex(f->f(z.num.c)));
-      return intrinsic(f->op, z.type, {z});
-    }
-    if (name == "log") {
-      if (args.size() != 1 && args.size() != 2) {
-        error(loc, "cmath.log() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
-        return Value::error();
-      }
-      std::vector<Value> zs;
-      for (std::size_t i = 0; i < args.size(); ++i) zs.push_back(complex_math_arg(args[i], name, arg_loc(i)));
-      for (const Value &z : zs) {
-        if (!z.ok) return z;
-      }
-      if (all_weak(zs)) {
-        std::complex<double> r = std::log(zs[0].num.c);
-        if (zs.size() == 2) r /= std::log(zs[1].num.c);
-        return Value::weak_num(PyNum::of_complex(r));
-      }
-      if (zs.size() == 2 && !unify_operands(zs[0], zs[1], loc, "apply cmath.log() to")) return Value::error();
-      if (zs[0].is_weak()) zs[0] = convert(zs[0], DType::Complex128);
-      Value l = intrinsic(IntrinsicOp::CLog, zs[0].type, {zs[0]});
-      if (zs.size() == 1) return l;
-      return strong_binary(BinaryOpcode::Div, l, intrinsic(IntrinsicOp::CLog, zs[1].type, {zs[1]}));
-    }
-    if (name == "phase" || name == "polar") {
-      if (!want(1)) return Value::error();
-      Value z = complex_math_arg(args[0], name, arg_loc(0));
-      if (!z.ok) return z;
-      if (z.is_weak()) {
-        Value phase = Value::weak_num(PyNum::of_float(std::arg(z.num.c)));
-        if (name == "phase") return phase;
-        return Value::tuple_literal({Value::weak_num(PyNum::of_float(std::abs(z.num.c))), phase});
-      }
-      Type part = Type::scalar(complex_part(z.type.dtype()));
-      if (name == "phase") return intrinsic(IntrinsicOp::Phase, part, {z});
-      Value zs = stabilize(z);
-      return Value::tuple_literal({intrinsic(IntrinsicOp::CAbs, part, {zs}), intrinsic(IntrinsicOp::Phase, part, {zs})});
-    }
-    if (name == "rect") {
-      if (!want(2)) return Value::error();
-      Value r = float_math_arg(args[0], name, arg_loc(0));
-      Value phi = float_math_arg(args[1], name, arg_loc(1));
-      if (!r.ok || !phi.ok) return Value::error();
-      if (r.is_weak() && phi.is_weak()) {
-        return Value::weak_num(PyNum::of_complex({r.num.f * std::cos(phi.num.f), r.num.f * std::sin(phi.num.f)}));
-      }
-      Value rs = stabilize(convert(r, DType::Float64));
-      Value ps = stabilize(convert(phi, DType::Float64));
-      Type f64 = Type::scalar(DType::Float64);
-      Value re = strong_binary(BinaryOpcode::Mul, rs, intrinsic(IntrinsicOp::Cos, f64, {ps}));
-      Value im = strong_binary(BinaryOpcode::Mul, rs, intrinsic(IntrinsicOp::Sin, f64, {ps}));
-      return intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
-    }
+std::optional<DType> MathCall::real_args() {
+  std::optional<DType> d;
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    args_[i] = t_.float_math_arg(args_[i], name_, arg_loc(i));
+    if (!args_[i].ok) return std::nullopt;
+    if (!args_[i].is_weak()) d = d ? promote(*d, args_[i].type.dtype()) : args_[i].type.dtype();
   }
-
-  if (name == "isnan" || name == "isinf" || name == "isfinite") {
-    if (!want(1)) return Value::error();
-    const Value &v = args[0];
-    if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
-      error(arg_loc(0), qualified + "() needs a number, not '" + v.type.str() + "'");
-      return Value::error();
-    }
-    bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
-    if (complex && module == "math") {
-      error(arg_loc(0), "math." + name + "() does not accept complex values; use cmath." + name + "()");
-      return Value::error();
-    }
-    auto classify = [&](double re, double im) {
-      if (name == "isnan") return std::isnan(re) || std::isnan(im);
-      if (name == "isinf") return std::isinf(re) || std::isinf(im);
-      return std::isfinite(re) && std::isfinite(im);
-    };
-    if (v.is_weak()) {
-      std::complex<double> c = v.num.as_complex();
-      return make_bool_const(classify(c.real(), c.imag()));
-    }
-    if (v.type.is_int() || v.type.is_bool()) return make_bool_const(name == "isfinite");
-    IntrinsicOp op = name == "isnan" ? IntrinsicOp::IsNan : name == "isinf" ? IntrinsicOp::IsInf : IntrinsicOp::IsFinite;
-    return intrinsic(op, Type::scalar(DType::Bool), {v});
+  if (d) {
+    for (Value &x : args_) x = t_.convert(x, *d);
   }
+  return d ? d : std::optional<DType>(DType::Float64);
+}
 
-  std::vector<std::string> names = math_module_names(module);
+Value MathCall::real_function(const RealFn &f) {
+  if (!want(static_cast<std::size_t>(f.arity))) return Value::error();
+  std::optional<DType> d = real_args();
+  if (!d) return Value::error();
+  if (all_weak(args_)) {
+    double r = f.arity == 1 ? f.f1(args_[0].num.f) : f.f2(args_[0].num.f, args_[1].num.f);
+    return Value::weak_num(PyNum::of_float(r));
+  }
+  return t_.intrinsic(f.op, Type::scalar(*d), args_);
+}
+
+Value MathCall::fma() {
+  if (!want(3)) return Value::error();
+  std::optional<DType> d = real_args();
+  if (!d) return Value::error();
+  if (all_weak(args_)) {
+    return Value::weak_num(PyNum::of_float(std::fma(args_[0].num.f, args_[1].num.f, args_[2].num.f)));
+  }
+  return t_.intrinsic(IntrinsicOp::Fma, Type::scalar(*d), args_);
+}
+
+Value MathCall::real_log() {
+  if (!want_one_or_two()) return Value::error();
+  std::optional<DType> d = real_args();
+  if (!d) return Value::error();
+  if (all_weak(args_)) {
+    double r = std::log(args_[0].num.f);
+    if (args_.size() == 2) r /= std::log(args_[1].num.f);
+    return Value::weak_num(PyNum::of_float(r));
+  }
+  Value l = t_.intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args_[0]});
+  if (args_.size() == 1) return l;
+  return t_.strong_binary(BinaryOpcode::Div, l, t_.intrinsic(IntrinsicOp::Log, Type::scalar(*d), {args_[1]}));
+}
+
+Value MathCall::degrees_radians() {
+  if (!want(1)) return Value::error();
+  Value x = t_.float_math_arg(args_[0], name_, arg_loc(0));
+  const double pi = 3.141592653589793;
+  double factor = name_ == "degrees" ? 180.0 / pi : pi / 180.0;
+  return t_.binary(ast::BinaryOp::Mul, x, Value::weak_num(PyNum::of_float(factor)), loc_);
+}
+
+Value MathCall::frexp_modf() {
+  if (!want(1)) return Value::error();
+  Value x = t_.float_math_arg(args_[0], name_, arg_loc(0));
+  if (!x.ok) return x;
+  bool frexp = name_ == "frexp";
+  if (x.is_weak()) {
+    if (frexp) {
+      int e = 0;
+      double m = std::frexp(x.num.f, &e);
+      return Value::tuple_literal({Value::weak_num(PyNum::of_float(m)), Value::weak_num(PyNum::of_int(e))});
+    }
+    double ip = 0.0;
+    double frac = std::modf(x.num.f, &ip);
+    return Value::tuple_literal({Value::weak_num(PyNum::of_float(frac)), Value::weak_num(PyNum::of_float(ip))});
+  }
+  Type second = frexp ? Type::scalar(DType::Int32) : x.type;
+  return t_.intrinsic(frexp ? IntrinsicOp::Frexp : IntrinsicOp::Modf, Type::tuple({x.type, second}), {x});
+}
+
+Value MathCall::ldexp() {
+  if (!want(2)) return Value::error();
+  Value x = t_.float_math_arg(args_[0], name_, arg_loc(0));
+  Value n = args_[1];
+  bool n_int = n.is_weak() ? n.weak == Weak::Int : (!n.literal_tuple && (n.type.is_int() || n.type.is_bool()));
+  if (!n_int) {
+    t_.error(arg_loc(1), "math.ldexp(): the exponent must be an integer");
+    return Value::error();
+  }
+  if (!x.ok) return x;
+  if (x.is_weak() && n.is_weak()) {
+    Int128 e = std::max<Int128>(-100000, std::min<Int128>(100000, n.num.i));
+    return Value::weak_num(PyNum::of_float(std::ldexp(x.num.f, static_cast<int>(e))));
+  }
+  if (x.is_weak()) x = t_.convert(x, DType::Float64);
+  return t_.intrinsic(IntrinsicOp::Ldexp, x.type, {x, t_.ldexp_exponent(n)});
+}
+
+Value MathCall::complex_function(const ComplexFn &f) {
+  if (!want(1)) return Value::error();
+  Value z = t_.complex_math_arg(args_[0], name_, arg_loc(0));
+  if (!z.ok) return z;
+  if (z.is_weak()) return Value::weak_num(PyNum::of_complex(f.f(z.num.c)));
+  return t_.intrinsic(f.op, z.type, {z});
+}
+
+Value MathCall::complex_log() {
+  if (!want_one_or_two()) return Value::error();
+  std::vector<Value> zs;
+  for (std::size_t i = 0; i < args_.size(); ++i) zs.push_back(t_.complex_math_arg(args_[i], name_, arg_loc(i)));
+  for (const Value &z : zs) {
+    if (!z.ok) return z;
+  }
+  if (all_weak(zs)) {
+    std::complex<double> r = std::log(zs[0].num.c);
+    if (zs.size() == 2) r /= std::log(zs[1].num.c);
+    return Value::weak_num(PyNum::of_complex(r));
+  }
+  if (zs.size() == 2 && !t_.unify_operands(zs[0], zs[1], loc_, "apply cmath.log() to")) return Value::error();
+  if (zs[0].is_weak()) zs[0] = t_.convert(zs[0], DType::Complex128);
+  Value l = t_.intrinsic(IntrinsicOp::CLog, zs[0].type, {zs[0]});
+  if (zs.size() == 1) return l;
+  return t_.strong_binary(BinaryOpcode::Div, l, t_.intrinsic(IntrinsicOp::CLog, zs[1].type, {zs[1]}));
+}
+
+Value MathCall::phase_polar() {
+  if (!want(1)) return Value::error();
+  Value z = t_.complex_math_arg(args_[0], name_, arg_loc(0));
+  if (!z.ok) return z;
+  if (z.is_weak()) {
+    Value phase = Value::weak_num(PyNum::of_float(std::arg(z.num.c)));
+    if (name_ == "phase") return phase;
+    return Value::tuple_literal({Value::weak_num(PyNum::of_float(std::abs(z.num.c))), phase});
+  }
+  Type part = Type::scalar(complex_part(z.type.dtype()));
+  if (name_ == "phase") return t_.intrinsic(IntrinsicOp::Phase, part, {z});
+  Value zs = t_.stabilize(z);
+  return Value::tuple_literal(
+      {t_.intrinsic(IntrinsicOp::CAbs, part, {zs}), t_.intrinsic(IntrinsicOp::Phase, part, {zs})});
+}
+
+Value MathCall::rect() {
+  if (!want(2)) return Value::error();
+  Value r = t_.float_math_arg(args_[0], name_, arg_loc(0));
+  Value phi = t_.float_math_arg(args_[1], name_, arg_loc(1));
+  if (!r.ok || !phi.ok) return Value::error();
+  if (r.is_weak() && phi.is_weak()) {
+    return Value::weak_num(PyNum::of_complex({r.num.f * std::cos(phi.num.f), r.num.f * std::sin(phi.num.f)}));
+  }
+  Value rs = t_.stabilize(t_.convert(r, DType::Float64));
+  Value ps = t_.stabilize(t_.convert(phi, DType::Float64));
+  Type f64 = Type::scalar(DType::Float64);
+  Value re = t_.strong_binary(BinaryOpcode::Mul, rs, t_.intrinsic(IntrinsicOp::Cos, f64, {ps}));
+  Value im = t_.strong_binary(BinaryOpcode::Mul, rs, t_.intrinsic(IntrinsicOp::Sin, f64, {ps}));
+  return t_.intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
+}
+
+Value MathCall::classify() {
+  if (!want(1)) return Value::error();
+  const Value &v = args_[0];
+  if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
+    t_.error(arg_loc(0), qualified_ + "() needs a number, not '" + v.type.str() + "'");
+    return Value::error();
+  }
+  bool complex = v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex();
+  if (complex && module_ == "math") {
+    t_.error(arg_loc(0), "math." + name_ + "() does not accept complex values; use cmath." + name_ + "()");
+    return Value::error();
+  }
+  if (v.is_weak()) {
+    std::complex<double> c = v.num.as_complex();
+    if (name_ == "isnan") return t_.make_bool_const(std::isnan(c.real()) || std::isnan(c.imag()));
+    if (name_ == "isinf") return t_.make_bool_const(std::isinf(c.real()) || std::isinf(c.imag()));
+    return t_.make_bool_const(std::isfinite(c.real()) && std::isfinite(c.imag()));
+  }
+  if (v.type.is_int() || v.type.is_bool()) return t_.make_bool_const(name_ == "isfinite");
+  IntrinsicOp op = name_ == "isnan"   ? IntrinsicOp::IsNan
+                   : name_ == "isinf" ? IntrinsicOp::IsInf
+                                      : IntrinsicOp::IsFinite;
+  return t_.intrinsic(op, Type::scalar(DType::Bool), {v});
+}
+
+Value MathCall::not_a_function() {
+  std::vector<std::string> names = math_module_names(module_);
   for (const std::string &n : names) {
-    if (n == name) {
-      error(loc, "'" + qualified + "' is a constant, not a function");
+    if (n == name_) {
+      t_.error(loc_, "'" + qualified_ + "' is a constant, not a function");
       return Value::error();
     }
   }
-  std::string message = "unknown function '" + qualified + "'";
-  std::string hint = closest_match(name, names);
-  if (!hint.empty()) message += "; did you mean '" + module + "." + hint + "'?";
-  error(loc, message);
+  std::string message = "unknown function '" + qualified_ + "'";
+  std::string hint = closest_match(name_, names);
+  if (!hint.empty()) message += "; did you mean '" + module_ + "." + hint + "'?";
+  t_.error(loc_, message);
   return Value::error();
 }
 

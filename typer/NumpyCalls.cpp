@@ -10,21 +10,36 @@
 
 #include "support/InternalAssert.h"
 #include "typer/Builtins.h"
-#include "typer/TyperInternal.h"
+#include "typer/NumpyCall.h"
 
 namespace ufjit::ir::typer {
 
-namespace {
-
-struct UnaryMath {
+struct NumpyCall::UnaryMath {
   const char *name;
   IntrinsicOp real;
   bool has_complex;
   IntrinsicOp complex;
 };
 
+struct NumpyCall::BinaryMath {
+  const char *name;
+  IntrinsicOp op;
+};
+
+struct NumpyCall::Arith {
+  const char *name;
+  ast::BinaryOp op;
+};
+
+struct NumpyCall::Comparison {
+  const char *name;
+  ast::CmpOp op;
+};
+
+namespace {
+
 // clang-format off
-const UnaryMath kUnaryMath[] = {
+const NumpyCall::UnaryMath kUnaryMath[] = {
     {"sin", IntrinsicOp::Sin, true, IntrinsicOp::CSin},
     {"cos", IntrinsicOp::Cos, true, IntrinsicOp::CCos},
     {"tan", IntrinsicOp::Tan, true, IntrinsicOp::CTan},
@@ -53,12 +68,7 @@ const UnaryMath kUnaryMath[] = {
     {"fabs", IntrinsicOp::Fabs, false, IntrinsicOp::Fabs},
 };
 
-struct BinaryMath {
-  const char *name;
-  IntrinsicOp op;
-};
-
-const BinaryMath kBinaryMath[] = {
+const NumpyCall::BinaryMath kBinaryMath[] = {
     {"arctan2", IntrinsicOp::Atan2},
     {"hypot", IntrinsicOp::Hypot},
     {"copysign", IntrinsicOp::Copysign},
@@ -66,12 +76,7 @@ const BinaryMath kBinaryMath[] = {
     {"fmod", IntrinsicOp::Fmod},
 };
 
-struct Arith {
-  const char *name;
-  ast::BinaryOp op;
-};
-
-const Arith kArith[] = {
+const NumpyCall::Arith kArith[] = {
     {"add", ast::BinaryOp::Add},
     {"subtract", ast::BinaryOp::Sub},
     {"multiply", ast::BinaryOp::Mul},
@@ -88,27 +93,65 @@ const Arith kArith[] = {
     {"right_shift", ast::BinaryOp::RShift},
 };
 
-struct Comparison {
-  const char *name;
-  ast::CmpOp op;
-};
-
-const Comparison kComparisons[] = {
+const NumpyCall::Comparison kComparisons[] = {
     {"greater", ast::CmpOp::Gt},    {"greater_equal", ast::CmpOp::GtE},
     {"less", ast::CmpOp::Lt},       {"less_equal", ast::CmpOp::LtE},
     {"equal", ast::CmpOp::Eq},      {"not_equal", ast::CmpOp::NotEq},
 };
 
-const char *const kOtherFunctions[] = {
-    "maximum", "minimum", "fmax", "fmin", "negative", "positive", "absolute", "abs",
-    "sign", "square", "reciprocal", "conjugate", "conj", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "signbit", "deg2rad",
-    "radians", "rad2deg", "degrees", "real", "imag", "invert", "bitwise_not", "float_power",
-};
-
 const char *const kConstants[] = {"pi", "e", "inf", "nan", "euler_gamma", "Inf", "Infinity",
                                   "PINF", "NINF", "NaN", "NAN"};
 // clang-format on
+
+}  // namespace
+
+namespace {
+
+/// How run() prepares the arguments before calling the handler.
+enum class Operands : uint8_t { Two, One, Number };
+
+struct OtherFn {
+  const char *name;
+  Operands operands;
+  NumpyCall::Handler handler;
+};
+
+// clang-format off
+const OtherFn kOtherFunctions[] = {
+    {"maximum", Operands::Two, &NumpyCall::minmax},
+    {"minimum", Operands::Two, &NumpyCall::minmax},
+    {"fmax", Operands::Two, &NumpyCall::minmax},
+    {"fmin", Operands::Two, &NumpyCall::minmax},
+    {"negative", Operands::Number, &NumpyCall::negative},
+    {"positive", Operands::Number, &NumpyCall::positive},
+    {"absolute", Operands::Number, &NumpyCall::absolute},
+    {"abs", Operands::Number, &NumpyCall::absolute},
+    {"sign", Operands::Number, &NumpyCall::sign},
+    {"square", Operands::Number, &NumpyCall::square},
+    {"reciprocal", Operands::Number, &NumpyCall::reciprocal},
+    {"conjugate", Operands::Number, &NumpyCall::conjugate},
+    {"conj", Operands::Number, &NumpyCall::conjugate},
+    {"logical_and", Operands::Two, &NumpyCall::logical},
+    {"logical_or", Operands::Two, &NumpyCall::logical},
+    {"logical_xor", Operands::Two, &NumpyCall::logical},
+    {"logical_not", Operands::One, &NumpyCall::logical_not},
+    {"isnan", Operands::One, &NumpyCall::classify},
+    {"isinf", Operands::One, &NumpyCall::classify},
+    {"isfinite", Operands::One, &NumpyCall::classify},
+    {"signbit", Operands::Number, &NumpyCall::signbit},
+    {"deg2rad", Operands::Number, &NumpyCall::degrees_radians},
+    {"radians", Operands::Number, &NumpyCall::degrees_radians},
+    {"rad2deg", Operands::Number, &NumpyCall::degrees_radians},
+    {"degrees", Operands::Number, &NumpyCall::degrees_radians},
+    {"real", Operands::Number, &NumpyCall::real_imag},
+    {"imag", Operands::Number, &NumpyCall::real_imag},
+    {"invert", Operands::Number, &NumpyCall::invert},
+    {"bitwise_not", Operands::Number, &NumpyCall::invert},
+    {"float_power", Operands::Two, &NumpyCall::float_power},
+};
+// clang-format on
+
+bool is_complex_value(const Value &v) { return v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex(); }
 
 }  // namespace
 
@@ -133,11 +176,11 @@ DType numpy_float_type(DType d) {
 
 std::vector<std::string> numpy_names() {
   std::vector<std::string> names;
-  for (const UnaryMath &f : kUnaryMath) names.push_back(f.name);
-  for (const BinaryMath &f : kBinaryMath) names.push_back(f.name);
-  for (const Arith &f : kArith) names.push_back(f.name);
-  for (const Comparison &f : kComparisons) names.push_back(f.name);
-  for (const char *s : kOtherFunctions) names.push_back(s);
+  for (const NumpyCall::UnaryMath &f : kUnaryMath) names.push_back(f.name);
+  for (const NumpyCall::BinaryMath &f : kBinaryMath) names.push_back(f.name);
+  for (const NumpyCall::Arith &f : kArith) names.push_back(f.name);
+  for (const NumpyCall::Comparison &f : kComparisons) names.push_back(f.name);
+  for (const OtherFn &f : kOtherFunctions) names.push_back(f.name);
   for (const std::string &s : numpy_function_names()) names.push_back(s);
   for (const char *s : {"sum", "prod", "min", "max", "amin", "amax", "mean", "argmin", "argmax", "all", "any"}) {
     names.push_back(s);
@@ -171,6 +214,7 @@ Value BodyTyper::numpy_operand(const Value &v, const std::string &fn, const Sour
   return v;
 }
 
+
 Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, const ast::Call &call) {
   SourceLocation loc = callee_loc(call);
   for (const Value &a : args) {
@@ -188,190 +232,202 @@ Value BodyTyper::call_numpy(const std::string &name, std::vector<Value> args, co
   for (const std::string &n : names) known_function = known_function || n == name;
   for (const char *c : kConstants) known_function = known_function && name != c;
   if (!known_function) return unknown_numpy(name, loc, true);
-  std::vector<std::string> composite = numpy_function_names();
-  for (const std::string &n : composite) {
-    if (n == name) return numpy_function(name, std::move(args), call);
-  }
-  auto want = [&](std::size_t n) { return numpy_arity(name, args.size(), n, loc); };
-  auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  auto not_for = [&](const Value &v, const std::string &what) { return numpy_unsupported(name, v, what, arg_loc(0)); };
-  // Two operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
-  auto two_operands = [&](Value &a, Value &b) { return numpy_operands(a, b, name, loc); };
+  return NumpyCall(*this, name, std::move(args), call).run();
+}
 
-  for (const UnaryMath &f : kUnaryMath) {
-    if (name != f.name) continue;
-    if (!want(1)) return Value::error();
-    Value x = numpy_operand(args[0], name, arg_loc(0));
-    if (!x.ok) return x;
-    if (x.type.is_complex()) {
-      if (f.has_complex) return intrinsic(f.complex, x.type, {x});
-      if (name == "exp2" || name == "log2" || name == "expm1" || name == "log1p" || name == "rint") {
-        return numpy_complex_unary(name, x);
-      }
-      return not_for(x, "complex numbers");
+Value NumpyCall::run() {
+  if (Handler h = composite_handler(name_)) return (this->*h)();
+  if (const UnaryMath *f = find_entry(kUnaryMath, name_)) return unary_math(*f);
+  if (const BinaryMath *f = find_entry(kBinaryMath, name_)) return binary_math(*f);
+  if (const Arith *f = find_entry(kArith, name_)) return arith(*f);
+  if (const Comparison *f = find_entry(kComparisons, name_)) return comparison(*f);
+  const OtherFn *f = find_entry(kOtherFunctions, name_);
+  internal_assert(f != nullptr) << "np." << name_ << " is listed but not typed";
+  if (!want(f->operands == Operands::Two ? 2 : 1)) return Value::error();
+  if (f->operands == Operands::Number && !take_number()) return x_;
+  return (this->*f->handler)();
+}
+
+bool NumpyCall::take_number() {
+  x_ = t_.numpy_operand(args_[0], name_, arg_loc(0));
+  return x_.ok;
+}
+
+Value NumpyCall::unary_math(const UnaryMath &f) {
+  if (!want(1) || !take_number()) return x_;
+  const Value &x = x_;
+  if (x.type.is_complex()) {
+    if (f.has_complex) return t_.intrinsic(f.complex, x.type, {x});
+    if (name_ == "exp2" || name_ == "log2" || name_ == "expm1" || name_ == "log1p" || name_ == "rint") {
+      return t_.numpy_complex_unary(name_, x);
     }
-    // NumPy 2.1: floor, ceil and trunc of an integer (or bool) are the value itself.
-    if ((name == "floor" || name == "ceil" || name == "trunc") && !x.type.is_float()) return x;
-    DType d = numpy_float_type(x.type.dtype());
-    return intrinsic(f.real, Type::scalar(d), {convert(x, d)});
+    return not_for(x, "complex numbers");
   }
-  for (const BinaryMath &f : kBinaryMath) {
-    if (name != f.name) continue;
-    if (!want(2)) return Value::error();
-    Value a = args[0];
-    Value b = args[1];
+  // NumPy 2.1: floor, ceil and trunc of an integer (or bool) are the value itself.
+  if ((name_ == "floor" || name_ == "ceil" || name_ == "trunc") && !x.type.is_float()) return x;
+  DType d = numpy_float_type(x.type.dtype());
+  return t_.intrinsic(f.real, Type::scalar(d), {t_.convert(x, d)});
+}
+
+Value NumpyCall::binary_math(const BinaryMath &f) {
+  if (!want(2)) return Value::error();
+  Value a = args_[0];
+  Value b = args_[1];
+  if (!two_operands(a, b)) return Value::error();
+  if (a.type.is_complex()) return not_for(a, "complex numbers");
+  if (name_ == "fmod" && (a.type.is_int() || a.type.is_bool())) return t_.integer_fmod(a, b);
+  DType d = numpy_float_type(a.type.dtype());
+  return t_.intrinsic(f.op, Type::scalar(d), {t_.convert(a, d), t_.convert(b, d)});
+}
+
+Value NumpyCall::arith(const Arith &f) {
+  if (!want(2)) return Value::error();
+  Value a = args_[0];
+  Value b = args_[1];
+  if (a.is_weak() && b.is_weak()) {
+    a = t_.materialize(a);
+    b = t_.materialize(b);
+  }
+  return t_.binary(f.op, a, b, loc_);
+}
+
+Value NumpyCall::comparison(const Comparison &f) {
+  if (!want(2)) return Value::error();
+  bool ordered = f.op != ast::CmpOp::Eq && f.op != ast::CmpOp::NotEq;
+  if (ordered && (is_complex_value(args_[0]) || is_complex_value(args_[1]))) {
+    Value a = args_[0];
+    Value b = args_[1];
     if (!two_operands(a, b)) return Value::error();
-    if (a.type.is_complex()) return not_for(a, "complex numbers");
-    if (name == "fmod" && (a.type.is_int() || a.type.is_bool())) return integer_fmod(a, b);
-    DType d = numpy_float_type(a.type.dtype());
-    return intrinsic(f.op, Type::scalar(d), {convert(a, d), convert(b, d)});
+    return t_.numpy_complex_order(f.op, a, b);
   }
-  for (const Arith &f : kArith) {
-    if (name != f.name) continue;
-    if (!want(2)) return Value::error();
-    Value a = args[0];
-    Value b = args[1];
-    if (a.is_weak() && b.is_weak()) {
-      a = materialize(a);
-      b = materialize(b);
-    }
-    return binary(f.op, a, b, loc);
-  }
-  for (const Comparison &f : kComparisons) {
-    if (name != f.name) continue;
-    if (!want(2)) return Value::error();
-    auto is_complex = [](const Value &v) { return v.is_weak() ? v.weak == Weak::Complex : v.type.is_complex(); };
-    bool ordered = f.op != ast::CmpOp::Eq && f.op != ast::CmpOp::NotEq;
-    if (ordered && (is_complex(args[0]) || is_complex(args[1]))) {
-      Value a = args[0];
-      Value b = args[1];
-      if (!two_operands(a, b)) return Value::error();
-      return numpy_complex_order(f.op, a, b);
-    }
-    return compare(f.op, args[0], args[1], loc);
-  }
+  return t_.compare(f.op, args_[0], args_[1], loc_);
+}
 
-  if (name == "maximum" || name == "minimum" || name == "fmax" || name == "fmin") {
-    if (!want(2)) return Value::error();
-    Value a = args[0];
-    Value b = args[1];
-    if (!two_operands(a, b)) return Value::error();
-    if (a.type.is_complex()) return numpy_complex_minmax(name, a, b);
-    a = stabilize(a);
-    b = stabilize(b);
-    bool is_max = name == "maximum" || name == "fmax";
-    // NumPy picks the second operand on ties (np.maximum(-0.0, 0.0) is 0.0);
-    // maximum/minimum propagate a NaN of either operand, fmax/fmin ignore one.
-    Expr pick_a = Compare::make(is_max ? CompareOpcode::Gt : CompareOpcode::Lt, a.expr, b.expr);
-    if (a.type.is_float()) {
-      bool propagate = name == "maximum" || name == "minimum";
-      Value nan = intrinsic(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {propagate ? a : b});
-      pick_a = Binary::make(BinaryOpcode::BitOr, pick_a, nan.expr);
-    }
-    return Value::strong(Select::make(pick_a, a.expr, b.expr));
+Value NumpyCall::minmax() {
+  Value a = args_[0];
+  Value b = args_[1];
+  if (!two_operands(a, b)) return Value::error();
+  if (a.type.is_complex()) return t_.numpy_complex_minmax(name_, a, b);
+  a = t_.stabilize(a);
+  b = t_.stabilize(b);
+  bool is_max = name_ == "maximum" || name_ == "fmax";
+  // NumPy picks the second operand on ties (np.maximum(-0.0, 0.0) is 0.0);
+  // maximum/minimum propagate a NaN of either operand, fmax/fmin ignore one.
+  Expr pick_a = Compare::make(is_max ? CompareOpcode::Gt : CompareOpcode::Lt, a.expr, b.expr);
+  if (a.type.is_float()) {
+    bool propagate = name_ == "maximum" || name_ == "minimum";
+    Value nan = t_.intrinsic(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {propagate ? a : b});
+    pick_a = Binary::make(BinaryOpcode::BitOr, pick_a, nan.expr);
   }
-  if (name == "logical_and" || name == "logical_or" || name == "logical_xor") {
-    if (!want(2)) return Value::error();
-    Value a = truth(args[0], arg_loc(0));
-    Value b = truth(args[1], arg_loc(1));
-    if (!a.ok || !b.ok) return Value::error();
-    BinaryOpcode op = name == "logical_and" ? BinaryOpcode::BitAnd
-                      : name == "logical_or" ? BinaryOpcode::BitOr
-                                             : BinaryOpcode::BitXor;
-    return strong_binary(op, a, b);
-  }
-  if (name == "float_power") {
-    if (!want(2)) return Value::error();
-    Value a = args[0];
-    Value b = args[1];
-    if (!two_operands(a, b)) return Value::error();
-    DType d = a.type.is_complex() ? DType::Complex128 : DType::Float64;
-    return binary(ast::BinaryOp::Pow, convert(a, d), convert(b, d), loc);
-  }
+  return Value::strong(Select::make(pick_a, a.expr, b.expr));
+}
 
-  // One operand from here on.
-  if (!want(1)) return Value::error();
-  if (name == "logical_not") return unary(ast::UnaryOpKind::Not, args[0], loc);
-  if (name == "isnan" || name == "isinf" || name == "isfinite") return call_math("np", name, std::move(args), call);
-  Value x = numpy_operand(args[0], name, arg_loc(0));
-  if (!x.ok) return x;
-  const Type t = x.type;
-  if (name == "negative") {
-    if (t.is_bool()) return not_for(x, "booleans");
-    return unary(ast::UnaryOpKind::USub, x, loc);
-  }
-  if (name == "positive") {
-    if (t.is_bool()) return not_for(x, "booleans");
-    return x;
-  }
-  if (name == "invert" || name == "bitwise_not") {
-    if (t.is_bool()) return Value::strong(Unary::make(UnaryOpcode::Not, x.expr));
-    return unary(ast::UnaryOpKind::Invert, x, loc);
-  }
-  if (name == "absolute" || name == "abs") {
-    if (t.is_bool()) return x;
-    if (t.is_int()) return is_unsigned_int(t.dtype()) ? x : intrinsic(IntrinsicOp::IAbs, t, {x});
-    if (t.is_float()) return intrinsic(IntrinsicOp::Fabs, t, {x});
-    DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
-    return intrinsic(IntrinsicOp::CAbs, Type::scalar(part), {x});
-  }
-  if (name == "conjugate" || name == "conj") {
-    return t.is_complex() ? intrinsic(IntrinsicOp::Conj, t, {x}) : x;
-  }
-  if (name == "real" || name == "imag") return real_imag(x, name == "imag", loc);
-  if (name == "square") {
-    if (t.is_bool()) return not_for(x, "booleans");
-    Value s = stabilize(x);
-    return strong_binary(BinaryOpcode::Mul, s, s);
-  }
-  if (name == "reciprocal") {
-    if (t.is_int()) {
-      // NumPy's integer loop: 1.0 / x converted to the type (1 and -1 give
-      // themselves, other values 0; 0 gives an unspecified value).
-      Value one = Value::strong(Const::make_float(DType::Float64, 1.0));
-      return convert(strong_binary(BinaryOpcode::Div, one, convert(x, DType::Float64)), t.dtype());
-    }
-    if (t.is_complex()) return numpy_complex_unary(name, x);
-    if (!t.is_float()) return not_for(x, "booleans");
-    return strong_binary(BinaryOpcode::Div, Value::strong(Const::make_float(t.dtype(), 1.0)), x);
-  }
-  if (name == "sign") {
-    if (t.is_bool()) return not_for(x, "booleans");
-    if (t.is_complex()) return numpy_complex_unary(name, x);
-    // NumPy: x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)), so a NaN stays NaN
-    // and -0.0 gives 0.0.
-    Value s = stabilize(x);
-    Expr zero = make_const(t.dtype(), PyNum::of_int(0));
-    Expr one = make_const(t.dtype(), PyNum::of_int(1));
-    Expr minus_one = make_const(t.dtype(), PyNum::of_int(-1));
-    Expr rest = zero;
-    if (t.is_float()) rest = Select::make(Compare::make(CompareOpcode::Eq, s.expr, zero), zero, s.expr);
-    if (is_signed_int(t.dtype()) || t.is_float()) {
-      rest = Select::make(Compare::make(CompareOpcode::Lt, s.expr, zero), minus_one, rest);
-    }
-    return Value::strong(Select::make(Compare::make(CompareOpcode::Gt, s.expr, zero), one, rest));
-  }
-  if (name == "signbit") {
-    if (t.is_complex()) return not_for(x, "complex numbers");
-    if (t.is_float()) {
-      Value one = Value::strong(Const::make_float(t.dtype(), 1.0));
-      Value sign = intrinsic(IntrinsicOp::Copysign, t, {one, x});
-      return Value::strong(Compare::make(CompareOpcode::Lt, sign.expr, Const::make_float(t.dtype(), 0.0)));
-    }
-    if (t.is_bool() || is_unsigned_int(t.dtype())) return make_bool_const(false);
-    return Value::strong(Compare::make(CompareOpcode::Lt, x.expr, make_const(t.dtype(), PyNum::of_int(0))));
-  }
-  if (name == "deg2rad" || name == "radians" || name == "rad2deg" || name == "degrees") {
-    if (t.is_complex()) return not_for(x, "complex numbers");
-    const double pi = 3.141592653589793;
-    bool to_radians = name == "deg2rad" || name == "radians";
-    double factor = to_radians ? pi / 180.0 : 180.0 / pi;
-    Value xf = convert(x, numpy_float_type(t.dtype()));
-    return binary(ast::BinaryOp::Mul, xf, Value::weak_num(PyNum::of_float(factor)), loc);
-  }
+Value NumpyCall::logical() {
+  Value a = t_.truth(args_[0], arg_loc(0));
+  Value b = t_.truth(args_[1], arg_loc(1));
+  if (!a.ok || !b.ok) return Value::error();
+  BinaryOpcode op = name_ == "logical_and"  ? BinaryOpcode::BitAnd
+                    : name_ == "logical_or" ? BinaryOpcode::BitOr
+                                            : BinaryOpcode::BitXor;
+  return t_.strong_binary(op, a, b);
+}
 
-  internal_error << "np." << name << " is listed but not typed";
-  return Value::error();
+Value NumpyCall::float_power() {
+  Value a = args_[0];
+  Value b = args_[1];
+  if (!two_operands(a, b)) return Value::error();
+  DType d = a.type.is_complex() ? DType::Complex128 : DType::Float64;
+  return t_.binary(ast::BinaryOp::Pow, t_.convert(a, d), t_.convert(b, d), loc_);
+}
+
+Value NumpyCall::logical_not() { return t_.unary(ast::UnaryOpKind::Not, args_[0], loc_); }
+
+Value NumpyCall::classify() { return t_.call_math("np", name_, std::move(args_), call_); }
+
+Value NumpyCall::negative() {
+  if (x_.type.is_bool()) return not_for(x_, "booleans");
+  return t_.unary(ast::UnaryOpKind::USub, x_, loc_);
+}
+
+Value NumpyCall::positive() {
+  if (x_.type.is_bool()) return not_for(x_, "booleans");
+  return x_;
+}
+
+Value NumpyCall::invert() {
+  if (x_.type.is_bool()) return Value::strong(Unary::make(UnaryOpcode::Not, x_.expr));
+  return t_.unary(ast::UnaryOpKind::Invert, x_, loc_);
+}
+
+Value NumpyCall::absolute() {
+  const Type &t = x_.type;
+  if (t.is_bool()) return x_;
+  if (t.is_int()) return is_unsigned_int(t.dtype()) ? x_ : t_.intrinsic(IntrinsicOp::IAbs, t, {x_});
+  if (t.is_float()) return t_.intrinsic(IntrinsicOp::Fabs, t, {x_});
+  DType part = t.dtype() == DType::Complex64 ? DType::Float32 : DType::Float64;
+  return t_.intrinsic(IntrinsicOp::CAbs, Type::scalar(part), {x_});
+}
+
+Value NumpyCall::conjugate() { return x_.type.is_complex() ? t_.intrinsic(IntrinsicOp::Conj, x_.type, {x_}) : x_; }
+
+Value NumpyCall::real_imag() { return t_.real_imag(x_, name_ == "imag", loc_); }
+
+Value NumpyCall::square() {
+  if (x_.type.is_bool()) return not_for(x_, "booleans");
+  Value s = t_.stabilize(x_);
+  return t_.strong_binary(BinaryOpcode::Mul, s, s);
+}
+
+Value NumpyCall::reciprocal() {
+  const Type &t = x_.type;
+  if (t.is_int()) {
+    // NumPy's integer loop: 1.0 / x converted to the type (1 and -1 give
+    // themselves, other values 0; 0 gives an unspecified value).
+    Value one = Value::strong(Const::make_float(DType::Float64, 1.0));
+    return t_.convert(t_.strong_binary(BinaryOpcode::Div, one, t_.convert(x_, DType::Float64)), t.dtype());
+  }
+  if (t.is_complex()) return t_.numpy_complex_unary(name_, x_);
+  if (!t.is_float()) return not_for(x_, "booleans");
+  return t_.strong_binary(BinaryOpcode::Div, Value::strong(Const::make_float(t.dtype(), 1.0)), x_);
+}
+
+Value NumpyCall::sign() {
+  const Type &t = x_.type;
+  if (t.is_bool()) return not_for(x_, "booleans");
+  if (t.is_complex()) return t_.numpy_complex_unary(name_, x_);
+  // NumPy: x > 0 ? 1 : (x < 0 ? -1 : (x == 0 ? 0 : x)), so a NaN stays NaN
+  // and -0.0 gives 0.0.
+  Value s = t_.stabilize(x_);
+  Expr zero = make_const(t.dtype(), PyNum::of_int(0));
+  Expr one = make_const(t.dtype(), PyNum::of_int(1));
+  Expr minus_one = make_const(t.dtype(), PyNum::of_int(-1));
+  Expr rest = zero;
+  if (t.is_float()) rest = Select::make(Compare::make(CompareOpcode::Eq, s.expr, zero), zero, s.expr);
+  if (is_signed_int(t.dtype()) || t.is_float()) {
+    rest = Select::make(Compare::make(CompareOpcode::Lt, s.expr, zero), minus_one, rest);
+  }
+  return Value::strong(Select::make(Compare::make(CompareOpcode::Gt, s.expr, zero), one, rest));
+}
+
+Value NumpyCall::signbit() {
+  const Type &t = x_.type;
+  if (t.is_complex()) return not_for(x_, "complex numbers");
+  if (t.is_float()) {
+    Value one = Value::strong(Const::make_float(t.dtype(), 1.0));
+    Value sign = t_.intrinsic(IntrinsicOp::Copysign, t, {one, x_});
+    return Value::strong(Compare::make(CompareOpcode::Lt, sign.expr, Const::make_float(t.dtype(), 0.0)));
+  }
+  if (t.is_bool() || is_unsigned_int(t.dtype())) return t_.make_bool_const(false);
+  return Value::strong(Compare::make(CompareOpcode::Lt, x_.expr, make_const(t.dtype(), PyNum::of_int(0))));
+}
+
+Value NumpyCall::degrees_radians() {
+  if (x_.type.is_complex()) return not_for(x_, "complex numbers");
+  const double pi = 3.141592653589793;
+  bool to_radians = name_ == "deg2rad" || name_ == "radians";
+  double factor = to_radians ? pi / 180.0 : 180.0 / pi;
+  Value xf = t_.convert(x_, numpy_float_type(x_.type.dtype()));
+  return t_.binary(ast::BinaryOp::Mul, xf, Value::weak_num(PyNum::of_float(factor)), loc_);
 }
 
 Value BodyTyper::unknown_numpy(const std::string &name, const SourceLocation &loc, bool as_call) {

@@ -9,16 +9,35 @@
 
 #include "support/InternalAssert.h"
 #include "typer/Builtins.h"
-#include "typer/TyperInternal.h"
+#include "typer/NumpyCall.h"
 
 namespace ufjit::ir::typer {
 
 namespace {
 
-const char *const kFunctions[] = {"logaddexp", "logaddexp2", "ldexp", "frexp",  "modf",          "divmod", "spacing",
-                                  "heaviside", "gcd",        "lcm",   "round",  "around",        "round_",
-                                  "bitwise_count", "sinc", "angle", "nan_to_num", "isneginf", "isposinf",
-                                  "iscomplex", "isreal", "iscomplexobj", "isrealobj"};
+struct NumpyFunction {
+  const char *name;
+  NumpyCall::Handler handler;
+};
+
+// clang-format off
+const NumpyFunction kFunctions[] = {
+    {"logaddexp", &NumpyCall::logaddexp}, {"logaddexp2", &NumpyCall::logaddexp},
+    {"ldexp", &NumpyCall::ldexp}, {"frexp", &NumpyCall::float_parts}, {"modf", &NumpyCall::float_parts},
+    {"divmod", &NumpyCall::integer_pair}, {"spacing", &NumpyCall::float_parts},
+    {"heaviside", &NumpyCall::heaviside}, {"gcd", &NumpyCall::integer_pair}, {"lcm", &NumpyCall::integer_pair},
+    {"round", &NumpyCall::round}, {"around", &NumpyCall::round}, {"round_", &NumpyCall::round},
+    {"bitwise_count", &NumpyCall::bitwise_count}, {"sinc", &NumpyCall::scalar_function},
+    {"angle", &NumpyCall::angle}, {"nan_to_num", &NumpyCall::scalar_function},
+    {"isneginf", &NumpyCall::scalar_function}, {"isposinf", &NumpyCall::scalar_function},
+    {"iscomplex", &NumpyCall::scalar_function}, {"isreal", &NumpyCall::scalar_function},
+    {"iscomplexobj", &NumpyCall::scalar_function}, {"isrealobj", &NumpyCall::scalar_function},
+};
+// clang-format on
+
+bool is_integer(const Value &v) {
+  return v.is_weak() ? v.weak == Weak::Int : !v.literal_tuple && (v.type.is_int() || v.type.is_bool());
+}
 
 Expr cmp(CompareOpcode op, const Expr &a, const Expr &b) { return Compare::make(op, a, b); }
 Expr both(const Expr &a, const Expr &b) { return Binary::make(BinaryOpcode::BitAnd, a, b); }
@@ -37,7 +56,16 @@ double numpy_power_of_ten(int64_t n) {
 
 }  // namespace
 
-std::vector<std::string> numpy_function_names() { return std::vector<std::string>(std::begin(kFunctions), std::end(kFunctions)); }
+std::vector<std::string> numpy_function_names() {
+  std::vector<std::string> names;
+  for (const NumpyFunction &f : kFunctions) names.push_back(f.name);
+  return names;
+}
+
+NumpyCall::Handler NumpyCall::composite_handler(const std::string &name) {
+  const NumpyFunction *f = find_entry(kFunctions, name);
+  return f != nullptr ? f->handler : nullptr;
+}
 
 bool BodyTyper::numpy_arity(const std::string &fn, std::size_t given, std::size_t wanted, const SourceLocation &loc) {
   return check_arity("np." + fn, given, wanted, loc, "; the out= and where= forms are not supported");
@@ -85,117 +113,117 @@ Value BodyTyper::ldexp_exponent(const Value &n) {
   return Value::strong(Cast::make(DType::Int32, clamped));
 }
 
-Value BodyTyper::numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call) {
-  SourceLocation loc = callee_loc(call);
-  auto want = [&](std::size_t n) { return numpy_arity(name, args.size(), n, loc); };
-  auto arg_loc = [&](std::size_t i) { return i < call.args.size() ? call.args[i]->loc : loc; };
-  auto not_for = [&](const Value &v, const std::string &what) { return numpy_unsupported(name, v, what, arg_loc(0)); };
-  auto is_integer = [](const Value &v) {
-    return v.is_weak() ? v.weak == Weak::Int : !v.literal_tuple && (v.type.is_int() || v.type.is_bool());
-  };
+Value NumpyCall::round() {
+  if (!want_one_or_two("; the out= form is not supported")) return Value::error();
+  Value decimals = args_.size() == 2 ? args_[1] : Value::weak_num(PyNum::of_int(0));
+  if (!is_integer(decimals)) {
+    t_.error(arg_loc(1), qualified_ + "(): decimals must be an integer, not '" + decimals.type.str() + "'");
+    return Value::error();
+  }
+  if (!take_number()) return x_;
+  if (x_.type.is_bool()) return not_for(x_, "booleans");
+  return t_.numpy_round(x_, decimals);
+}
 
-  if (name == "round" || name == "around" || name == "round_") {
-    if (args.size() != 1 && args.size() != 2) {
-      error(loc, "np." + name + "() takes 1 or 2 arguments (" + std::to_string(args.size()) +
-                     " given); the out= form is not supported");
+Value NumpyCall::angle() {
+  if (!want_one_or_two()) return Value::error();
+  bool deg = false;
+  if (args_.size() == 2) {
+    const Value &d = args_[1];
+    const Const *c = d.is_weak() || !d.type.is_bool() ? nullptr : d.expr.as<Const>();
+    if (c == nullptr) {
+      t_.error(arg_loc(1), "np.angle(): deg must be the constant True or False");
       return Value::error();
     }
-    Value decimals = args.size() == 2 ? args[1] : Value::weak_num(PyNum::of_int(0));
-    if (!is_integer(decimals)) {
-      error(arg_loc(1), "np." + name + "(): decimals must be an integer, not '" + decimals.type.str() + "'");
-      return Value::error();
-    }
-    Value x = numpy_operand(args[0], name, arg_loc(0));
-    if (!x.ok) return x;
-    if (x.type.is_bool()) return not_for(x, "booleans");
-    return numpy_round(x, decimals);
+    deg = c->int_bits != 0;
   }
-  if (name == "angle") {
-    if (args.size() != 1 && args.size() != 2) {
-      error(loc, "np.angle() takes 1 or 2 arguments (" + std::to_string(args.size()) + " given)");
-      return Value::error();
-    }
-    bool deg = false;
-    if (args.size() == 2) {
-      const Value &d = args[1];
-      const Const *c = d.is_weak() || !d.type.is_bool() ? nullptr : d.expr.as<Const>();
-      if (c == nullptr) {
-        error(arg_loc(1), "np.angle(): deg must be the constant True or False");
-        return Value::error();
-      }
-      deg = c->int_bits != 0;
-    }
-    Value z = numpy_operand(args[0], name, arg_loc(0));
-    if (!z.ok) return z;
-    return numpy_angle(z, deg);
+  if (!take_number()) return x_;
+  return t_.numpy_angle(x_, deg);
+}
+
+Value NumpyCall::scalar_function() {
+  if (!want(1) || !take_number()) return x_;
+  return t_.numpy_scalar_function(name_, x_, arg_loc(0));
+}
+
+Value NumpyCall::float_parts() {
+  if (!want(1) || !take_number()) return x_;
+  if (x_.type.is_complex()) return not_for(x_, "complex numbers");
+  DType d = numpy_float_type(x_.type.dtype());
+  Value xf = t_.convert(x_, d);
+  if (name_ == "spacing") return t_.intrinsic(IntrinsicOp::Spacing, Type::scalar(d), {xf});
+  Type second = Type::scalar(name_ == "frexp" ? DType::Int32 : d);
+  IntrinsicOp op = name_ == "frexp" ? IntrinsicOp::Frexp : IntrinsicOp::Modf;
+  return t_.intrinsic(op, Type::tuple({Type::scalar(d), second}), {xf});
+}
+
+Value NumpyCall::bitwise_count() {
+  if (!want(1) || !take_number()) return x_;
+  if (x_.type.is_complex()) return not_for(x_, "complex numbers");
+  // NumPy 2: the ones of the magnitude, as uint8.
+  if (x_.type.is_float()) return not_for(x_, "floats");
+  Value v = x_.type.is_bool() ? t_.convert(x_, DType::Int8) : x_;
+  Value m = is_signed_int(v.type.dtype()) ? t_.intrinsic(IntrinsicOp::IAbs, v.type, {v}) : v;
+  return t_.convert(t_.intrinsic(IntrinsicOp::Popc, v.type, {m}), DType::UInt8);
+}
+
+Value NumpyCall::ldexp() {
+  if (!want(2) || !take_number()) return x_;
+  if (x_.type.is_complex()) return not_for(x_, "complex numbers");
+  if (!is_integer(args_[1])) {
+    t_.error(arg_loc(1), "np.ldexp(): the exponent must be an integer, not '" + args_[1].type.str() + "'");
+    return Value::error();
   }
-  if (name == "sinc" || name == "nan_to_num" || name == "isneginf" || name == "isposinf" || name == "iscomplex" ||
-      name == "isreal" || name == "iscomplexobj" || name == "isrealobj") {
-    if (!want(1)) return Value::error();
-    Value x = numpy_operand(args[0], name, arg_loc(0));
-    if (!x.ok) return x;
-    return numpy_scalar_function(name, x, arg_loc(0));
-  }
-  if (name == "frexp" || name == "modf" || name == "spacing" || name == "bitwise_count") {
-    if (!want(1)) return Value::error();
-    Value x = numpy_operand(args[0], name, arg_loc(0));
-    if (!x.ok) return x;
-    if (x.type.is_complex()) return not_for(x, "complex numbers");
-    if (name == "bitwise_count") {
-      // NumPy 2: the ones of the magnitude, as uint8.
-      if (x.type.is_float()) return not_for(x, "floats");
-      Value v = x.type.is_bool() ? convert(x, DType::Int8) : x;
-      Value m = is_signed_int(v.type.dtype()) ? intrinsic(IntrinsicOp::IAbs, v.type, {v}) : v;
-      return convert(intrinsic(IntrinsicOp::Popc, v.type, {m}), DType::UInt8);
-    }
-    DType d = numpy_float_type(x.type.dtype());
-    Value xf = convert(x, d);
-    if (name == "spacing") return intrinsic(IntrinsicOp::Spacing, Type::scalar(d), {xf});
-    Type second = Type::scalar(name == "frexp" ? DType::Int32 : d);
-    return intrinsic(name == "frexp" ? IntrinsicOp::Frexp : IntrinsicOp::Modf, Type::tuple({Type::scalar(d), second}),
-                     {xf});
-  }
-  if (!want(2)) return Value::error();
-  if (name == "ldexp") {
-    Value x = numpy_operand(args[0], name, arg_loc(0));
-    if (!x.ok) return x;
-    if (x.type.is_complex()) return not_for(x, "complex numbers");
-    if (!is_integer(args[1])) {
-      error(arg_loc(1), "np.ldexp(): the exponent must be an integer, not '" + args[1].type.str() + "'");
-      return Value::error();
-    }
-    DType d = numpy_float_type(x.type.dtype());
-    return intrinsic(IntrinsicOp::Ldexp, Type::scalar(d), {convert(x, d), ldexp_exponent(args[1])});
-  }
-  Value a = args[0];
-  Value b = args[1];
-  if (!numpy_operands(a, b, name, loc)) return Value::error();
-  if (a.type.is_complex()) return not_for(a, "complex numbers");
+  DType d = numpy_float_type(x_.type.dtype());
+  return t_.intrinsic(IntrinsicOp::Ldexp, Type::scalar(d), {t_.convert(x_, d), t_.ldexp_exponent(args_[1])});
+}
+
+bool NumpyCall::real_pair(Value &a, Value &b) {
+  if (!want(2)) return false;
+  a = args_[0];
+  b = args_[1];
+  if (!two_operands(a, b)) return false;
+  if (!a.type.is_complex()) return true;
+  not_for(a, "complex numbers");
+  return false;
+}
+
+Value NumpyCall::integer_pair() {
+  Value a;
+  Value b;
+  if (!real_pair(a, b)) return Value::error();
   const DType t = a.type.dtype();
-  if (name == "gcd" || name == "lcm" || name == "divmod") {
-    if (name != "divmod" && is_float(t)) return not_for(a, "floats");
-    if (t == DType::Bool) {  // NumPy's loops start at int8
-      a = convert(a, DType::Int8);
-      b = convert(b, DType::Int8);
-    }
-    if (name == "divmod") return divmod_tuple(a, b, loc);
-    return intrinsic(name == "gcd" ? IntrinsicOp::Gcd : IntrinsicOp::Lcm, a.type, {a, b});
+  if (name_ != "divmod" && is_float(t)) return not_for(a, "floats");
+  if (t == DType::Bool) {  // NumPy's loops start at int8
+    a = t_.convert(a, DType::Int8);
+    b = t_.convert(b, DType::Int8);
   }
-  DType d = numpy_float_type(t);
-  Value x = convert(a, d);
-  Value y = convert(b, d);
-  if (name == "logaddexp" || name == "logaddexp2") {
-    return intrinsic(name == "logaddexp" ? IntrinsicOp::Logaddexp : IntrinsicOp::Logaddexp2, Type::scalar(d), {x, y});
-  }
-  internal_assert(name == "heaviside") << "np." << name << " is listed but not typed";
-  // heaviside(x, h0): 0 below zero, 1 above, h0 at either zero, NaN for NaN.
-  x = stabilize(x);
-  y = stabilize(y);
+  if (name_ == "divmod") return t_.divmod_tuple(a, b, loc_);
+  return t_.intrinsic(name_ == "gcd" ? IntrinsicOp::Gcd : IntrinsicOp::Lcm, a.type, {a, b});
+}
+
+Value NumpyCall::logaddexp() {
+  Value a;
+  Value b;
+  if (!real_pair(a, b)) return Value::error();
+  DType d = numpy_float_type(a.type.dtype());
+  IntrinsicOp op = name_ == "logaddexp" ? IntrinsicOp::Logaddexp : IntrinsicOp::Logaddexp2;
+  return t_.intrinsic(op, Type::scalar(d), {t_.convert(a, d), t_.convert(b, d)});
+}
+
+// heaviside(x, h0): 0 below zero, 1 above, h0 at either zero, NaN for NaN.
+Value NumpyCall::heaviside() {
+  Value a;
+  Value b;
+  if (!real_pair(a, b)) return Value::error();
+  DType d = numpy_float_type(a.type.dtype());
+  Value x = t_.stabilize(t_.convert(a, d));
+  Value y = t_.stabilize(t_.convert(b, d));
   Expr zero = Const::make_float(d, 0.0);
   Expr one = Const::make_float(d, 1.0);
   Expr r = Select::make(cmp(CompareOpcode::Gt, x.expr, zero), one, y.expr);
   r = Select::make(cmp(CompareOpcode::Lt, x.expr, zero), zero, r);
-  Value nan = intrinsic(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {x});
+  Value nan = t_.intrinsic(IntrinsicOp::IsNan, Type::scalar(DType::Bool), {x});
   return Value::strong(Select::make(nan.expr, x.expr, r));
 }
 

@@ -329,6 +329,16 @@ struct Prepared {
   std::unique_ptr<ast::Module> module;
   frontend::Program prog;
   ProgramScope scope;
+
+  /// The ufunc named `name` that has a body (the last one, as Python binds
+  /// names), or nullptr.
+  const frontend::UfuncDecl *ufunc_named(const std::string &name) const {
+    const frontend::UfuncDecl *found = nullptr;
+    for (const frontend::UfuncDecl &u : prog.ufuncs) {
+      if (u.name == name && u.def != nullptr) found = &u;
+    }
+    return found;
+  }
 };
 
 /// Parses, collects and evaluates constants; nullptr after errors that stop typing.
@@ -477,10 +487,7 @@ std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<cons
                                                                DiagnosticEngine &diags, const LinkOptions &link) {
   std::unique_ptr<Prepared> p = prepare(file, diags, {});
   if (!p || diags.has_errors()) return std::nullopt;
-  const frontend::UfuncDecl *found = nullptr;
-  for (const frontend::UfuncDecl &u : p->prog.ufuncs) {
-    if (u.name == name && u.def != nullptr) found = &u;
-  }
+  const frontend::UfuncDecl *found = p->ufunc_named(name);
   if (found == nullptr || found->kind != frontend::UfuncKind::GuVectorize) {
     diags.error(SourceLocation{file.get(), 1, 1, 1}, "the source has no @guvectorize function '" + name + "'");
     return std::nullopt;
@@ -507,10 +514,7 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
   std::unique_ptr<Prepared> p = prepare(file, diags, {});
   if (!p || diags.has_errors()) return std::nullopt;
   const ProgramScope &scope = p->scope;
-  const frontend::UfuncDecl *ufunc = nullptr;
-  for (const frontend::UfuncDecl &u : p->prog.ufuncs) {
-    if (u.name == name && u.def != nullptr) ufunc = &u;
-  }
+  const frontend::UfuncDecl *ufunc = p->ufunc_named(name);
   internal_assert(ufunc != nullptr) << "type_for_arguments: no ufunc '" << name << "'";
   InferredSignature out;
   std::string args;

@@ -59,45 +59,48 @@ Value BodyTyper::expr(const ast::Expr &e) {
     case ast::ExprKind::Slice:
       error(e.loc, "a slice ('" + ast::to_source(e) + "') is only allowed as an array index, as in 'a[1:n]'");
       return Value::error();
-    case ast::ExprKind::Tuple: {
-      // LLVM's optimizer holds a lattice value per element of every
-      // partial tuple it builds: O(n^2) memory, 2.8 GB and 34 s for 3,000
-      // elements, killed for memory at 100,000 (1,000: 0.4 GB, 2.5 s).
-      const std::size_t count = e.as<ast::Tuple>()->elts.size();
-      if (count > kMaxTupleElements) {
-        error(e.loc, "a tuple of " + std::to_string(count) + " elements; at most " +
-                         std::to_string(kMaxTupleElements) +
-                         " are supported (use an array argument of a @guvectorize function for more)");
-        return Value::error();
-      }
-      std::vector<Value> els;
-      bool ok = true;
-      for (const ast::ExprPtr &x : e.as<ast::Tuple>()->elts) {
-        els.push_back(expr(*x));
-        ok = ok && els.back().ok;
-      }
-      if (!ok) return Value::error();
-      int64_t scalars = 0;
-      for (const Value &v : els) {
-        if (v.type.is_void()) {
-          error(e.loc, "a call that returns no value is used in a tuple");
-          return Value::error();
-        }
-        scalars += scalar_slots(v.type, static_cast<int64_t>(kMaxTupleElements) + 1);
-      }
-      // Tuples of tuples hold all their scalars: `t = (t, t)` ten times
-      // over is a tuple of 1,024 with no literal longer than two.
-      if (scalars > static_cast<int64_t>(kMaxTupleElements)) {
-        error(e.loc, "a tuple holding more than " + std::to_string(kMaxTupleElements) +
-                         " values through its nested tuples; at most " + std::to_string(kMaxTupleElements) +
-                         " are supported (use an array argument of a @guvectorize function for more)");
-        return Value::error();
-      }
-      return Value::tuple_literal(std::move(els));
-    }
+    case ast::ExprKind::Tuple:
+      return tuple_expr(*e.as<ast::Tuple>());
   }
   internal_error << "unhandled expression kind";
   return Value::error();
+}
+
+Value BodyTyper::tuple_expr(const ast::Tuple &e) {
+  // LLVM's optimizer holds a lattice value per element of every
+  // partial tuple it builds: O(n^2) memory, 2.8 GB and 34 s for 3,000
+  // elements, killed for memory at 100,000 (1,000: 0.4 GB, 2.5 s).
+  const std::size_t count = e.elts.size();
+  if (count > kMaxTupleElements) {
+    error(e.loc, "a tuple of " + std::to_string(count) + " elements; at most " +
+                     std::to_string(kMaxTupleElements) +
+                     " are supported (use an array argument of a @guvectorize function for more)");
+    return Value::error();
+  }
+  std::vector<Value> els;
+  bool ok = true;
+  for (const ast::ExprPtr &x : e.elts) {
+    els.push_back(expr(*x));
+    ok = ok && els.back().ok;
+  }
+  if (!ok) return Value::error();
+  int64_t scalars = 0;
+  for (const Value &v : els) {
+    if (v.type.is_void()) {
+      error(e.loc, "a call that returns no value is used in a tuple");
+      return Value::error();
+    }
+    scalars += scalar_slots(v.type, static_cast<int64_t>(kMaxTupleElements) + 1);
+  }
+  // Tuples of tuples hold all their scalars: `t = (t, t)` ten times
+  // over is a tuple of 1,024 with no literal longer than two.
+  if (scalars > static_cast<int64_t>(kMaxTupleElements)) {
+    error(e.loc, "a tuple holding more than " + std::to_string(kMaxTupleElements) +
+                     " values through its nested tuples; at most " + std::to_string(kMaxTupleElements) +
+                     " are supported (use an array argument of a @guvectorize function for more)");
+    return Value::error();
+  }
+  return Value::tuple_literal(std::move(els));
 }
 
 std::vector<std::string> BodyTyper::visible_names() const {
@@ -310,19 +313,9 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
       error(shape->attr_loc, "'.shape' is only supported on arrays, not on '" + array.type.str() + "'");
       return Value::error();
     }
-    Value k = expr(*e.index);
-    if (!k.ok) return k;
-    if (!k.is_weak() || k.weak != Weak::Int) {
-      error(e.index->loc, "a shape index must be an integer constant");
-      return Value::error();
-    }
-    Int128 ndim = array.type.ndim();
-    Int128 d = k.num.i < 0 ? k.num.i + ndim : k.num.i;
-    if (d < 0 || d >= ndim) {
-      error(e.index->loc, "dimension " + k.num.str() + " is out of range for '" + array.type.str() + "'");
-      return Value::error();
-    }
-    return Value::strong(ArrayDim::make(array.expr, static_cast<int>(d)));
+    std::optional<int> d = constant_index(*e.index, array.type.ndim(), "shape", "dimension", array.type);
+    if (!d) return Value::error();
+    return Value::strong(ArrayDim::make(array.expr, *d));
   }
   Value v = expr(*e.value);
   if (!v.ok) return v;
@@ -331,21 +324,28 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
     error(e.loc, "cannot index a value of type '" + v.type.str() + "' (only tuples and arrays can be indexed)");
     return Value::error();
   }
-  Value index = expr(*e.index);
-  if (!index.ok) return index;
-  if (!index.is_weak() || index.weak != Weak::Int) {
-    error(e.index->loc, "a tuple index must be an integer constant");
-    return Value::error();
+  std::optional<int> i = constant_index(*e.index, static_cast<Int128>(v.type.elements().size()), "tuple",
+                                        "tuple index", v.type);
+  if (!i) return Value::error();
+  if (v.literal_tuple) return v.elements[static_cast<std::size_t>(*i)];
+  if (const MakeTuple *t = v.expr.as<MakeTuple>()) return Value::strong(t->elements[static_cast<std::size_t>(*i)]);
+  return Value::strong(TupleGet::make(v.expr, *i));
+}
+
+std::optional<int> BodyTyper::constant_index(const ast::Expr &index, Int128 n, const std::string &kind,
+                                             const std::string &item, const Type &of) {
+  Value k = expr(index);
+  if (!k.ok) return std::nullopt;
+  if (!k.is_weak() || k.weak != Weak::Int) {
+    error(index.loc, "a " + kind + " index must be an integer constant");
+    return std::nullopt;
   }
-  Int128 n = static_cast<Int128>(v.type.elements().size());
-  Int128 i = index.num.i < 0 ? index.num.i + n : index.num.i;
+  Int128 i = k.num.i < 0 ? k.num.i + n : k.num.i;
   if (i < 0 || i >= n) {
-    error(e.index->loc, "tuple index " + index.num.str() + " is out of range for '" + v.type.str() + "'");
-    return Value::error();
+    error(index.loc, item + " " + k.num.str() + " is out of range for '" + of.str() + "'");
+    return std::nullopt;
   }
-  if (v.literal_tuple) return v.elements[static_cast<std::size_t>(i)];
-  if (const MakeTuple *t = v.expr.as<MakeTuple>()) return Value::strong(t->elements[static_cast<std::size_t>(i)]);
-  return Value::strong(TupleGet::make(v.expr, static_cast<int>(i)));
+  return static_cast<int>(i);
 }
 
 namespace {
@@ -460,61 +460,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
   }
   if (!e.starred.empty()) return star_call(e);
   const ast::Expr &callee = *e.func;
-  if (const ast::Name *n = callee.as<ast::Name>()) {
-    const std::string &id = n->id;
-    if (def_ != nullptr && is_variable(id)) {
-      error(n->loc, "'" + id + "' is a variable, not a function");
-      return Value::error();
-    }
-    if (scope_.constants.count(id) != 0) {
-      error(n->loc, "'" + id + "' is a module constant, not a function");
-      return Value::error();
-    }
-    if (id == "range") {
-      error(n->loc, "range() can only be used as the iterable of a 'for' loop");
-      return Value::error();
-    }
-    if (id == "float" && !pending_args_ && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
-      // float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
-      std::string text = e.args[0]->as<ast::StrLit>()->value;
-      for (char &ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      double sign = 1.0;
-      if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
-        sign = text[0] == '-' ? -1.0 : 1.0;
-        text = text.substr(1);
-      }
-      if (text == "inf" || text == "infinity") return Value::weak_num(PyNum::of_float(sign * INFINITY));
-      if (text == "nan") return Value::weak_num(PyNum::of_float(std::copysign(NAN, sign)));
-      error(e.args[0]->loc, "float() of a string supports only 'inf', '-inf' and 'nan'");
-      return Value::error();
-    }
-    std::vector<Value> args = call_arguments(e);
-    auto f = scope_.functions.find(id);
-    if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
-    auto imp = scope_.imports.find(id);
-    if (imp != scope_.imports.end()) {
-      const std::string &what = imp->second;
-      std::size_t dot = what.rfind('.');
-      std::string module = dot == std::string::npos ? what : what.substr(0, dot);
-      std::string name = dot == std::string::npos ? what : what.substr(dot + 1);
-      if (module == "math" || module == "cmath") return call_math(module, name, std::move(args), e);
-      if (module == "numba.cuda" || module == "numba.cuda.fp16") return call_cuda(module, name, std::move(args), e);
-      if ((module == "numpy" || module == "numba" || module == "numba.types" || module == "numba.cuda.types" ||
-           module == "numba.core.types") &&
-          dtype_from_name(name)) {
-        return call_dtype(*dtype_from_name(name), std::move(args), e, id);
-      }
-      if (module == "numpy" && dot != std::string::npos) return call_numpy(name, std::move(args), e);
-      error(n->loc, "'" + id + "' (" + what + ") cannot be called in a function body");
-      return Value::error();
-    }
-    if (is_builtin_name(id)) return call_builtin(id, std::move(args), e);
-    for (const frontend::DeviceDecl &d : scope_.program->device_decls) {
-      if (d.name == id) return call_extern(d, std::move(args), e);
-    }
-    if (std::optional<DType> t = dtype_from_name(id)) return call_dtype(*t, std::move(args), e, id);
-    return unknown_name(id, n->loc, true);
-  }
+  if (const ast::Name *n = callee.as<ast::Name>()) return name_call(*n, e);
   if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
     std::optional<std::string> mod = module_of(*a->value);
     if (!mod) return method_call(*a, call_arguments(e), e);
@@ -529,6 +475,68 @@ Value BodyTyper::call_expr(const ast::Call &e) {
     return Value::error();
   }
   error(callee.loc, "cannot call '" + ast::to_source(callee) + "'");
+  return Value::error();
+}
+
+Value BodyTyper::name_call(const ast::Name &n, const ast::Call &e) {
+  const std::string &id = n.id;
+  if (def_ != nullptr && is_variable(id)) {
+    error(n.loc, "'" + id + "' is a variable, not a function");
+    return Value::error();
+  }
+  if (scope_.constants.count(id) != 0) {
+    error(n.loc, "'" + id + "' is a module constant, not a function");
+    return Value::error();
+  }
+  if (id == "range") {
+    error(n.loc, "range() can only be used as the iterable of a 'for' loop");
+    return Value::error();
+  }
+  if (id == "float" && !pending_args_ && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
+    return float_of_string(*e.args[0]->as<ast::StrLit>());
+  }
+  std::vector<Value> args = call_arguments(e);
+  auto f = scope_.functions.find(id);
+  if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
+  auto imp = scope_.imports.find(id);
+  if (imp != scope_.imports.end()) return imported_call(n, imp->second, std::move(args), e);
+  if (is_builtin_name(id)) return call_builtin(id, std::move(args), e);
+  for (const frontend::DeviceDecl &d : scope_.program->device_decls) {
+    if (d.name == id) return call_extern(d, std::move(args), e);
+  }
+  if (std::optional<DType> t = dtype_from_name(id)) return call_dtype(*t, std::move(args), e, id);
+  return unknown_name(id, n.loc, true);
+}
+
+Value BodyTyper::imported_call(const ast::Name &n, const std::string &what, std::vector<Value> args,
+                                const ast::Call &e) {
+  std::size_t dot = what.rfind('.');
+  std::string module = dot == std::string::npos ? what : what.substr(0, dot);
+  std::string name = dot == std::string::npos ? what : what.substr(dot + 1);
+  if (module == "math" || module == "cmath") return call_math(module, name, std::move(args), e);
+  if (module == "numba.cuda" || module == "numba.cuda.fp16") return call_cuda(module, name, std::move(args), e);
+  if ((module == "numpy" || module == "numba" || module == "numba.types" || module == "numba.cuda.types" ||
+       module == "numba.core.types") &&
+      dtype_from_name(name)) {
+    return call_dtype(*dtype_from_name(name), std::move(args), e, n.id);
+  }
+  if (module == "numpy" && dot != std::string::npos) return call_numpy(name, std::move(args), e);
+  error(n.loc, "'" + n.id + "' (" + what + ") cannot be called in a function body");
+  return Value::error();
+}
+
+Value BodyTyper::float_of_string(const ast::StrLit &lit) {
+  // float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
+  std::string text = lit.value;
+  for (char &ch : text) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  double sign = 1.0;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    sign = text[0] == '-' ? -1.0 : 1.0;
+    text = text.substr(1);
+  }
+  if (text == "inf" || text == "infinity") return Value::weak_num(PyNum::of_float(sign * INFINITY));
+  if (text == "nan") return Value::weak_num(PyNum::of_float(std::copysign(NAN, sign)));
+  error(lit.loc, "float() of a string supports only 'inf', '-inf' and 'nan'");
   return Value::error();
 }
 

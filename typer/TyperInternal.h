@@ -171,7 +171,11 @@ class BodyTyper {
   Value type_constant(const ast::Expr &e);
 
  private:
-  friend class Builtins;
+  // The handlers of library calls (LibraryCall.h), one class per family.
+  friend class BuiltinCall;
+  friend class CudaCall;
+  friend class MathCall;
+  friend class NumpyCall;
 
   // ---- statements (TyperStmt.cpp)
   /// Where control can be: whether it is reachable, and which variables are
@@ -188,6 +192,17 @@ class BodyTyper {
   bool assigned_on_every_path(const std::string &name);
   void collect_assigned(const ast::Body &body);
   void collect_assigned_target(const ast::Expr &target);
+  // The steps of type_function, in order.
+  void start_function(const ast::FunctionDef &def, const std::vector<Type> &param_types,
+                      std::optional<Type> fixed_ret, bool is_ufunc);
+  /// Infer-mode passes until the candidate types stop growing.
+  void infer_types(const ast::FunctionDef &def);
+  /// The final types of the locals and the return, from the candidates.
+  void resolve_types();
+  /// After Emit: mixed, incompatible or missing returns are errors.
+  void check_returns(const ast::FunctionDef &def);
+  /// The IR function: parameters (a retyped one converted into a local), locals, body.
+  Function build_function(const std::string &ir_name, const std::vector<Type> &param_types);
   bool run_pass(Mode mode, const ast::FunctionDef &def);
   Stmt block(const ast::Body &body);
   /// Types one statement; in Infer mode a simple statement whose reads did
@@ -214,6 +229,9 @@ class BodyTyper {
   };
   void while_stmt(const ast::While &s, std::vector<Stmt> &out);
   void for_stmt(const ast::For &s, std::vector<Stmt> &out);
+  /// The type of the variable of `for i in range(...)` (Numba's range
+  /// types), typing the arguments into `args`; nullopt after an error.
+  std::optional<Type> range_type(const ast::Call &call, const ast::Name &fn, std::vector<Value> &args);
   /// A `for` or `while` with an `else:` block (run when no break ended the loop).
   void loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out);
   /// The bookkeeping around a `for` body: enter returns the flow before the
@@ -249,6 +267,13 @@ class BodyTyper {
   Value compare_expr(const ast::Compare &e);
   Value ifexp_expr(const ast::IfExp &e);
   Value subscript_expr(const ast::Subscript &e);
+  /// A constant integer index among `n` (negative ones count from the end),
+  /// or nullopt after "a `kind` index must be an integer constant" or
+  /// "`item` K is out of range for 'of'".
+  std::optional<int> constant_index(const ast::Expr &index, Int128 n, const std::string &kind,
+                                    const std::string &item, const Type &of);
+  /// `(a, b, ...)`: a literal tuple, at most kMaxTupleElements scalars deep.
+  Value tuple_expr(const ast::Tuple &e);
   // ---- arrays (TyperArrays.cpp)
   /// `array[index]`: an element (ArrayLoad) when every dimension gets an
   /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
@@ -276,6 +301,12 @@ class BodyTyper {
   /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
   bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
   Value call_expr(const ast::Call &e);
+  /// A call of a name: a helper, an import, a builtin, a declare_device, a dtype.
+  Value name_call(const ast::Name &n, const ast::Call &e);
+  /// A call of `n`, imported as `what` ("math.sqrt", "numpy.float32").
+  Value imported_call(const ast::Name &n, const std::string &what, std::vector<Value> args, const ast::Call &e);
+  /// float("inf"), float("-inf"), float("nan"): the one use of a string in a body.
+  Value float_of_string(const ast::StrLit &lit);
   /// The np.* function `callee` names (`np.round`, or `round` from `from numpy import round`).
   std::optional<std::string> numpy_callee(const ast::Expr &callee) const;
   /// `f(*t)`: expands starred tuples, then types the call with them.
@@ -336,6 +367,8 @@ class BodyTyper {
   Value real_imag(const Value &v, bool imag, const SourceLocation &loc);
   Value minmax(bool is_min, std::vector<Value> args, const ast::Call &call);
   Value round_builtin(std::vector<Value> args, const ast::Call &call);
+  /// round(x, n) of a strong float x and an integer n, as Numba's round_ndigits.
+  Value round_ndigits(const Value &x, Value n);
   /// (a // b, a % b) of two operands already of one type (or both weak).
   Value divmod_tuple(Value a, Value b, const SourceLocation &loc);
   Value float_math_arg(const Value &v, const std::string &fn, const SourceLocation &loc);
@@ -351,7 +384,6 @@ class BodyTyper {
   /// "np.fn() is not supported for `what` ('type')" at `loc`; an error value.
   Value numpy_unsupported(const std::string &fn, const Value &v, const std::string &what, const SourceLocation &loc);
   // ---- np.* built from several operations (NumpyFunctions.cpp)
-  Value numpy_function(const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// Two np.* operands brought to one dtype as NumPy's binary ufuncs do (NEP 50).
   bool numpy_operands(Value &a, Value &b, const std::string &fn, const SourceLocation &loc);
   /// np.round(x, decimals) on a number of any non-bool type.

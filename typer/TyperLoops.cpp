@@ -82,6 +82,49 @@ void BodyTyper::leave_for_loop(const Flow &entry) {
   flow_ = entry;  // the body may run zero times
 }
 
+std::optional<Type> BodyTyper::range_type(const ast::Call &call, const ast::Name &fn, std::vector<Value> &args) {
+  bool ok = true;
+  Candidates c;
+  for (const ast::ExprPtr &a : call.args) {
+    Value v = expr(*a);
+    if (v.ok) {
+      bool integer =
+          v.is_weak() ? v.weak == Weak::Int : (!v.literal_tuple && (v.type.is_int() || v.type.is_bool()));
+      if (!integer) {
+        error(a->loc,
+              "range() arguments must be integers, not '" +
+                  (v.is_weak() ? std::string(v.weak == Weak::Float ? "float" : "complex") : v.type.str()) +
+                  "'");
+        v = Value::error();
+      }
+    }
+    ok = ok && v.ok;
+    if (v.ok) c.add(v);
+    args.push_back(v);
+  }
+  std::optional<Type> loop_type;
+  if (ok) {
+    loop_type = c.resolve();
+    if (loop_type && !loop_type->is_int() && !loop_type->is_bool()) {
+      error(fn.loc,
+            "range() arguments have no common integer type (they unify to '" + loop_type->str() + "')");
+      loop_type.reset();
+    }
+    // Numba's range types: the loop variable is at least an int32 (int8,
+    // int16, uint8, uint16 and bool arguments; uint32 gives int64, uint64
+    // stays), so that `i * 100` in `for i in range(n)` with an int8 n does
+    // not wrap at 127 (Python's range yields Python ints).
+    if (loop_type && loop_type->dtype() != DType::UInt64) {
+      loop_type = Type::scalar(promote(loop_type->dtype(), DType::Int32));
+    }
+  }
+  if (args.size() == 3 && args[2].ok && args[2].is_weak() && args[2].num.i == 0) {
+    error(call.args[2]->loc, "range() step must not be zero");
+    loop_type.reset();
+  }
+  return loop_type;
+}
+
 void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   const ast::Name *target = s.target->as<ast::Name>();
   const ast::Call *call = s.iter->as<ast::Call>();
@@ -103,45 +146,7 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
     return;
   }
   std::vector<Value> args;
-  bool ok = true;
-  Candidates c;
-  for (const ast::ExprPtr &a : call->args) {
-    Value v = expr(*a);
-    if (v.ok) {
-      bool integer =
-          v.is_weak() ? v.weak == Weak::Int : (!v.literal_tuple && (v.type.is_int() || v.type.is_bool()));
-      if (!integer) {
-        error(a->loc,
-              "range() arguments must be integers, not '" +
-                  (v.is_weak() ? std::string(v.weak == Weak::Float ? "float" : "complex") : v.type.str()) +
-                  "'");
-        v = Value::error();
-      }
-    }
-    ok = ok && v.ok;
-    if (v.ok) c.add(v);
-    args.push_back(v);
-  }
-  std::optional<Type> loop_type;
-  if (ok) {
-    loop_type = c.resolve();
-    if (loop_type && !loop_type->is_int() && !loop_type->is_bool()) {
-      error(fn->loc,
-            "range() arguments have no common integer type (they unify to '" + loop_type->str() + "')");
-      loop_type.reset();
-    }
-    // Numba's range types: the loop variable is at least an int32 (int8,
-    // int16, uint8, uint16 and bool arguments; uint32 gives int64, uint64
-    // stays), so that `i * 100` in `for i in range(n)` with an int8 n does
-    // not wrap at 127 (Python's range yields Python ints).
-    if (loop_type && loop_type->dtype() != DType::UInt64) {
-      loop_type = Type::scalar(promote(loop_type->dtype(), DType::Int32));
-    }
-  }
-  if (args.size() == 3 && args[2].ok && args[2].is_weak() && args[2].num.i == 0) {
-    error(call->args[2]->loc, "range() step must not be zero");
-    loop_type.reset();
-  }
+  std::optional<Type> loop_type = range_type(*call, *fn, args);
   std::vector<Value> bounds;
   if (loop_type) {
     DType d = loop_type->dtype();

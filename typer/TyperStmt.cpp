@@ -218,6 +218,18 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
                                                  bool is_ufunc) {
   internal_assert(param_types.size() == def.params.size()) << "type_function: parameter count";
   int errors_before = real_diags_.error_count();
+  start_function(def, param_types, fixed_ret, is_ufunc);
+  infer_types(def);
+  resolve_types();
+  poisoned_ = false;
+  run_pass(Mode::Emit, def);
+  check_returns(def);
+  if (real_diags_.error_count() != errors_before || poisoned_ || !ret_ || !body_) return std::nullopt;
+  return build_function(ir_name, param_types);
+}
+
+void BodyTyper::start_function(const ast::FunctionDef &def, const std::vector<Type> &param_types,
+                               std::optional<Type> fixed_ret, bool is_ufunc) {
   def_ = &def;
   is_ufunc_ = is_ufunc;
   if (module_ != nullptr && is_ufunc) module_->set_entry(def);
@@ -236,7 +248,9 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   variable_indices_.clear();
   worklist_.reset();
   for (std::size_t i = 0; i < param_names_.size(); ++i) candidates_[param_names_[i]].add(type_only(param_types[i]));
+}
 
+void BodyTyper::infer_types(const ast::FunctionDef &def) {
   // Phase 1 reads weak-only locals as weak values; phase 2 reads every local
   // as its resolved type (as Emit will), so the final types are consistent
   // with the IR: a local left with only weak values is int64/float64/complex128.
@@ -266,38 +280,38 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
     }
   }
   weak_reads_ = false;
+}
 
+void BodyTyper::resolve_types() {
   resolved_.clear();
   for (const auto &[name, c] : candidates_) {
     std::optional<Type> t = c.resolve();
     if (t) resolved_[name] = *t;
   }
   return_union_ = return_candidates_.resolve();
-  if (fixed_ret) {
-    ret_ = fixed_ret;
+  if (fixed_ret_) {
+    ret_ = fixed_ret_;
   } else if (saw_value_return_) {
     ret_ = return_union_;
   } else {
     ret_ = Type::void_type();
   }
+}
 
-  // Emit.
-  poisoned_ = false;
-  run_pass(Mode::Emit, def);
-  if (saw_bare_return_ && saw_value_return_ && !is_ufunc) {
-    error(def.name_loc.valid() ? def.name_loc : def.loc,
-          "function '" + def.name + "' mixes 'return' with and without a value");
+void BodyTyper::check_returns(const ast::FunctionDef &def) {
+  const SourceLocation &loc = def.name_loc.valid() ? def.name_loc : def.loc;
+  if (saw_bare_return_ && saw_value_return_ && !is_ufunc_) {
+    error(loc, "function '" + def.name + "' mixes 'return' with and without a value");
   }
   if (saw_value_return_ && !return_union_ && return_candidates_.conflict) {
-    error(def.name_loc.valid() ? def.name_loc : def.loc,
-          "function '" + def.name + "' returns incompatible types: " + return_candidates_.conflict_message);
+    error(loc, "function '" + def.name + "' returns incompatible types: " + return_candidates_.conflict_message);
   }
   if (ret_ && !ret_->is_void() && flow_.reachable) {
-    error(def.name_loc.valid() ? def.name_loc : def.loc,
-          "missing return: function '" + def.name + "' can reach its end without returning a value");
+    error(loc, "missing return: function '" + def.name + "' can reach its end without returning a value");
   }
-  if (real_diags_.error_count() != errors_before || poisoned_ || !ret_ || !body_) return std::nullopt;
+}
 
+Function BodyTyper::build_function(const std::string &ir_name, const std::vector<Type> &param_types) {
   Function f;
   f.name = ir_name;
   f.ret = *ret_;
