@@ -12,7 +12,11 @@
 #              (tools/gpu_bench_all.sh). The fake CUDA driver is never bundled.
 #   examples/  example programs and sources
 # Usage: tools/make_bundle.sh [extra cmake configure arguments]
-# Env: UFJIT_BUNDLE_BUILD (build dir, default build-bundle), UFJIT_JOBS.
+# Env: UFJIT_BUNDLE_BUILD (build dir, default build-bundle), UFJIT_JOBS;
+#   UFJIT_BUNDLE_TESTS, an extended regex: only the test executables whose
+#   names match it are packed (e.g. 'gpu|api', the suites tools/gpu_run.sh
+#   runs; default: every one); UFJIT_BUNDLE_XZ, xz's options (default
+#   "-9 -T1"; "-3 -T2" packs several times faster, a little larger).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -41,7 +45,8 @@ libfile=$(basename "$lib")
 ( cd "$stage/lib" && { [[ "$soname" == "$libfile" ]] || ln -sf "$libfile" "$soname"; } && ln -sf "$soname" libufjit.so )
 
 [[ -x "$build/ufjit" ]] && cp "$build/ufjit" "$stage/bin/"
-find "$build/tests" -maxdepth 2 -type f -executable -name 'ufjit_*' -exec cp {} "$stage/tests/" \;
+find "$build/tests" -maxdepth 2 -type f -executable -name 'ufjit_*' |
+  grep -E "${UFJIT_BUNDLE_TESTS:-.}" | while read -r test; do cp "$test" "$stage/tests/"; done
 if [[ -d "$build/examples" ]]; then
   find "$build/examples" -maxdepth 2 -type f -executable ! -name '*.so*' -exec cp {} "$stage/examples/" \;
 fi
@@ -97,7 +102,7 @@ cp tools/gpu_run.sh tools/gpu_bench_all.sh tools/gpu_bundle.sh tools/gpu_bench_s
 git rev-parse HEAD >"$stage/COMMIT" 2>/dev/null || echo unknown >"$stage/COMMIT"
 
 tarball=$out/ufjit-bundle.tar.xz
-XZ_OPT="-9 -T1" tar -C "$out/stage" -cJf "$tarball" ufjit
+XZ_OPT="${UFJIT_BUNDLE_XZ:--9 -T1}" tar -C "$out/stage" -cJf "$tarball" ufjit
 size=$(stat -c %s "$tarball")
 echo "make_bundle: $tarball $((size / 1024 / 1024)) MiB ($size bytes)"
 if (( size >= 64 * 1024 * 1024 )); then
