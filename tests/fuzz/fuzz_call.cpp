@@ -169,6 +169,7 @@ ufjit::ArrayView pick_view(Bytes &in, ufjit::DType preferred, bool *fits) {
     v.residence = ufjit::Residence::Device;
     v.device = static_cast<int8_t>(in.next());
   }
+  if (where == 6) v.read_only = true;  // refused wherever the call would write it
   return v;
 }
 
@@ -266,6 +267,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
   const bool out_invalid = has_out && !byte_range(out->array, &lo, &hi);
   if (work > kMaxWork && !out_invalid && (has_out || work < kSureToFail)) return 0;
 
+  // A call with a read-only `out` is refused before anything runs: the
+  // buffer must come out as it went in.
+  const bool read_only_out = std::any_of(ops.begin(), ops.end(), [](const ufjit::Operand &op) {
+    return op.kind == ufjit::Operand::Kind::Out && op.array.read_only;
+  });
+  std::vector<unsigned char> before;
+  if (read_only_out) before.assign(guarded_buffer(), guarded_buffer() + kBufferBytes);
   try {
     if ((shape_of_call & 0x40) != 0 && !ops.empty() && f.name() == "f") {
       (void)f.reduce(ops.front(), reduce_options(in));
@@ -277,6 +285,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, std::size_t size) {
     std::abort();
   } catch (const ufjit::Error &) {
     // A typed error: fine.
+  }
+  if (read_only_out && std::memcmp(before.data(), guarded_buffer(), kBufferBytes) != 0) {
+    std::fprintf(stderr, "a read-only out was written\n");
+    std::abort();
   }
   return 0;
 }
