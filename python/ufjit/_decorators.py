@@ -104,8 +104,8 @@ class UFunc:
 
     def _call(self, args, kwargs, keywords):
         """A call as NumPy's ufuncs take it (_numpy_calls says which conventions)."""
-        if not kwargs and len(args) == self.nin and all(type(a) in calls.PLAIN_TYPES for a in args):
-            # plain arrays and scalars: no override, wrap, mask or out= to handle
+        if not kwargs and len(args) == self.nin and all(calls.is_plain(a) for a in args):
+            # plain arrays, device arrays and scalars: no override, wrap, mask or out= to handle
             return self._core(*args, _writable=self._writable) if self._writable else self._core(*args)
         name = self.__name__
         calls.check_keywords(name, kwargs, keywords)

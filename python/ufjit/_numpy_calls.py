@@ -25,6 +25,24 @@ CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 # Operand types that need none of these conventions (the fast path of a
 # call): exact ndarrays, Python numbers and NumPy's scalars.
 PLAIN_TYPES = frozenset([np.ndarray, bool, int, float, complex] + [np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG"])
+_plain_device_types = {}  # type -> whether its arrays take the fast path (is_plain)
+
+
+def is_plain(x):
+    """Whether a call may pass ``x`` straight to the compiled ufunc, with no
+    override, wrap or mask to handle: a plain NumPy array or scalar, or a
+    device array (``__cuda_array_interface__``: ufjit's, CuPy's, Numba's),
+    whose ``__array_ufunc__`` ufjit never dispatches to, without an
+    ``__array_wrap__``. The verdict is kept per type."""
+    cls = type(x)
+    if cls in PLAIN_TYPES:
+        return True
+    verdict = _plain_device_types.get(cls)
+    if verdict is None:
+        verdict = (hasattr(cls, "__cuda_array_interface__") and not hasattr(cls, "__array_wrap__")
+                   and not issubclass(cls, np.ndarray))
+        _plain_device_types[cls] = verdict
+    return verdict
 _NDARRAY_UFUNC = np.ndarray.__array_ufunc__
 
 

@@ -323,3 +323,24 @@ def test_subclasses_deferring_to_ndarray_array_ufunc_behave_as_with_numpy():
     with pytest.raises(TypeError) as info:
         add(d, 1.0)
     assert str(info.value).split("'__call__'")[1] == str(expected).split("'__call__'")[1]
+
+
+class _DeviceLike:
+    """What a device array shows a call: __cuda_array_interface__ only."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": (1,), "typestr": "<f8", "data": (0, False), "version": 3}
+
+
+class _WrappedDeviceLike(_DeviceLike):
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        return array
+
+
+def test_plain_operands_and_device_arrays_go_straight_to_the_kernel():
+    # Nothing of NumPy's conventions applies to them (ufjit never dispatches
+    # a device array's __array_ufunc__), so a call skips that layer.
+    from ufjit import _numpy_calls as calls
+    assert all(calls.is_plain(x) for x in (np.zeros(3), 1.5, 2, True, np.float32(1), _DeviceLike()))
+    assert not any(calls.is_plain(x) for x in (np.ma.zeros(3), np.matrix([[1.0]]), [1.0], _WrappedDeviceLike()))
