@@ -612,6 +612,82 @@ std::vector<Array> run_with_core_axes(RuntimeCore &core, Backend &backend, const
   return results;
 }
 
+/// Step 4 of a gufunc call: what the chosen signature requires of the
+/// operands (out dtypes, core dims, output sizes, writable_args inputs of its
+/// own dtypes in writable memory).
+void check_gufunc_signature(const SplitOperands &split, const CompiledSignature &sig, const GufuncLayout &layout,
+                            const GufuncSchedule &plan, const std::string &ufunc_name) {
+  for (std::size_t k = 0; k < split.outs.size(); ++k) {
+    if (split.outs[k]->array.dtype != sig.out_dtypes[k]) {
+      throw DispatchError("out(...) " + std::to_string(k + 1) + " of '" + ufunc_name + "' has dtype " +
+                          std::string(dtype_name(split.outs[k]->array.dtype)) + " but the chosen signature " +
+                          sig.signature + " writes " + std::string(dtype_name(sig.out_dtypes[k])));
+    }
+  }
+  for (std::size_t k = 0; k < layout.operands(); ++k) {
+    if (static_cast<std::size_t>(sig.arg_ndims[k]) < layout.core(k).size()) {
+      throw DispatchError("'" + ufunc_name + "': argument " + std::to_string(k + 1) + " of signature " + sig.signature +
+                          " has " + std::to_string(sig.arg_ndims[k]) + " dims but layout '" + layout.text +
+                          "' gives it " + std::to_string(layout.core(k).size()) + " core dims");
+    }
+  }
+  for (std::size_t k = 0; split.outs.empty() && k < layout.outputs.size(); ++k) {
+    (void)checked_bytes(sig.out_dtypes[k], plan.output_shapes[k]);
+  }
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    if (layout.writable[i] && op.kind == Operand::Kind::Array) {
+      check_writable(op.array, [&] { return "input " + std::to_string(i + 1) + " of '" + ufunc_name + "', in writable_args,"; });
+    }
+    if (layout.writable[i] && op.kind == Operand::Kind::Array && op.array.dtype != sig.params[i]) {
+      throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name +
+                          "' is in writable_args but has dtype " + std::string(dtype_name(op.array.dtype)) +
+                          " and the chosen signature " + sig.signature + " takes " +
+                          std::string(dtype_name(sig.params[i])) +
+                          ": the body would write a converted copy; pass an array of that dtype");
+    }
+  }
+}
+
+/// Step 6 of a gufunc call: every operand as the kernel reads it (scalars as
+/// 0-d arrays, casts, copies of inputs that overlap an output, but not of
+/// writable_args inputs, whose caller's array the body writes; broadcast
+/// outer dims), the temporaries kept in `temporaries`.
+PreparedGufunc place_gufunc_operands(RuntimeCore &core, Backend &backend, const SplitOperands &split,
+                                     const CompiledSignature &sig, const GufuncSchedule &plan,
+                                     const std::vector<ArrayView> &out_views, Residence residence,
+                                     StreamImpl *stream, std::vector<Array> &temporaries) {
+  const GufuncLayout &layout = *sig.layout;
+  PreparedGufunc call;
+  call.signature = &sig;
+  call.loop_shape = plan.loop_shape;
+  call.loop_size = plan.loop_size;
+  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
+    const Operand &op = *split.inputs[i];
+    const DType dtype = sig.params[i];
+    ArrayView view;
+    if (op.kind == Operand::Kind::Scalar) {
+      temporaries.push_back(scalar_array(backend, op.scalar, dtype, residence));
+      view = temporaries.back().view();
+    } else {
+      view = op.array;
+      if (reads_through_copy(view, dtype, layout.writable[i], out_views)) {
+        temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));
+        view = temporaries.back().view();
+      }
+    }
+    call.operands.push_back(gufunc_view(view, layout.inputs[i].size(), plan.loop_shape, sig.arg_ndims[i]));
+    call.written.push_back(layout.writable[i] && op.kind == Operand::Kind::Array);
+  }
+  for (std::size_t k = 0; k < out_views.size(); ++k) {
+    call.operands.push_back(gufunc_view(out_views[k], layout.outputs[k].size(), plan.loop_shape,
+                                        sig.arg_ndims[split.inputs.size() + k]));
+    call.written.push_back(true);
+  }
+
+  return call;
+}
+
 }  // namespace
 
 std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
@@ -651,36 +727,7 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
     out_shapes.push_back(op->array.shape);
   }
   const GufuncSchedule plan = schedule(layout, input_shapes, out_shapes, ufunc_name);
-  for (std::size_t k = 0; k < split.outs.size(); ++k) {
-    if (split.outs[k]->array.dtype != sig.out_dtypes[k]) {
-      throw DispatchError("out(...) " + std::to_string(k + 1) + " of '" + ufunc_name + "' has dtype " +
-                          std::string(dtype_name(split.outs[k]->array.dtype)) + " but the chosen signature " +
-                          sig.signature + " writes " + std::string(dtype_name(sig.out_dtypes[k])));
-    }
-  }
-  for (std::size_t k = 0; k < layout.operands(); ++k) {
-    if (static_cast<std::size_t>(sig.arg_ndims[k]) < layout.core(k).size()) {
-      throw DispatchError("'" + ufunc_name + "': argument " + std::to_string(k + 1) + " of signature " + sig.signature +
-                          " has " + std::to_string(sig.arg_ndims[k]) + " dims but layout '" + layout.text +
-                          "' gives it " + std::to_string(layout.core(k).size()) + " core dims");
-    }
-  }
-  for (std::size_t k = 0; split.outs.empty() && k < n_out; ++k) {
-    (void)checked_bytes(sig.out_dtypes[k], plan.output_shapes[k]);
-  }
-  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
-    const Operand &op = *split.inputs[i];
-    if (layout.writable[i] && op.kind == Operand::Kind::Array) {
-      check_writable(op.array, [&] { return "input " + std::to_string(i + 1) + " of '" + ufunc_name + "', in writable_args,"; });
-    }
-    if (layout.writable[i] && op.kind == Operand::Kind::Array && op.array.dtype != sig.params[i]) {
-      throw DispatchError("input " + std::to_string(i + 1) + " of '" + ufunc_name +
-                          "' is in writable_args but has dtype " + std::string(dtype_name(op.array.dtype)) +
-                          " and the chosen signature " + sig.signature + " takes " +
-                          std::string(dtype_name(sig.params[i])) +
-                          ": the body would write a converted copy; pass an array of that dtype");
-    }
-  }
+  check_gufunc_signature(split, sig, layout, plan, ufunc_name);
   check_async_casts(split, sig, ufunc_name, stream);
   check_loop_dims(split, sig, layout, plan, ufunc_name);
   // Every user-visible check is done: from here on we allocate and launch.
@@ -700,37 +747,9 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
     return results;
   }
 
-  // ---- 6. place inputs: scalars as 0-d arrays, casts, copies of inputs
-  // that overlap an output (not of writable_args inputs: the body writes the
-  // caller's array), broadcast outer dims
+  // ---- 6. place the operands
   std::vector<Array> temporaries;
-  PreparedGufunc call;
-  call.signature = &sig;
-  call.loop_shape = plan.loop_shape;
-  call.loop_size = plan.loop_size;
-  for (std::size_t i = 0; i < split.inputs.size(); ++i) {
-    const Operand &op = *split.inputs[i];
-    const DType dtype = sig.params[i];
-    ArrayView view;
-    if (op.kind == Operand::Kind::Scalar) {
-      temporaries.push_back(scalar_array(backend, op.scalar, dtype, residence));
-      view = temporaries.back().view();
-    } else {
-      view = op.array;
-      if (reads_through_copy(view, dtype, layout.writable[i], out_views)) {
-        temporaries.push_back(convert(core, backend, view, dtype, view.dtype == dtype ? stream : nullptr));
-        view = temporaries.back().view();
-      }
-    }
-    call.operands.push_back(gufunc_view(view, layout.inputs[i].size(), plan.loop_shape, sig.arg_ndims[i]));
-    call.written.push_back(layout.writable[i] && op.kind == Operand::Kind::Array);
-  }
-  for (std::size_t k = 0; k < n_out; ++k) {
-    call.operands.push_back(gufunc_view(out_views[k], layout.outputs[k].size(), plan.loop_shape,
-                                        sig.arg_ndims[split.inputs.size() + k]));
-    call.written.push_back(true);
-  }
-
+  PreparedGufunc call = place_gufunc_operands(core, backend, split, sig, plan, out_views, residence, stream, temporaries);
   std::vector<Dims> loop_strides;
   for (const ArrayView &op : call.operands) {
     loop_strides.push_back(loop_strides_of(op, call.loop_shape.size()));
