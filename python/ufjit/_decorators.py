@@ -43,12 +43,12 @@ def _link_list(link):
 
 
 def _compile(fn, decorator_line, link):
-    source, source_name, declared_links = kernel_source(fn, decorator_line)
+    source, source_name, declared_links, name = kernel_source(fn, decorator_line)
     links = link + [f for f in declared_links if f not in link]
     ufuncs = _ufjit.load(source, source_name, link=links)
-    if fn.__name__ not in ufuncs:
-        raise _ufjit.InternalError(f"the compiled source has no ufunc {fn.__name__!r}:\n{source}")
-    return ufuncs[fn.__name__], source
+    if name not in ufuncs:
+        raise _ufjit.InternalError(f"the compiled source has no ufunc {name!r}:\n{source}")
+    return ufuncs[name], source
 
 
 def _numpy_types(signature, nin):

@@ -133,18 +133,61 @@ class Piece:
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"ufjit compiles Python functions, not {fn!r}")
         first_line = fn.__code__.co_firstlineno
+        self.file = fn.__code__.co_filename
+        self.name = fn.__name__
+        if fn.__code__.co_name == "<lambda>":
+            self._from_lambda(fn, _verified_lines(fn))
+            return
         lines = inspect.getblock(_verified_lines(fn)[first_line - 1:])
         source = textwrap.dedent("".join(lines))
         tree = ast.parse(source)
         node = tree.body[0]
         if not isinstance(node, ast.FunctionDef):
-            raise TypeError(f"ufjit compiles functions defined with 'def', not {fn!r}")
+            raise TypeError(f"ufjit compiles functions defined with 'def' or 'lambda', not {fn!r}")
         body = source.splitlines()[node.lineno - 1:]
         self.text = "\n".join(body) + "\n"
-        self.file = fn.__code__.co_filename
         self.def_line = first_line + node.lineno - 1 if first_line > 0 else 0
         self.names = _names_read(node)
-        self.name = fn.__name__
+
+    def _from_lambda(self, fn, lines):
+        """A lambda as the kernel language's ``def``: ``lambda a, b: a + b``
+        becomes ``def lambda_<line>(a, b): return (a + b)`` at the lambda's
+        line. The lambda is the one of its line whose code is ``fn``'s."""
+        node = _lambda_node("".join(lines), fn)
+        if node is None:
+            raise TypeError(f"ufjit found no lambda in the source of {fn!r} that compiles to its code")
+        args = node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs:
+            raise TypeError(f"ufjit compiles lambdas of plain positional parameters, not {fn!r}")
+        body = ast.get_source_segment("".join(lines), node.body, padded=False)
+        self.name = f"lambda_{node.lineno}_{node.col_offset}"
+        params = ", ".join(a.arg for a in args.args)
+        body_lines = body.splitlines()
+        self.text = f"def {self.name}({params}):\n    return (" + "\n    ".join(body_lines) + ")\n"
+        self.def_line = node.lineno
+        self.names = _names_read(ast.FunctionDef(name=self.name, args=args, body=[ast.Return(node.body)],
+                                                 decorator_list=[]))
+
+
+def _lambda_node(text, fn):
+    """The ``ast.Lambda`` of ``text`` whose body is ``fn``'s (several lambdas
+    may share a line): the one whose body's span is among the positions of
+    ``fn.__code__``'s instructions (its result's), or None. ``text`` is
+    verified to compile to ``fn.__code__`` (_verified_lines)."""
+    code = fn.__code__
+    try:
+        tree = ast.parse(text, code.co_filename)
+    except SyntaxError:
+        return None
+    on_line = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+    if not hasattr(code, "co_positions"):  # Python < 3.11: the line's only lambda
+        return on_line[0] if len(on_line) == 1 else None
+    positions = set(code.co_positions())
+    for node in on_line:
+        body = node.body
+        if (body.lineno, body.end_lineno, body.col_offset, body.end_col_offset) in positions:
+            return node
+    return None
 
 
 def _names_read(node):
@@ -295,8 +338,9 @@ class _Collector:
 def kernel_source(fn, decorator):
     """The whole source for ``fn``: preamble, helpers, ``decorator`` line, the def.
 
-    Returns (source, source_name, links): ``links`` are the files named by
-    the ``declare_device`` calls it reads. Pieces from ``fn``'s own file land
+    Returns (source, source_name, links, name): ``links`` are the files named
+    by the ``declare_device`` calls it reads, ``name`` the kernel's name in
+    the source (a lambda's is made up). Pieces from ``fn``'s own file land
     on their own line numbers when the text before them leaves room.
     """
     kernel = Piece(fn)
@@ -321,4 +365,4 @@ def kernel_source(fn, decorator):
             out += [""] * free
         out += header
         out += piece.text.rstrip("\n").split("\n")
-    return "\n".join(out) + "\n", kernel.file, collector.links
+    return "\n".join(out) + "\n", kernel.file, collector.links, kernel.name
