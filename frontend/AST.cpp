@@ -105,6 +105,88 @@ void render_list(const std::vector<ExprPtr> &elts, std::string &out) {
   }
 }
 
+void render_call(const Call &c, std::string &out) {
+  render(*c.func, kPrimary, out);
+  out += "(";
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (c.is_starred(i)) out += "*";
+    render(*c.args[i], kIfExp, out);
+  }
+  for (std::size_t i = 0; i < c.keywords.size(); ++i) {
+    if (i > 0 || !c.args.empty()) out += ", ";
+    out += c.keywords[i].name + "=";
+    render(*c.keywords[i].value, kIfExp, out);
+  }
+  out += ")";
+}
+
+void render_binop(const BinOp &b, std::string &out) {
+  int p = binary_precedence(b.op);
+  bool power = b.op == BinaryOp::Pow;
+  // `**` is right-associative and binds its exponent as a unary factor.
+  render(*b.left, power ? kPrimary : p, out);
+  out += std::string(" ") + binary_op_spelling(b.op) + " ";
+  render(*b.right, power ? kUnary : p + 1, out);
+}
+
+void render_unary(const UnaryOp &u, std::string &out) {
+  switch (u.op) {
+    case UnaryOpKind::UAdd: out += "+"; break;
+    case UnaryOpKind::USub: out += "-"; break;
+    case UnaryOpKind::Invert: out += "~"; break;
+    case UnaryOpKind::Not: out += "not "; break;
+  }
+  render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
+}
+
+void render_boolop(const BoolOp &b, std::string &out) {
+  int p = b.op == BoolOpKind::Or ? kOr : kAnd;
+  for (std::size_t i = 0; i < b.values.size(); ++i) {
+    if (i > 0) out += b.op == BoolOpKind::Or ? " or " : " and ";
+    render(*b.values[i], p + 1, out);
+  }
+}
+
+void render_compare(const Compare &c, std::string &out) {
+  render(*c.left, kCompare + 1, out);
+  for (std::size_t i = 0; i < c.ops.size() && i < c.comparators.size(); ++i) {
+    out += std::string(" ") + cmp_op_spelling(c.ops[i]) + " ";
+    render(*c.comparators[i], kCompare + 1, out);
+  }
+}
+
+void render_ifexp(const IfExp &i, std::string &out) {
+  render(*i.body, kOr, out);
+  out += " if ";
+  render(*i.test, kOr, out);
+  out += " else ";
+  render(*i.orelse, kIfExp, out);
+}
+
+void render_slice(const Slice &s, std::string &out) {
+  if (s.lower) render(*s.lower, kIfExp, out);
+  out += ":";
+  if (s.upper) render(*s.upper, kIfExp, out);
+  if (s.step) {
+    out += ":";
+    render(*s.step, kIfExp, out);
+  }
+}
+
+void render_subscript(const Subscript &s, std::string &out) {
+  render(*s.value, kPrimary, out);
+  out += "[";
+  const auto *index_tuple = s.index->as<Tuple>();
+  if (index_tuple != nullptr && !index_tuple->elts.empty()) {
+    render_list(index_tuple->elts, out);
+    if (index_tuple->elts.size() == 1) out += ",";
+  } else {
+    render(*s.index, kIfExp, out);
+  }
+  out += "]";
+}
+
 void render_inner(const Expr &e, std::string &out) {
   switch (e.kind) {
     case ExprKind::IntLit:
@@ -128,115 +210,29 @@ void render_inner(const Expr &e, std::string &out) {
     case ExprKind::Name:
       out += e.as<Name>()->id;
       return;
-    case ExprKind::Attribute: {
-      const auto *a = e.as<Attribute>();
-      render(*a->value, kPrimary, out);
-      out += "." + a->attr;
+    case ExprKind::Attribute:
+      render(*e.as<Attribute>()->value, kPrimary, out);
+      out += "." + e.as<Attribute>()->attr;
       return;
-    }
-    case ExprKind::Call: {
-      const auto *c = e.as<Call>();
-      render(*c->func, kPrimary, out);
+    case ExprKind::Call: return render_call(*e.as<Call>(), out);
+    case ExprKind::BinOp: return render_binop(*e.as<BinOp>(), out);
+    case ExprKind::UnaryOp: return render_unary(*e.as<UnaryOp>(), out);
+    case ExprKind::BoolOp: return render_boolop(*e.as<BoolOp>(), out);
+    case ExprKind::Compare: return render_compare(*e.as<Compare>(), out);
+    case ExprKind::IfExp: return render_ifexp(*e.as<IfExp>(), out);
+    case ExprKind::Tuple:
       out += "(";
-      for (std::size_t i = 0; i < c->args.size(); ++i) {
-        if (i > 0) out += ", ";
-        if (c->is_starred(i)) out += "*";
-        render(*c->args[i], kIfExp, out);
-      }
-      for (std::size_t i = 0; i < c->keywords.size(); ++i) {
-        if (i > 0 || !c->args.empty()) out += ", ";
-        out += c->keywords[i].name + "=";
-        render(*c->keywords[i].value, kIfExp, out);
-      }
+      render_list(e.as<Tuple>()->elts, out);
+      if (e.as<Tuple>()->elts.size() == 1) out += ",";
       out += ")";
       return;
-    }
-    case ExprKind::BinOp: {
-      const auto *b = e.as<BinOp>();
-      int p = binary_precedence(b->op);
-      bool power = b->op == BinaryOp::Pow;
-      // `**` is right-associative and binds its exponent as a unary factor.
-      render(*b->left, power ? kPrimary : p, out);
-      out += std::string(" ") + binary_op_spelling(b->op) + " ";
-      render(*b->right, power ? kUnary : p + 1, out);
-      return;
-    }
-    case ExprKind::UnaryOp: {
-      const auto *u = e.as<UnaryOp>();
-      switch (u->op) {
-        case UnaryOpKind::UAdd: out += "+"; break;
-        case UnaryOpKind::USub: out += "-"; break;
-        case UnaryOpKind::Invert: out += "~"; break;
-        case UnaryOpKind::Not: out += "not "; break;
-      }
-      render(*u->operand, u->op == UnaryOpKind::Not ? kNot : kUnary, out);
-      return;
-    }
-    case ExprKind::BoolOp: {
-      const auto *b = e.as<BoolOp>();
-      int p = b->op == BoolOpKind::Or ? kOr : kAnd;
-      for (std::size_t i = 0; i < b->values.size(); ++i) {
-        if (i > 0) out += b->op == BoolOpKind::Or ? " or " : " and ";
-        render(*b->values[i], p + 1, out);
-      }
-      return;
-    }
-    case ExprKind::Compare: {
-      const auto *c = e.as<Compare>();
-      render(*c->left, kCompare + 1, out);
-      for (std::size_t i = 0; i < c->ops.size() && i < c->comparators.size(); ++i) {
-        out += std::string(" ") + cmp_op_spelling(c->ops[i]) + " ";
-        render(*c->comparators[i], kCompare + 1, out);
-      }
-      return;
-    }
-    case ExprKind::IfExp: {
-      const auto *i = e.as<IfExp>();
-      render(*i->body, kOr, out);
-      out += " if ";
-      render(*i->test, kOr, out);
-      out += " else ";
-      render(*i->orelse, kIfExp, out);
-      return;
-    }
-    case ExprKind::Tuple: {
-      const auto *t = e.as<Tuple>();
-      out += "(";
-      render_list(t->elts, out);
-      if (t->elts.size() == 1) out += ",";
-      out += ")";
-      return;
-    }
     case ExprKind::List:
       out += "[";
       render_list(e.as<List>()->elts, out);
       out += "]";
       return;
-    case ExprKind::Slice: {
-      const auto *s = e.as<Slice>();
-      if (s->lower) render(*s->lower, kIfExp, out);
-      out += ":";
-      if (s->upper) render(*s->upper, kIfExp, out);
-      if (s->step) {
-        out += ":";
-        render(*s->step, kIfExp, out);
-      }
-      return;
-    }
-    case ExprKind::Subscript: {
-      const auto *s = e.as<Subscript>();
-      render(*s->value, kPrimary, out);
-      out += "[";
-      const auto *index_tuple = s->index->as<Tuple>();
-      if (index_tuple != nullptr && !index_tuple->elts.empty()) {
-        render_list(index_tuple->elts, out);
-        if (index_tuple->elts.size() == 1) out += ",";
-      } else {
-        render(*s->index, kIfExp, out);
-      }
-      out += "]";
-      return;
-    }
+    case ExprKind::Slice: return render_slice(*e.as<Slice>(), out);
+    case ExprKind::Subscript: return render_subscript(*e.as<Subscript>(), out);
   }
 }
 
