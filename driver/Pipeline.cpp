@@ -139,7 +139,8 @@ codegen::EntrySignature entry_signature_of(const frontend::Signature &sig, std::
   return entry;
 }
 
-CompileResult compile_here(const CompileRequest &request) {
+/// Refuses a request whose fields no compile could honour.
+void check_request(const CompileRequest &request) {
   if (request.target != "cuda" && request.target != "cpu") {
     throw InputError("unknown target '" + request.target + "'; use 'cuda' or 'cpu'");
   }
@@ -151,6 +152,92 @@ CompileResult compile_here(const CompileRequest &request) {
     throw InputError("CompileRequest::error_limit is " + std::to_string(request.error_limit) +
                      ": give 0 (no limit) or a positive count");
   }
+}
+
+/// The entries to compile: one per signature of the requested ufuncs, and
+/// the manifest's line per kernel variant.
+struct Entries {
+  std::vector<codegen::EntryRequest> requests;
+  std::vector<driver::ManifestEntry> manifest;
+};
+
+/// The entries of `request.function` (every ufunc when empty); with
+/// `--emit ir`, the modules' text goes to `result` instead.
+Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &request, CompileResult &result) {
+  Entries entries;
+  bool found = request.function.empty();
+  for (const ir::TypedUfunc &ufunc : program.ufuncs) {
+    if (!request.function.empty() && ufunc.name != request.function) continue;
+    found = true;
+    for (std::size_t s = 0; s < ufunc.signatures.size(); ++s) {
+      const frontend::Signature &sig = ufunc.signatures[s];
+      const ir::Module &module = ufunc.modules[s];
+      if (request.emit == EmitKind::Ir) {
+        result.output += ir::print(module);
+        continue;
+      }
+      codegen::EntryRequest entry;
+      entry.module = &module;
+      entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
+      codegen::EntrySignature entry_sig;
+      if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
+        // One entry: one thread (CPU iteration) per outer element.
+        entry.gufunc_outputs = ufunc.core.outputs.size();
+        entry.variants = {codegen::gufunc_variant()};
+      } else {
+        entry.variants = driver::aot_variants();
+      }
+      entry_sig = entry_signature_of(sig, entry.gufunc_outputs);
+      entry_sig.can_raise = module.can_raise();
+      entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
+      for (const codegen::KernelVariant &v : entry.variants) {
+        entries.manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name,
+                                                         sig.str(), v, codegen::make_kernel_spec(entry_sig, v),
+                                                         ufunc.layout});
+      }
+      entries.requests.push_back(std::move(entry));
+    }
+  }
+  if (!found) {
+    throw Error("no ufunc named '" + request.function + "' in " + request.source_name);
+  }
+  return entries;
+}
+
+/// `--emit ptx` and `--emit cubin`: the PTX of every entry, the manifest,
+/// and for a cubin the PTX linked (with the CUDA C++ helpers, if any).
+void emit_device_code(const CompileRequest &request, Entries &entries, const codegen::GpuOptions &gpu,
+                      StepLog &log, CompileResult &result) {
+  if (request.target != "cuda") {
+    throw Error("--emit ptx and --emit cubin need --target cuda");
+  }
+  std::vector<const ir::Module *> modules;
+  for (const codegen::EntryRequest &r : entries.requests) modules.push_back(r.module);
+  const bool linked = codegen::needs_link_files(modules);
+  if (linked && request.emit == EmitKind::Ptx) {
+    throw Error("the kernels call CUDA C++ helpers (declare_device with link=[...]): their PTX alone would "
+                "leave them undefined; use --emit cubin (linked with nvJitLink), or --emit llvm or ir");
+  }
+  std::string ptx = codegen::emit_ptx(entries.requests, gpu);
+  log.step("emitted PTX");
+  for (driver::ManifestEntry &e : entries.manifest) {
+    e.launch = codegen::launch_hint_in_ptx(ptx, e.entry);
+  }
+  result.manifest_json = driver::manifest_json(entries.manifest, request);
+  if (request.emit == EmitKind::Ptx) {
+    result.output = std::move(ptx);
+  } else if (linked) {
+    result.output = codegen::link_module_image(codegen::module_device_image(ptx, modules, request.arch), modules,
+                                               request.arch);
+    log.step("linked cubin with the CUDA C++ helpers");
+  } else {
+    result.output = codegen::ptx_to_cubin(ptx, request.arch);
+    log.step("linked cubin");
+  }
+}
+
+CompileResult compile_here(const CompileRequest &request) {
+  check_request(request);
   StepLog log(request.source_name);
   CompileResult result;
   DiagnosticEngine diags;
@@ -181,43 +268,7 @@ CompileResult compile_here(const CompileRequest &request) {
     return finish(std::move(result), diags);
   }
 
-  std::vector<codegen::EntryRequest> requests;
-  std::vector<driver::ManifestEntry> manifest;
-  bool found = request.function.empty();
-  for (const ir::TypedUfunc &ufunc : program->ufuncs) {
-    if (!request.function.empty() && ufunc.name != request.function) continue;
-    found = true;
-    for (std::size_t s = 0; s < ufunc.signatures.size(); ++s) {
-      const frontend::Signature &sig = ufunc.signatures[s];
-      const ir::Module &module = ufunc.modules[s];
-      if (request.emit == EmitKind::Ir) {
-        result.output += ir::print(module);
-        continue;
-      }
-      codegen::EntryRequest entry;
-      entry.module = &module;
-      entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
-      codegen::EntrySignature entry_sig;
-      if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
-        // One entry: one thread (CPU iteration) per outer element.
-        entry.gufunc_outputs = ufunc.core.outputs.size();
-        entry.variants = {codegen::gufunc_variant()};
-      } else {
-        entry.variants = driver::aot_variants();
-      }
-      entry_sig = entry_signature_of(sig, entry.gufunc_outputs);
-      entry_sig.can_raise = module.can_raise();
-      entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
-      for (const codegen::KernelVariant &v : entry.variants) {
-        manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
-                                                 codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
-      }
-      requests.push_back(std::move(entry));
-    }
-  }
-  if (!found) {
-    throw Error("no ufunc named '" + request.function + "' in " + request.source_name);
-  }
+  Entries entries = collect_entries(*program, request, result);
   if (request.emit == EmitKind::Ir) {
     result.ok = true;
     return finish(std::move(result), diags);
@@ -227,37 +278,12 @@ CompileResult compile_here(const CompileRequest &request) {
   codegen::GpuOptions gpu;
   gpu.arch = request.arch;
   if (request.emit == EmitKind::Llvm) {
-    result.output = codegen::emit_llvm_ir(requests, request.target, gpu);
+    result.output = codegen::emit_llvm_ir(entries.requests, request.target, gpu);
     log.step("lowered to LLVM IR");
     result.ok = true;
     return finish(std::move(result), diags);
   }
-  if (request.target != "cuda") {
-    throw Error("--emit ptx and --emit cubin need --target cuda");
-  }
-  std::vector<const ir::Module *> modules;
-  for (const codegen::EntryRequest &r : requests) modules.push_back(r.module);
-  const bool linked = codegen::needs_link_files(modules);
-  if (linked && request.emit == EmitKind::Ptx) {
-    throw Error("the kernels call CUDA C++ helpers (declare_device with link=[...]): their PTX alone would "
-                "leave them undefined; use --emit cubin (linked with nvJitLink), or --emit llvm or ir");
-  }
-  std::string ptx = codegen::emit_ptx(requests, gpu);
-  log.step("emitted PTX");
-  for (driver::ManifestEntry &e : manifest) {
-    e.launch = codegen::launch_hint_in_ptx(ptx, e.entry);
-  }
-  result.manifest_json = driver::manifest_json(manifest, request);
-  if (request.emit == EmitKind::Ptx) {
-    result.output = std::move(ptx);
-  } else if (linked) {
-    result.output = codegen::link_module_image(codegen::module_device_image(ptx, modules, request.arch), modules,
-                                               request.arch);
-    log.step("linked cubin with the CUDA C++ helpers");
-  } else {
-    result.output = codegen::ptx_to_cubin(ptx, request.arch);
-    log.step("linked cubin");
-  }
+  emit_device_code(request, entries, gpu, log, result);
   result.ok = true;
   return finish(std::move(result), diags);
 }
