@@ -1,16 +1,17 @@
 // Target names (ufjit/target.h).
 #include "ufjit/target.h"
 
+#include "support/EnumNames.h"
+
 namespace ufjit {
 
+constexpr support::EnumName<TargetKind> kTargetNames[] = {
+    {TargetKind::Cpu, "cpu"},
+    {TargetKind::Cuda, "cuda"},
+};
+
 const char *target_name(TargetKind target) {
-  switch (target) {
-    case TargetKind::Cpu:
-      return "cpu";
-    case TargetKind::Cuda:
-      return "cuda";
-  }
-  return "<not a target>";
+  return support::enum_name(target, kTargetNames, "<not a target>");
 }
 
 std::optional<TargetKind> parse_target_name(std::string_view text) {

@@ -18,6 +18,8 @@
 #include <memory>
 #include <mutex>
 
+#include "support/EnumNames.h"
+
 namespace ufjit::codegen {
 
 namespace {
@@ -135,16 +137,14 @@ Table build_table(VectorMathLibrary library, const std::vector<std::string> &fea
 
 }  // namespace
 
+constexpr support::EnumName<VectorMathLibrary> kVectorMathNames[] = {
+    {VectorMathLibrary::Sleef, "sleef"},
+    {VectorMathLibrary::Libmvec, "libmvec"},
+    {VectorMathLibrary::None, "none"},
+};
+
 const char *vector_math_name(VectorMathLibrary library) {
-  switch (library) {
-    case VectorMathLibrary::Sleef:
-      return "sleef";
-    case VectorMathLibrary::Libmvec:
-      return "libmvec";
-    case VectorMathLibrary::None:
-      break;
-  }
-  return "none";
+  return support::enum_name(library, kVectorMathNames, "none");
 }
 
 bool load_vector_math(VectorMathLibrary library) {

@@ -2,6 +2,7 @@
 // typer bug fails where the bad node is built, not later in code generation.
 #include "ir/IR.h"
 
+#include "support/EnumNames.h"
 #include "support/InternalAssert.h"
 #include "ir/Numeric.h"
 
@@ -108,65 +109,41 @@ const char *node_kind_name(NodeKind k) {
   return "?";
 }
 
-const char *unary_opcode_name(UnaryOpcode op) {
-  switch (op) {
-    case UnaryOpcode::Neg:
-      return "-";
-    case UnaryOpcode::Not:
-      return "not ";
-    case UnaryOpcode::Invert:
-      return "~";
-  }
-  return "?";
-}
+constexpr support::EnumName<UnaryOpcode> kUnaryOpcodeNames[] = {
+    {UnaryOpcode::Neg, "-"},
+    {UnaryOpcode::Not, "not "},
+    {UnaryOpcode::Invert, "~"},
+};
 
-const char *binary_opcode_name(BinaryOpcode op) {
-  switch (op) {
-    case BinaryOpcode::Add:
-      return "+";
-    case BinaryOpcode::Sub:
-      return "-";
-    case BinaryOpcode::Mul:
-      return "*";
-    case BinaryOpcode::Div:
-      return "/";
-    case BinaryOpcode::FloorDiv:
-      return "//";
-    case BinaryOpcode::Mod:
-      return "%";
-    case BinaryOpcode::Pow:
-      return "**";
-    case BinaryOpcode::BitAnd:
-      return "&";
-    case BinaryOpcode::BitOr:
-      return "|";
-    case BinaryOpcode::BitXor:
-      return "^";
-    case BinaryOpcode::Shl:
-      return "<<";
-    case BinaryOpcode::Shr:
-      return ">>";
-  }
-  return "?";
-}
+const char *unary_opcode_name(UnaryOpcode op) { return support::enum_name(op, kUnaryOpcodeNames, "?"); }
 
-const char *compare_opcode_name(CompareOpcode op) {
-  switch (op) {
-    case CompareOpcode::Lt:
-      return "<";
-    case CompareOpcode::Le:
-      return "<=";
-    case CompareOpcode::Gt:
-      return ">";
-    case CompareOpcode::Ge:
-      return ">=";
-    case CompareOpcode::Eq:
-      return "==";
-    case CompareOpcode::Ne:
-      return "!=";
-  }
-  return "?";
-}
+constexpr support::EnumName<BinaryOpcode> kBinaryOpcodeNames[] = {
+    {BinaryOpcode::Add, "+"},
+    {BinaryOpcode::Sub, "-"},
+    {BinaryOpcode::Mul, "*"},
+    {BinaryOpcode::Div, "/"},
+    {BinaryOpcode::FloorDiv, "//"},
+    {BinaryOpcode::Mod, "%"},
+    {BinaryOpcode::Pow, "**"},
+    {BinaryOpcode::BitAnd, "&"},
+    {BinaryOpcode::BitOr, "|"},
+    {BinaryOpcode::BitXor, "^"},
+    {BinaryOpcode::Shl, "<<"},
+    {BinaryOpcode::Shr, ">>"},
+};
+
+const char *binary_opcode_name(BinaryOpcode op) { return support::enum_name(op, kBinaryOpcodeNames, "?"); }
+
+constexpr support::EnumName<CompareOpcode> kCompareOpcodeNames[] = {
+    {CompareOpcode::Lt, "<"},
+    {CompareOpcode::Le, "<="},
+    {CompareOpcode::Gt, ">"},
+    {CompareOpcode::Ge, ">="},
+    {CompareOpcode::Eq, "=="},
+    {CompareOpcode::Ne, "!="},
+};
+
+const char *compare_opcode_name(CompareOpcode op) { return support::enum_name(op, kCompareOpcodeNames, "?"); }
 
 const char *intrinsic_name(IntrinsicOp op) {
   switch (op) {

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "support/EnumNames.h"
+
 namespace ufjit {
 
 SourceFile::SourceFile(std::string name, std::string text)
@@ -92,17 +94,13 @@ std::string DiagnosticEngine::render_all() const {
 
 namespace {
 
-const char *severity_name(Severity s) {
-  switch (s) {
-    case Severity::Error:
-      return "error";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Note:
-      return "note";
-  }
-  return "error";
-}
+constexpr support::EnumName<Severity> kSeverityNames[] = {
+    {Severity::Error, "error"},
+    {Severity::Warning, "warning"},
+    {Severity::Note, "note"},
+};
+
+const char *severity_name(Severity s) { return support::enum_name(s, kSeverityNames, "error"); }
 
 constexpr const char *kSourceIndent = "    ";
 /// Source lines longer than this (bytes) are shown in part: kShownBefore

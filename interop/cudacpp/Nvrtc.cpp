@@ -14,6 +14,7 @@
 #include "support/Diagnostics.h"
 #include "interop/cudacpp/HelperCompiler.h"
 #include "support/DynamicLibrary.h"
+#include "support/EnumNames.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cudacpp {
@@ -166,17 +167,13 @@ void parse_log(const NvrtcSource &source, const std::string &log, bool failed, D
   }
 }
 
-const char *output_name(NvrtcOutput output) {
-  switch (output) {
-    case NvrtcOutput::Ptx:
-      return "PTX";
-    case NvrtcOutput::LtoIr:
-      return "LTO-IR";
-    case NvrtcOutput::Cubin:
-      return "cubin";
-  }
-  return "?";
-}
+constexpr support::EnumName<NvrtcOutput> kOutputNames[] = {
+    {NvrtcOutput::Ptx, "PTX"},
+    {NvrtcOutput::LtoIr, "LTO-IR"},
+    {NvrtcOutput::Cubin, "cubin"},
+};
+
+const char *output_name(NvrtcOutput output) { return support::enum_name(output, kOutputNames, "?"); }
 
 /// Installs compile_link_file as codegen's CUDA C++ compiler when the interop
 /// is linked in (libufjit.so always; a static link that uses NVRTC).
