@@ -163,7 +163,8 @@ struct Entries {
 
 /// The entries of `request.function` (every ufunc when empty); with
 /// `--emit ir`, the modules' text goes to `result` instead.
-Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &request, CompileResult &result) {
+Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &request,
+                        CompileResult &result) {
   Entries entries;
   bool found = request.function.empty();
   for (const ir::TypedUfunc &ufunc : program.ufuncs) {
@@ -191,9 +192,9 @@ Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &r
       entry_sig.can_raise = module.can_raise();
       entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
       for (const codegen::KernelVariant &v : entry.variants) {
-        entries.manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name,
-                                                         sig.str(), v, codegen::make_kernel_spec(entry_sig, v),
-                                                         ufunc.layout});
+        entries.manifest.push_back(
+            driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
+                                  codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
       }
       entries.requests.push_back(std::move(entry));
     }
@@ -258,7 +259,8 @@ CompileResult compile_here(const CompileRequest &request) {
     return finish(std::move(result), diags);
   }
 
-  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, {}, ir::LinkOptions{request.link, {}, request.nvrtc_options});
+  std::optional<ir::TypedProgram> program =
+      ir::compile_to_ir(file, diags, {}, ir::LinkOptions{request.link, {}, request.nvrtc_options});
   log.step("typed");
   if (!program) return finish(std::move(result), diags);
   if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {

@@ -138,7 +138,8 @@ int count_mismatches(const std::vector<float> &x, const std::vector<float> &out)
 
 /// Step 4: loads the cubin, runs scaled_pdf on `x` with scale 2 and returns
 /// its output.
-std::vector<float> launch(Driver &cu, CUdevice device, const std::string &cubin, const std::vector<float> &x) {
+std::vector<float> launch(Driver &cu, CUdevice device, const std::string &cubin,
+                          const std::vector<float> &x) {
   auto cuDevicePrimaryCtxRetain = cu.get<decltype(&::cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain");
   auto cuCtxSetCurrent = cu.get<decltype(&::cuCtxSetCurrent)>("cuCtxSetCurrent");
   auto cuModuleLoadData = cu.get<decltype(&::cuModuleLoadData)>("cuModuleLoadData");

@@ -132,10 +132,18 @@ void render_binop(const BinOp &b, std::string &out) {
 
 void render_unary(const UnaryOp &u, std::string &out) {
   switch (u.op) {
-    case UnaryOpKind::UAdd: out += "+"; break;
-    case UnaryOpKind::USub: out += "-"; break;
-    case UnaryOpKind::Invert: out += "~"; break;
-    case UnaryOpKind::Not: out += "not "; break;
+    case UnaryOpKind::UAdd:
+      out += "+";
+      break;
+    case UnaryOpKind::USub:
+      out += "-";
+      break;
+    case UnaryOpKind::Invert:
+      out += "~";
+      break;
+    case UnaryOpKind::Not:
+      out += "not ";
+      break;
   }
   render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
 }
@@ -214,12 +222,18 @@ void render_inner(const Expr &e, std::string &out) {
       render(*e.as<Attribute>()->value, kPrimary, out);
       out += "." + e.as<Attribute>()->attr;
       return;
-    case ExprKind::Call: return render_call(*e.as<Call>(), out);
-    case ExprKind::BinOp: return render_binop(*e.as<BinOp>(), out);
-    case ExprKind::UnaryOp: return render_unary(*e.as<UnaryOp>(), out);
-    case ExprKind::BoolOp: return render_boolop(*e.as<BoolOp>(), out);
-    case ExprKind::Compare: return render_compare(*e.as<Compare>(), out);
-    case ExprKind::IfExp: return render_ifexp(*e.as<IfExp>(), out);
+    case ExprKind::Call:
+      return render_call(*e.as<Call>(), out);
+    case ExprKind::BinOp:
+      return render_binop(*e.as<BinOp>(), out);
+    case ExprKind::UnaryOp:
+      return render_unary(*e.as<UnaryOp>(), out);
+    case ExprKind::BoolOp:
+      return render_boolop(*e.as<BoolOp>(), out);
+    case ExprKind::Compare:
+      return render_compare(*e.as<Compare>(), out);
+    case ExprKind::IfExp:
+      return render_ifexp(*e.as<IfExp>(), out);
     case ExprKind::Tuple:
       out += "(";
       render_list(e.as<Tuple>()->elts, out);
@@ -231,8 +245,10 @@ void render_inner(const Expr &e, std::string &out) {
       render_list(e.as<List>()->elts, out);
       out += "]";
       return;
-    case ExprKind::Slice: return render_slice(*e.as<Slice>(), out);
-    case ExprKind::Subscript: return render_subscript(*e.as<Subscript>(), out);
+    case ExprKind::Slice:
+      return render_slice(*e.as<Slice>(), out);
+    case ExprKind::Subscript:
+      return render_subscript(*e.as<Subscript>(), out);
   }
 }
 

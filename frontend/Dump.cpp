@@ -41,8 +41,8 @@ class AstDumper {
 
   void expr(const ast::Expr &e, int depth) {
     switch (e.kind) {
-#define UFJIT_DUMP_EXPR(name) \
-  case ast::ExprKind::name:   \
+#define UFJIT_DUMP_EXPR(name)        \
+  case ast::ExprKind::name:          \
     node(*e.as<ast::name>(), depth); \
     return;
       UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_EXPR)
@@ -52,8 +52,8 @@ class AstDumper {
 
   void stmt(const ast::Stmt &s, int depth) {
     switch (s.kind) {
-#define UFJIT_DUMP_STMT(name) \
-  case ast::StmtKind::name:   \
+#define UFJIT_DUMP_STMT(name)        \
+  case ast::StmtKind::name:          \
     node(*s.as<ast::name>(), depth); \
     return;
       UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_STMT)
@@ -85,13 +85,17 @@ class AstDumper {
     line(depth, std::string("BoolLit ") + (b.value ? "True " : "False ") + at(b.loc));
   }
 
-  void node(const ast::NoneLit &n, int depth) { line(depth, "NoneLit " + at(n.loc)); }
+  void node(const ast::NoneLit &n, int depth) {
+    line(depth, "NoneLit " + at(n.loc));
+  }
 
   void node(const ast::StrLit &s, int depth) {
     line(depth, "StrLit " + ast::string_repr(s.value) + " " + at(s.loc));
   }
 
-  void node(const ast::Name &n, int depth) { line(depth, "Name " + n.id + " " + at(n.loc)); }
+  void node(const ast::Name &n, int depth) {
+    line(depth, "Name " + n.id + " " + at(n.loc));
+  }
 
   void node(const ast::Attribute &a, int depth) {
     line(depth, "Attribute ." + a.attr + " " + at(a.loc));
@@ -226,16 +230,22 @@ class AstDumper {
     body("orelse:", f.orelse, depth + 1);
   }
 
-  void node(const ast::Break &b, int depth) { line(depth, "Break " + at(b.loc)); }
+  void node(const ast::Break &b, int depth) {
+    line(depth, "Break " + at(b.loc));
+  }
 
-  void node(const ast::Continue &c, int depth) { line(depth, "Continue " + at(c.loc)); }
+  void node(const ast::Continue &c, int depth) {
+    line(depth, "Continue " + at(c.loc));
+  }
 
   void node(const ast::Return &r, int depth) {
     line(depth, "Return " + at(r.loc));
     if (r.value) expr(*r.value, depth + 1);
   }
 
-  void node(const ast::Pass &p, int depth) { line(depth, "Pass " + at(p.loc)); }
+  void node(const ast::Pass &p, int depth) {
+    line(depth, "Pass " + at(p.loc));
+  }
 
   void node(const ast::Raise &r, int depth) {
     line(depth, "Raise " + at(r.loc));
@@ -254,7 +264,9 @@ class AstDumper {
     body("body:", f.body, depth + 1);
   }
 
-  void node(const ast::Import &i, int depth) { line(depth, "Import" + import_names(i.names) + " " + at(i.loc)); }
+  void node(const ast::Import &i, int depth) {
+    line(depth, "Import" + import_names(i.names) + " " + at(i.loc));
+  }
 
   void node(const ast::ImportFrom &i, int depth) {
     line(depth, "ImportFrom " + i.module + " import" + import_names(i.names) + " " + at(i.loc));

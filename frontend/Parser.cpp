@@ -359,10 +359,10 @@ namespace {
 
 /// The augmented assignment operators and their binary operations.
 constexpr std::pair<std::string_view, BinaryOp> kAugOps[] = {
-    {"+=", BinaryOp::Add},     {"-=", BinaryOp::Sub},       {"*=", BinaryOp::Mul},
-    {"/=", BinaryOp::Div},     {"//=", BinaryOp::FloorDiv}, {"%=", BinaryOp::Mod},
-    {"**=", BinaryOp::Pow},    {"&=", BinaryOp::BitAnd},    {"|=", BinaryOp::BitOr},
-    {"^=", BinaryOp::BitXor},  {"<<=", BinaryOp::LShift},   {">>=", BinaryOp::RShift},
+    {"+=", BinaryOp::Add},    {"-=", BinaryOp::Sub},       {"*=", BinaryOp::Mul},
+    {"/=", BinaryOp::Div},    {"//=", BinaryOp::FloorDiv}, {"%=", BinaryOp::Mod},
+    {"**=", BinaryOp::Pow},   {"&=", BinaryOp::BitAnd},    {"|=", BinaryOp::BitOr},
+    {"^=", BinaryOp::BitXor}, {"<<=", BinaryOp::LShift},   {">>=", BinaryOp::RShift},
     {"@=", BinaryOp::MatMul},
 };
 

@@ -168,9 +168,13 @@ ExprPtr Parser::parse_bool_op(BoolOpKind op, const char *keyword, ExprPtr (Parse
   return node;
 }
 
-ExprPtr Parser::parse_or() { return parse_bool_op(BoolOpKind::Or, "or", &Parser::parse_and); }
+ExprPtr Parser::parse_or() {
+  return parse_bool_op(BoolOpKind::Or, "or", &Parser::parse_and);
+}
 
-ExprPtr Parser::parse_and() { return parse_bool_op(BoolOpKind::And, "and", &Parser::parse_not); }
+ExprPtr Parser::parse_and() {
+  return parse_bool_op(BoolOpKind::And, "and", &Parser::parse_not);
+}
 
 ExprPtr Parser::parse_not() {
   if (!check_kw("not")) return parse_comparison();

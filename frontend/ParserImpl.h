@@ -111,7 +111,8 @@ class Parser {
   ast::ExprPtr parse_test();
   /// `a or b or ...` (`keyword` "or") and `a and b and ...`: one BoolOp of
   /// operands parsed by `parse_operand`, or the lone operand.
-  ast::ExprPtr parse_bool_op(ast::BoolOpKind op, const char *keyword, ast::ExprPtr (Parser::*parse_operand)());
+  ast::ExprPtr parse_bool_op(ast::BoolOpKind op, const char *keyword,
+                             ast::ExprPtr (Parser::*parse_operand)());
   ast::ExprPtr parse_or();
   ast::ExprPtr parse_and();
   ast::ExprPtr parse_not();

@@ -364,8 +364,9 @@ void DecoratorReader::read_writable_args(const Expr &value) {
     } else if (item->isa<StrLit>()) {
       pending_writable_.emplace_back(item, -1);
     } else {
-      diags_.error(item->loc, "writable_args must be a tuple of parameter indices or names, e.g. "
-                              "writable_args=(0,) or writable_args=('a',)");
+      diags_.error(item->loc,
+                   "writable_args must be a tuple of parameter indices or names, e.g. "
+                   "writable_args=(0,) or writable_args=('a',)");
     }
   }
 }

@@ -115,35 +115,29 @@ constexpr support::EnumName<UnaryOpcode> kUnaryOpcodeNames[] = {
     {UnaryOpcode::Invert, "~"},
 };
 
-const char *unary_opcode_name(UnaryOpcode op) { return support::enum_name(op, kUnaryOpcodeNames, "?"); }
+const char *unary_opcode_name(UnaryOpcode op) {
+  return support::enum_name(op, kUnaryOpcodeNames, "?");
+}
 
 constexpr support::EnumName<BinaryOpcode> kBinaryOpcodeNames[] = {
-    {BinaryOpcode::Add, "+"},
-    {BinaryOpcode::Sub, "-"},
-    {BinaryOpcode::Mul, "*"},
-    {BinaryOpcode::Div, "/"},
-    {BinaryOpcode::FloorDiv, "//"},
-    {BinaryOpcode::Mod, "%"},
-    {BinaryOpcode::Pow, "**"},
-    {BinaryOpcode::BitAnd, "&"},
-    {BinaryOpcode::BitOr, "|"},
-    {BinaryOpcode::BitXor, "^"},
-    {BinaryOpcode::Shl, "<<"},
-    {BinaryOpcode::Shr, ">>"},
+    {BinaryOpcode::Add, "+"},    {BinaryOpcode::Sub, "-"},       {BinaryOpcode::Mul, "*"},
+    {BinaryOpcode::Div, "/"},    {BinaryOpcode::FloorDiv, "//"}, {BinaryOpcode::Mod, "%"},
+    {BinaryOpcode::Pow, "**"},   {BinaryOpcode::BitAnd, "&"},    {BinaryOpcode::BitOr, "|"},
+    {BinaryOpcode::BitXor, "^"}, {BinaryOpcode::Shl, "<<"},      {BinaryOpcode::Shr, ">>"},
 };
 
-const char *binary_opcode_name(BinaryOpcode op) { return support::enum_name(op, kBinaryOpcodeNames, "?"); }
+const char *binary_opcode_name(BinaryOpcode op) {
+  return support::enum_name(op, kBinaryOpcodeNames, "?");
+}
 
 constexpr support::EnumName<CompareOpcode> kCompareOpcodeNames[] = {
-    {CompareOpcode::Lt, "<"},
-    {CompareOpcode::Le, "<="},
-    {CompareOpcode::Gt, ">"},
-    {CompareOpcode::Ge, ">="},
-    {CompareOpcode::Eq, "=="},
-    {CompareOpcode::Ne, "!="},
+    {CompareOpcode::Lt, "<"},  {CompareOpcode::Le, "<="}, {CompareOpcode::Gt, ">"},
+    {CompareOpcode::Ge, ">="}, {CompareOpcode::Eq, "=="}, {CompareOpcode::Ne, "!="},
 };
 
-const char *compare_opcode_name(CompareOpcode op) { return support::enum_name(op, kCompareOpcodeNames, "?"); }
+const char *compare_opcode_name(CompareOpcode op) {
+  return support::enum_name(op, kCompareOpcodeNames, "?");
+}
 
 const char *intrinsic_name(IntrinsicOp op) {
   switch (op) {

@@ -83,9 +83,13 @@ class Printer {
 
  private:
   // Expressions, one overload per kind of UFJIT_FOR_EACH_IR_EXPR.
-  void node(const Const *c) { out_ += print_const(c); }
+  void node(const Const *c) {
+    out_ += print_const(c);
+  }
 
-  void node(const Var *v) { out_ += v->name; }
+  void node(const Var *v) {
+    out_ += v->name;
+  }
 
   void node(const Cast *c) {
     out_ += c->type.str();
@@ -101,9 +105,13 @@ class Printer {
     out_ += ')';
   }
 
-  void node(const Binary *b) { infix(b->a, binary_opcode_name(b->op), b->b); }
+  void node(const Binary *b) {
+    infix(b->a, binary_opcode_name(b->op), b->b);
+  }
 
-  void node(const Compare *b) { infix(b->a, compare_opcode_name(b->op), b->b); }
+  void node(const Compare *b) {
+    infix(b->a, compare_opcode_name(b->op), b->b);
+  }
 
   void node(const Select *s) {
     out_ += '(';
@@ -115,7 +123,9 @@ class Printer {
     out_ += ')';
   }
 
-  void node(const ShortCircuit *s) { infix(s->a, s->op == ShortCircuit::Op::And ? "and" : "or", s->b); }
+  void node(const ShortCircuit *s) {
+    infix(s->a, s->op == ShortCircuit::Op::And ? "and" : "or", s->b);
+  }
 
   void node(const Call *c) {
     out_ += "call ";
@@ -179,7 +189,9 @@ class Printer {
 
   // Statements, one overload per kind of UFJIT_FOR_EACH_IR_STMT; each line
   // starts with `indent` levels of two spaces.
-  void pad(int indent) { out_.append(static_cast<std::size_t>(indent) * 2, ' '); }
+  void pad(int indent) {
+    out_.append(static_cast<std::size_t>(indent) * 2, ' ');
+  }
 
   void node(const Block *b, int indent) {
     for (const Stmt &c : b->stmts) stmt(c, indent);
@@ -212,7 +224,7 @@ class Printer {
     out_ += " {\n";
     for (;;) {
       stmt(i->then_body, indent + 1);
-      if (const If *elif = i->elif()) {
+      if (const If *elif = i->elif ()) {
         pad(indent);
         out_ += "} else if ";
         expr(elif->cond);
@@ -279,8 +291,9 @@ class Printer {
 
   void node(const Raise *r, int indent) {
     pad(indent);
-    out_ += "raise " + r->exception + "(" + ast::string_repr(r->message) + ") site " + std::to_string(r->site) +
-            " at " + r->file + ":" + std::to_string(r->line) + ":" + std::to_string(r->col) + "\n";
+    out_ += "raise " + r->exception + "(" + ast::string_repr(r->message) + ") site " +
+            std::to_string(r->site) + " at " + r->file + ":" + std::to_string(r->line) + ":" +
+            std::to_string(r->col) + "\n";
   }
 
   void node(const Evaluate *e, int indent) {

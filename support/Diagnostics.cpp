@@ -100,7 +100,9 @@ constexpr support::EnumName<Severity> kSeverityNames[] = {
     {Severity::Note, "note"},
 };
 
-const char *severity_name(Severity s) { return support::enum_name(s, kSeverityNames, "error"); }
+const char *severity_name(Severity s) {
+  return support::enum_name(s, kSeverityNames, "error");
+}
 
 constexpr const char *kSourceIndent = "    ";
 /// Source lines longer than this (bytes) are shown in part: kShownBefore

@@ -347,11 +347,11 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *start, llvm::Value *stride, 
 /// The lane's result: the scalar function of `inputs` when its element
 /// (base + lane * stride) is below n, else zero.
 llvm::PHINode *GpuEntryBuilder::emit_lane_call(llvm::Value *base, llvm::Value *stride, llvm::Value *lane,
-                                               const std::vector<llvm::Value *> &inputs, llvm::Type *result_type) {
+                                               const std::vector<llvm::Value *> &inputs,
+                                               llvm::Type *result_type) {
   llvm::Value *lane_offset =
       b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
-  llvm::Value *active =
-      b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
+  llvm::Value *active = b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
   llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
   llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
   llvm::BasicBlock *skip_from = b_.GetInsertBlock();

@@ -183,8 +183,8 @@ void MethodEntryBuilder::read_params() {
   end_ = fn_->getArg(1);
   llvm::Value *params = fn_->getArg(2);
   auto param = [&](int k) {
-    return b_.CreateAlignedLoad(generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)),
-                                llvm::Align(8));
+    return b_.CreateAlignedLoad(
+        generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)), llvm::Align(8));
   };
   rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
   len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");

@@ -48,17 +48,17 @@ llvm::Value *load_vector_asm(llvm::IRBuilder<> &b, llvm::Value *address, llvm::F
 /// What every tile of a GPU scan uses: its sizes, types, shared memory and
 /// the thread's slots.
 struct ScanState {
-  int items = 1;                // elements per thread
-  int64_t tile = 0;             // elements per tile
-  int64_t vector_bytes = 0;     // of one thread's elements
-  bool vectors = false;         // whole aligned tiles load and store vectors
+  int items = 1;             // elements per thread
+  int64_t tile = 0;          // elements per tile
+  int64_t vector_bytes = 0;  // of one thread's elements
+  bool vectors = false;      // whole aligned tiles load and store vectors
   llvm::Type *value_type = nullptr;
   llvm::Type *storage = nullptr;
   llvm::FixedVectorType *vector_type = nullptr;
   llvm::Value *totals = nullptr;  // shared: the threads' totals
   llvm::Value *tid = nullptr;
-  MaybeSlot carry;                // the segment's total so far
-  MaybeSlot prefix;               // the thread's exclusive prefix
+  MaybeSlot carry;   // the segment's total so far
+  MaybeSlot prefix;  // the thread's exclusive prefix
   std::vector<llvm::AllocaInst *> item;
   llvm::AllocaInst *own = nullptr;
   llvm::AllocaInst *left = nullptr;
@@ -103,8 +103,8 @@ void MethodEntryBuilder::emit_scan_gpu() {
     if (s.vectors) {
       llvm::Value *in_address = b_.CreatePtrToInt(element_addr(in_, first), b_.getInt64Ty());
       llvm::Value *out_address = b_.CreatePtrToInt(element_addr(out_, first), b_.getInt64Ty());
-      aligned = b_.CreateICmpEQ(b_.CreateAnd(b_.CreateOr(in_address, out_address), i64(s.vector_bytes - 1)), i64(0),
-                                "aligned");
+      aligned = b_.CreateICmpEQ(b_.CreateAnd(b_.CreateOr(in_address, out_address), i64(s.vector_bytes - 1)),
+                                i64(0), "aligned");
     }
     emit_counted_loop(b_, first, last, i64(s.tile), "tile",
                       [&](llvm::Value *tile_start) { emit_scan_tile(s, tile_start, last, aligned); });
@@ -117,14 +117,17 @@ void MethodEntryBuilder::emit_scan_tile(const ScanState &s, llvm::Value *tile_st
   auto get = [&](int k) { return b_.CreateLoad(s.value_type, s.item[static_cast<std::size_t>(k)]); };
   auto set = [&](int k, llvm::Value *v) { b_.CreateStore(v, s.item[static_cast<std::size_t>(k)]); };
   llvm::Value *tid = s.tid;
-  llvm::Value *base = b_.CreateAdd(tile_start, b_.CreateMul(tid, i64(items), "", true, true), "base", true, true);
+  llvm::Value *base =
+      b_.CreateAdd(tile_start, b_.CreateMul(tid, i64(items), "", true, true), "base", true, true);
   llvm::Value *remaining = b_.CreateSub(last, tile_start, "remaining", true, true);
   llvm::Value *whole = b_.CreateAnd(aligned, b_.CreateICmpUGE(remaining, i64(s.tile)), "whole");
   llvm::Value *left_over = b_.CreateSub(last, base);
-  llvm::Value *count =
-      b_.CreateSelect(b_.CreateICmpULT(base, last),
-                      b_.CreateSelect(b_.CreateICmpULT(left_over, i64(items)), left_over, i64(items)), i64(0), "count");
-  auto guarded = [&](int k, const char *name, auto body) { emit_if(b_.CreateICmpULT(i64(k), count), name, body); };
+  llvm::Value *count = b_.CreateSelect(
+      b_.CreateICmpULT(base, last),
+      b_.CreateSelect(b_.CreateICmpULT(left_over, i64(items)), left_over, i64(items)), i64(0), "count");
+  auto guarded = [&](int k, const char *name, auto body) {
+    emit_if(b_.CreateICmpULT(i64(k), count), name, body);
+  };
   // ---- load
   emit_vector_or_scalar(
       s.vectors, whole, "load",
@@ -174,7 +177,8 @@ void MethodEntryBuilder::emit_scan_tile(const ScanState &s, llvm::Value *tile_st
         for (int k = 0; k < items; ++k) {
           v = b_.CreateInsertElement(v, value_to_storage(b_, dtype_, get(k)), static_cast<uint64_t>(k));
         }
-        b_.CreateAlignedStore(v, element_addr(out_, base), llvm::Align(static_cast<uint64_t>(s.vector_bytes)));
+        b_.CreateAlignedStore(v, element_addr(out_, base),
+                              llvm::Align(static_cast<uint64_t>(s.vector_bytes)));
       },
       [&] {
         for (int k = 0; k < items; ++k) {

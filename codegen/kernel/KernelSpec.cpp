@@ -188,7 +188,9 @@ constexpr support::EnumName<ParamRole> kParamKindNames[] = {
 
 }  // namespace
 
-std::string KernelParam::kind_name() const { return support::enum_name(role, kParamKindNames, "?"); }
+std::string KernelParam::kind_name() const {
+  return support::enum_name(role, kParamKindNames, "?");
+}
 
 std::string KernelParam::type_name() const {
   if (is_dims(role)) {

@@ -243,8 +243,9 @@ PartFrame FunctionLowerer::chain_frame(const std::vector<PartVariables> &variabl
   return frame;
 }
 
-void FunctionLowerer::emit_part_exits(const std::set<PartExit> &exits, llvm::Value *ended, const PartFrame &frame,
-                                      llvm::Value *frame_ptr, llvm::BasicBlock *next, llvm::BasicBlock *merge) {
+void FunctionLowerer::emit_part_exits(const std::set<PartExit> &exits, llvm::Value *ended,
+                                      const PartFrame &frame, llvm::Value *frame_ptr, llvm::BasicBlock *next,
+                                      llvm::BasicBlock *merge) {
   llvm::SwitchInst *dispatch = builder_.CreateSwitch(ended, merge, static_cast<unsigned>(exits.size()));
   for (PartExit e : exits) {
     if (e == PartExit::Done) continue;

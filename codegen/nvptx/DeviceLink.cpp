@@ -176,8 +176,9 @@ std::string link_device_image(const DeviceImage &image, const std::string &arch,
     fail(nv, link, "nvJitLinkComplete", result, arch);
   }
   if (output == LinkOutput::Ptx) {
-    std::string bytes = linked_output(nv, link, arch, "nvJitLinkGetLinkedPtxSize", nv.nvJitLinkGetLinkedPtxSize,
-                                      "nvJitLinkGetLinkedPtx", nv.nvJitLinkGetLinkedPtx);
+    std::string bytes =
+        linked_output(nv, link, arch, "nvJitLinkGetLinkedPtxSize", nv.nvJitLinkGetLinkedPtxSize,
+                      "nvJitLinkGetLinkedPtx", nv.nvJitLinkGetLinkedPtx);
     while (!bytes.empty() && bytes.back() == '\0') {
       bytes.pop_back();
     }

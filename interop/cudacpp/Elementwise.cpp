@@ -307,8 +307,8 @@ void write_element_names(std::ostream &s, const ElementwiseDef &def, const Place
     const std::size_t k = static_cast<std::size_t>(first[j]);
     const char *t = c_type(param_dtype(def, types, p));
     if (p.raw) {
-      s << "    const ufjit_raw<" << t << "> " << p.name << " = {(" << t << " *)(" << element(spec, strided, k)
-        << "), " << element(spec, strided, k + 1) << "};\n";
+      s << "    const ufjit_raw<" << t << "> " << p.name << " = {(" << t << " *)("
+        << element(spec, strided, k) << "), " << element(spec, strided, k + 1) << "};\n";
     } else {
       s << "    const " << t << " " << p.name << " = " << element(spec, strided, k) << ";\n";
     }
@@ -323,11 +323,13 @@ void write_element_names(std::ostream &s, const ElementwiseDef &def, const Place
 
 }  // namespace
 
-std::string elementwise_source(const ElementwiseDef &def, const PlaceholderTypes &types, const std::string &entry,
-                               const codegen::KernelVariant &variant) {
+std::string elementwise_source(const ElementwiseDef &def, const PlaceholderTypes &types,
+                               const std::string &entry, const codegen::KernelVariant &variant) {
   std::vector<int> first;  // per input parameter: its first operand
-  const codegen::KernelSpec spec = codegen::make_kernel_spec(entry_signature(def, types, variant, first), variant);
-  const bool strided = variant.kind == codegen::KernelKind::Gufunc || variant.layout == codegen::Layout::Strided;
+  const codegen::KernelSpec spec =
+      codegen::make_kernel_spec(entry_signature(def, types, variant, first), variant);
+  const bool strided =
+      variant.kind == codegen::KernelKind::Gufunc || variant.layout == codegen::Layout::Strided;
   SourceWriter w(def);
   std::ostringstream &s = w.out();
   write_prelude(s, def, entry);
@@ -515,7 +517,8 @@ class Binder {
                           " (give the output with out(...))");
     }
     if (c_type(found->second) == nullptr) {
-      throw DispatchError("'" + def.name + "': " + p.type + " would be " + std::string(dtype_name(found->second)) +
+      throw DispatchError("'" + def.name + "': " + p.type + " would be " +
+                          std::string(dtype_name(found->second)) +
                           "; CUDA C++ elementwise kernels take bool, integers, float32 and float64");
     }
     return found->second;
@@ -523,15 +526,16 @@ class Binder {
 
   /// The device array behind the raw parameter `p`: a host array is copied
   /// to the device (the copy kept alive in `keep`) unless the call is async.
-  ArrayView raw_operand_view(const ElementwiseParam &p, const Operand &op, DType dtype, std::vector<Array> &keep,
-                             bool async) const {
+  ArrayView raw_operand_view(const ElementwiseParam &p, const Operand &op, DType dtype,
+                             std::vector<Array> &keep, bool async) const {
     const ElementwiseDef &def = *def_;
     if (op.kind != Operand::Kind::Array) {
       throw InputError("'" + def.name + "': the raw parameter '" + p.name + "' needs an array");
     }
     if (op.array.dtype != dtype) {
       throw DispatchError("'" + def.name + "': the raw parameter '" + p.name + "' is " + p.type + " = " +
-                          std::string(dtype_name(dtype)) + ", the array is " + std::string(dtype_name(op.array.dtype)));
+                          std::string(dtype_name(dtype)) + ", the array is " +
+                          std::string(dtype_name(op.array.dtype)));
     }
     ArrayView view = op.array;
     if (view.residence == Residence::Host) {

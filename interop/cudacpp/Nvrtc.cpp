@@ -173,7 +173,9 @@ constexpr support::EnumName<NvrtcOutput> kOutputNames[] = {
     {NvrtcOutput::Cubin, "cubin"},
 };
 
-const char *output_name(NvrtcOutput output) { return support::enum_name(output, kOutputNames, "?"); }
+const char *output_name(NvrtcOutput output) {
+  return support::enum_name(output, kOutputNames, "?");
+}
 
 /// Installs compile_link_file as codegen's CUDA C++ compiler when the interop
 /// is linked in (libufjit.so always; a static link that uses NVRTC).

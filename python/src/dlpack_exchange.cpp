@@ -64,7 +64,9 @@ void delete_unconsumed_versioned(PyObject *capsule) {
   delete_unconsumed_tensor<DLManagedTensorVersionedV1>(capsule, kVersionedCapsuleName);
 }
 
-void delete_unconsumed(PyObject *capsule) { delete_unconsumed_tensor<DLManagedTensor>(capsule, kCapsuleName); }
+void delete_unconsumed(PyObject *capsule) {
+  delete_unconsumed_tensor<DLManagedTensor>(capsule, kCapsuleName);
+}
 
 /// The capsule `obj` hands out, or `obj` itself when it is a capsule.
 py::object capsule_of(const py::handle &obj, int64_t cuda_stream) {

@@ -38,7 +38,8 @@ void note_shadowed_file(const std::string &input) {
 
 /// The --out files, opened after checking that none is given twice or is
 /// one of the files the command reads (`link`, the source, the inputs).
-std::vector<std::unique_ptr<OutputFile>> open_outputs(const RunOptions &options, const std::vector<std::string> &link) {
+std::vector<std::unique_ptr<OutputFile>> open_outputs(const RunOptions &options,
+                                                      const std::vector<std::string> &link) {
   std::vector<std::string> files = link;
   files.push_back(options.file);
   for (const std::string &input : options.inputs) {
