@@ -5,13 +5,10 @@
 
 namespace ufjit {
 
-constexpr support::EnumName<TargetKind> kTargetNames[] = {
-    {TargetKind::Cpu, "cpu"},
-    {TargetKind::Cuda, "cuda"},
-};
-
 const char *target_name(TargetKind target) {
-  return support::enum_name(target, kTargetNames, "<not a target>");
+  static constexpr support::EnumName<TargetKind> kNames[] = {{TargetKind::Cpu, "cpu"},
+                                                             {TargetKind::Cuda, "cuda"}};
+  return support::enum_name(target, kNames, "<not a target>");
 }
 
 std::optional<TargetKind> parse_target_name(std::string_view text) {

@@ -137,14 +137,11 @@ Table build_table(VectorMathLibrary library, const std::vector<std::string> &fea
 
 }  // namespace
 
-constexpr support::EnumName<VectorMathLibrary> kVectorMathNames[] = {
-    {VectorMathLibrary::Sleef, "sleef"},
-    {VectorMathLibrary::Libmvec, "libmvec"},
-    {VectorMathLibrary::None, "none"},
-};
-
 const char *vector_math_name(VectorMathLibrary library) {
-  return support::enum_name(library, kVectorMathNames, "none");
+  static constexpr support::EnumName<VectorMathLibrary> kNames[] = {{VectorMathLibrary::Sleef, "sleef"},
+                                                                    {VectorMathLibrary::Libmvec, "libmvec"},
+                                                                    {VectorMathLibrary::None, "none"}};
+  return support::enum_name(library, kNames, "none");
 }
 
 bool load_vector_math(VectorMathLibrary library) {

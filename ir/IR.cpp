@@ -109,34 +109,26 @@ const char *node_kind_name(NodeKind k) {
   return "?";
 }
 
-constexpr support::EnumName<UnaryOpcode> kUnaryOpcodeNames[] = {
-    {UnaryOpcode::Neg, "-"},
-    {UnaryOpcode::Not, "not "},
-    {UnaryOpcode::Invert, "~"},
-};
-
 const char *unary_opcode_name(UnaryOpcode op) {
-  return support::enum_name(op, kUnaryOpcodeNames, "?");
+  static constexpr support::EnumName<UnaryOpcode> kNames[] = {
+      {UnaryOpcode::Neg, "-"}, {UnaryOpcode::Not, "not "}, {UnaryOpcode::Invert, "~"}};
+  return support::enum_name(op, kNames, "?");
 }
-
-constexpr support::EnumName<BinaryOpcode> kBinaryOpcodeNames[] = {
-    {BinaryOpcode::Add, "+"},    {BinaryOpcode::Sub, "-"},       {BinaryOpcode::Mul, "*"},
-    {BinaryOpcode::Div, "/"},    {BinaryOpcode::FloorDiv, "//"}, {BinaryOpcode::Mod, "%"},
-    {BinaryOpcode::Pow, "**"},   {BinaryOpcode::BitAnd, "&"},    {BinaryOpcode::BitOr, "|"},
-    {BinaryOpcode::BitXor, "^"}, {BinaryOpcode::Shl, "<<"},      {BinaryOpcode::Shr, ">>"},
-};
 
 const char *binary_opcode_name(BinaryOpcode op) {
-  return support::enum_name(op, kBinaryOpcodeNames, "?");
+  static constexpr support::EnumName<BinaryOpcode> kNames[] = {
+      {BinaryOpcode::Add, "+"},    {BinaryOpcode::Sub, "-"},       {BinaryOpcode::Mul, "*"},
+      {BinaryOpcode::Div, "/"},    {BinaryOpcode::FloorDiv, "//"}, {BinaryOpcode::Mod, "%"},
+      {BinaryOpcode::Pow, "**"},   {BinaryOpcode::BitAnd, "&"},    {BinaryOpcode::BitOr, "|"},
+      {BinaryOpcode::BitXor, "^"}, {BinaryOpcode::Shl, "<<"},      {BinaryOpcode::Shr, ">>"}};
+  return support::enum_name(op, kNames, "?");
 }
 
-constexpr support::EnumName<CompareOpcode> kCompareOpcodeNames[] = {
-    {CompareOpcode::Lt, "<"},  {CompareOpcode::Le, "<="}, {CompareOpcode::Gt, ">"},
-    {CompareOpcode::Ge, ">="}, {CompareOpcode::Eq, "=="}, {CompareOpcode::Ne, "!="},
-};
-
 const char *compare_opcode_name(CompareOpcode op) {
-  return support::enum_name(op, kCompareOpcodeNames, "?");
+  static constexpr support::EnumName<CompareOpcode> kNames[] = {
+      {CompareOpcode::Lt, "<"},  {CompareOpcode::Le, "<="}, {CompareOpcode::Gt, ">"},
+      {CompareOpcode::Ge, ">="}, {CompareOpcode::Eq, "=="}, {CompareOpcode::Ne, "!="}};
+  return support::enum_name(op, kNames, "?");
 }
 
 const char *intrinsic_name(IntrinsicOp op) {

@@ -94,14 +94,10 @@ std::string DiagnosticEngine::render_all() const {
 
 namespace {
 
-constexpr support::EnumName<Severity> kSeverityNames[] = {
-    {Severity::Error, "error"},
-    {Severity::Warning, "warning"},
-    {Severity::Note, "note"},
-};
-
 const char *severity_name(Severity s) {
-  return support::enum_name(s, kSeverityNames, "error");
+  static constexpr support::EnumName<Severity> kNames[] = {
+      {Severity::Error, "error"}, {Severity::Warning, "warning"}, {Severity::Note, "note"}};
+  return support::enum_name(s, kNames, "error");
 }
 
 constexpr const char *kSourceIndent = "    ";

@@ -170,26 +170,21 @@ std::string KernelParam::name(const KernelSpec &spec) const {
   }
 }
 
-namespace {
-
-constexpr support::EnumName<ParamRole> kParamKindNames[] = {
-    {ParamRole::Count, "count"},
-    {ParamRole::NDim, "ndim"},
-    {ParamRole::Shape, "shape"},
-    {ParamRole::Data, "array"},
-    {ParamRole::Strides, "strides"},
-    {ParamRole::Value, "scalar"},
-    {ParamRole::ValueImag, "scalar"},
-    {ParamRole::CoreShape, "core_shape"},
-    {ParamRole::CoreStrides, "core_strides"},
-    {ParamRole::Done, "done_flag"},
-    {ParamRole::ErrorFlag, "error_flag"},
-};
-
-}  // namespace
-
 std::string KernelParam::kind_name() const {
-  return support::enum_name(role, kParamKindNames, "?");
+  static constexpr support::EnumName<ParamRole> kNames[] = {
+      {ParamRole::Count, "count"},
+      {ParamRole::NDim, "ndim"},
+      {ParamRole::Shape, "shape"},
+      {ParamRole::Data, "array"},
+      {ParamRole::Strides, "strides"},
+      {ParamRole::Value, "scalar"},
+      {ParamRole::ValueImag, "scalar"},
+      {ParamRole::CoreShape, "core_shape"},
+      {ParamRole::CoreStrides, "core_strides"},
+      {ParamRole::Done, "done_flag"},
+      {ParamRole::ErrorFlag, "error_flag"},
+  };
+  return support::enum_name(role, kNames, "?");
 }
 
 std::string KernelParam::type_name() const {

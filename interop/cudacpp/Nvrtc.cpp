@@ -167,14 +167,10 @@ void parse_log(const NvrtcSource &source, const std::string &log, bool failed, D
   }
 }
 
-constexpr support::EnumName<NvrtcOutput> kOutputNames[] = {
-    {NvrtcOutput::Ptx, "PTX"},
-    {NvrtcOutput::LtoIr, "LTO-IR"},
-    {NvrtcOutput::Cubin, "cubin"},
-};
-
 const char *output_name(NvrtcOutput output) {
-  return support::enum_name(output, kOutputNames, "?");
+  static constexpr support::EnumName<NvrtcOutput> kNames[] = {
+      {NvrtcOutput::Ptx, "PTX"}, {NvrtcOutput::LtoIr, "LTO-IR"}, {NvrtcOutput::Cubin, "cubin"}};
+  return support::enum_name(output, kNames, "?");
 }
 
 /// Installs compile_link_file as codegen's CUDA C++ compiler when the interop
