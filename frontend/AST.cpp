@@ -105,7 +105,7 @@ void render_list(const std::vector<ExprPtr> &elts, std::string &out) {
   }
 }
 
-void render_call(const Call &c, std::string &out) {
+void render_node(const Call &c, std::string &out) {
   render(*c.func, kPrimary, out);
   out += "(";
   for (std::size_t i = 0; i < c.args.size(); ++i) {
@@ -121,7 +121,7 @@ void render_call(const Call &c, std::string &out) {
   out += ")";
 }
 
-void render_binop(const BinOp &b, std::string &out) {
+void render_node(const BinOp &b, std::string &out) {
   int p = binary_precedence(b.op);
   bool power = b.op == BinaryOp::Pow;
   // `**` is right-associative and binds its exponent as a unary factor.
@@ -130,7 +130,7 @@ void render_binop(const BinOp &b, std::string &out) {
   render(*b.right, power ? kUnary : p + 1, out);
 }
 
-void render_unary(const UnaryOp &u, std::string &out) {
+void render_node(const UnaryOp &u, std::string &out) {
   switch (u.op) {
     case UnaryOpKind::UAdd:
       out += "+";
@@ -148,7 +148,7 @@ void render_unary(const UnaryOp &u, std::string &out) {
   render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
 }
 
-void render_boolop(const BoolOp &b, std::string &out) {
+void render_node(const BoolOp &b, std::string &out) {
   int p = b.op == BoolOpKind::Or ? kOr : kAnd;
   for (std::size_t i = 0; i < b.values.size(); ++i) {
     if (i > 0) out += b.op == BoolOpKind::Or ? " or " : " and ";
@@ -156,7 +156,7 @@ void render_boolop(const BoolOp &b, std::string &out) {
   }
 }
 
-void render_compare(const Compare &c, std::string &out) {
+void render_node(const Compare &c, std::string &out) {
   render(*c.left, kCompare + 1, out);
   for (std::size_t i = 0; i < c.ops.size() && i < c.comparators.size(); ++i) {
     out += std::string(" ") + cmp_op_spelling(c.ops[i]) + " ";
@@ -164,7 +164,7 @@ void render_compare(const Compare &c, std::string &out) {
   }
 }
 
-void render_ifexp(const IfExp &i, std::string &out) {
+void render_node(const IfExp &i, std::string &out) {
   render(*i.body, kOr, out);
   out += " if ";
   render(*i.test, kOr, out);
@@ -172,7 +172,7 @@ void render_ifexp(const IfExp &i, std::string &out) {
   render(*i.orelse, kIfExp, out);
 }
 
-void render_slice(const Slice &s, std::string &out) {
+void render_node(const Slice &s, std::string &out) {
   if (s.lower) render(*s.lower, kIfExp, out);
   out += ":";
   if (s.upper) render(*s.upper, kIfExp, out);
@@ -182,7 +182,7 @@ void render_slice(const Slice &s, std::string &out) {
   }
 }
 
-void render_subscript(const Subscript &s, std::string &out) {
+void render_node(const Subscript &s, std::string &out) {
   render(*s.value, kPrimary, out);
   out += "[";
   const auto *index_tuple = s.index->as<Tuple>();
@@ -195,60 +195,61 @@ void render_subscript(const Subscript &s, std::string &out) {
   out += "]";
 }
 
+void render_node(const IntLit &i, std::string &out) {
+  out += std::to_string(i.value);
+}
+
+void render_node(const FloatLit &f, std::string &out) {
+  out += float_repr(f.value);
+}
+
+void render_node(const ImagLit &i, std::string &out) {
+  out += shortest_repr(i.imag) + "j";
+}
+
+void render_node(const BoolLit &b, std::string &out) {
+  out += b.value ? "True" : "False";
+}
+
+void render_node(const NoneLit &, std::string &out) {
+  out += "None";
+}
+
+void render_node(const StrLit &s, std::string &out) {
+  out += string_repr(s.value);
+}
+
+void render_node(const Name &n, std::string &out) {
+  out += n.id;
+}
+
+void render_node(const Attribute &a, std::string &out) {
+  render(*a.value, kPrimary, out);
+  out += "." + a.attr;
+}
+
+void render_node(const Tuple &t, std::string &out) {
+  out += "(";
+  render_list(t.elts, out);
+  if (t.elts.size() == 1) out += ",";
+  out += ")";
+}
+
+void render_node(const List &l, std::string &out) {
+  out += "[";
+  render_list(l.elts, out);
+  out += "]";
+}
+
+// One overload of render_node per kind of UFJIT_FOR_EACH_AST_EXPR.
 void render_inner(const Expr &e, std::string &out) {
   switch (e.kind) {
-    case ExprKind::IntLit:
-      out += std::to_string(e.as<IntLit>()->value);
-      return;
-    case ExprKind::FloatLit:
-      out += float_repr(e.as<FloatLit>()->value);
-      return;
-    case ExprKind::ImagLit:
-      out += shortest_repr(e.as<ImagLit>()->imag) + "j";
-      return;
-    case ExprKind::BoolLit:
-      out += e.as<BoolLit>()->value ? "True" : "False";
-      return;
-    case ExprKind::NoneLit:
-      out += "None";
-      return;
-    case ExprKind::StrLit:
-      out += string_repr(e.as<StrLit>()->value);
-      return;
-    case ExprKind::Name:
-      out += e.as<Name>()->id;
-      return;
-    case ExprKind::Attribute:
-      render(*e.as<Attribute>()->value, kPrimary, out);
-      out += "." + e.as<Attribute>()->attr;
-      return;
-    case ExprKind::Call:
-      return render_call(*e.as<Call>(), out);
-    case ExprKind::BinOp:
-      return render_binop(*e.as<BinOp>(), out);
-    case ExprKind::UnaryOp:
-      return render_unary(*e.as<UnaryOp>(), out);
-    case ExprKind::BoolOp:
-      return render_boolop(*e.as<BoolOp>(), out);
-    case ExprKind::Compare:
-      return render_compare(*e.as<Compare>(), out);
-    case ExprKind::IfExp:
-      return render_ifexp(*e.as<IfExp>(), out);
-    case ExprKind::Tuple:
-      out += "(";
-      render_list(e.as<Tuple>()->elts, out);
-      if (e.as<Tuple>()->elts.size() == 1) out += ",";
-      out += ")";
-      return;
-    case ExprKind::List:
-      out += "[";
-      render_list(e.as<List>()->elts, out);
-      out += "]";
-      return;
-    case ExprKind::Slice:
-      return render_slice(*e.as<Slice>(), out);
-    case ExprKind::Subscript:
-      return render_subscript(*e.as<Subscript>(), out);
+#define UFJIT_RENDER_EXPR(name)      \
+  case ExprKind::name:               \
+    render_node(*e.as<name>(), out); \
+    return;
+    UFJIT_FOR_EACH_AST_EXPR(UFJIT_RENDER_EXPR)
+#undef UFJIT_RENDER_EXPR
   }
 }
 
