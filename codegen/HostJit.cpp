@@ -16,6 +16,7 @@
 #include <set>
 #include <mutex>
 
+#include "codegen/AnalysisManagers.h"
 #include "codegen/Codegen.h"
 #include "codegen/HostJit.h"
 #include "codegen/HugeFunctions.h"
@@ -132,10 +133,7 @@ HostMath host_math(const llvm::orc::JITTargetMachineBuilder &machine) {
 /// functions in vectorized loops go to `library`'s vector variants.
 void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMathLibrary library,
                        const std::vector<std::string> &features) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
+  AnalysisManagers analyses;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
@@ -155,19 +153,14 @@ void optimize_for_host(llvm::Module &module, llvm::TargetMachine &tm, VectorMath
       }
     }
   }
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  analyses.register_with(builder, library_info);
   if (triple.getArch() == llvm::Triple::x86_64) {
     builder.registerOptimizerLastEPCallback([](llvm::ModulePassManager &module_passes, llvm::OptimizationLevel) {
       module_passes.addPass(llvm::createModuleToFunctionPassAdaptor(StreamingStoresPass()));
     });
   }
   llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  passes.run(module, mam);
+  passes.run(module, analyses.mam);
   if (library == VectorMathLibrary::Sleef) {
     fuse_vector_sincos(module);
     recompute_overflowed_lanes(module);

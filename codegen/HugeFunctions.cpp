@@ -430,6 +430,32 @@ bool passes_many_values(const std::vector<llvm::BasicBlock *> &blocks,
   return inputs.size() + outputs.size() > kMaxPartParameters;
 }
 
+/// The parts' first blocks, chosen from the leaves up (`order`, the
+/// dominator tree's post-order): a node heads a part once the blocks it
+/// dominates, less the parts cut below it, reach kOutlineBlocks; the part
+/// then counts as one block (its call) above.
+std::vector<llvm::DomTreeNode *> choose_part_heads(const std::vector<llvm::DomTreeNode *> &order,
+                                                   llvm::DominatorTree &dt) {
+  llvm::DenseMap<llvm::DomTreeNode *, std::size_t> weight;
+  llvm::DenseMap<llvm::DomTreeNode *, bool> returns;
+  std::vector<llvm::DomTreeNode *> heads;
+  for (llvm::DomTreeNode *node : order) {
+    std::size_t w = 1;
+    bool has_return = llvm::isa<llvm::ReturnInst>(node->getBlock()->getTerminator());
+    for (llvm::DomTreeNode *child : node->children()) {
+      w += weight[child];
+      has_return = has_return || returns[child];
+    }
+    returns[node] = has_return;
+    if (w >= kOutlineBlocks && !has_return && node != dt.getRootNode() && can_begin_part(*node->getBlock())) {
+      heads.push_back(node);
+      w = 1;
+    }
+    weight[node] = w;
+  }
+  return heads;
+}
+
 /// outline_huge_regions for one function.
 void outline_regions_of(llvm::Function &f) {
   // Unreachable blocks (the lowering's dead ends after a return) would be
@@ -441,28 +467,8 @@ void outline_regions_of(llvm::Function &f) {
   llvm::DominatorTree dt(f);
   promote_variables(f, dt);
   const std::vector<llvm::DomTreeNode *> order = dominator_post_order(dt);
-  // Choose the parts' first blocks from the leaves up: a node heads a part
-  // once the blocks it dominates, less the parts cut below it, reach
-  // kOutlineBlocks; the part then counts as one block (its call) above.
-  llvm::DenseMap<llvm::DomTreeNode *, std::size_t> weight;
-  llvm::DenseMap<llvm::DomTreeNode *, bool> returns;
-  std::vector<llvm::DomTreeNode *> heads;
-  llvm::DenseSet<llvm::DomTreeNode *> is_head;
-  for (llvm::DomTreeNode *node : order) {
-    std::size_t w = 1;
-    bool has_return = llvm::isa<llvm::ReturnInst>(node->getBlock()->getTerminator());
-    for (llvm::DomTreeNode *child : node->children()) {
-      w += weight[child];
-      has_return = has_return || returns[child];
-    }
-    returns[node] = has_return;
-    if (w >= kOutlineBlocks && !has_return && node != dt.getRootNode() && can_begin_part(*node->getBlock())) {
-      heads.push_back(node);
-      is_head.insert(node);
-      w = 1;
-    }
-    weight[node] = w;
-  }
+  const std::vector<llvm::DomTreeNode *> heads = choose_part_heads(order, dt);
+  llvm::DenseSet<llvm::DomTreeNode *> is_head(heads.begin(), heads.end());
   if (heads.empty()) return;
   // The part each block will be in: its nearest head (null: `f` itself).
   llvm::DenseMap<llvm::DomTreeNode *, llvm::DomTreeNode *> owner;

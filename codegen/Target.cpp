@@ -1,16 +1,14 @@
 // Target names (ufjit/target.h).
 #include "ufjit/target.h"
 
+#include "support/EnumNames.h"
+
 namespace ufjit {
 
 const char *target_name(TargetKind target) {
-  switch (target) {
-    case TargetKind::Cpu:
-      return "cpu";
-    case TargetKind::Cuda:
-      return "cuda";
-  }
-  return "<not a target>";
+  static constexpr support::EnumName<TargetKind> kNames[] = {{TargetKind::Cpu, "cpu"},
+                                                             {TargetKind::Cuda, "cuda"}};
+  return support::enum_name(target, kNames, "<not a target>");
 }
 
 std::optional<TargetKind> parse_target_name(std::string_view text) {

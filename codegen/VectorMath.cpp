@@ -18,6 +18,8 @@
 #include <memory>
 #include <mutex>
 
+#include "support/EnumNames.h"
+
 namespace ufjit::codegen {
 
 namespace {
@@ -136,15 +138,10 @@ Table build_table(VectorMathLibrary library, const std::vector<std::string> &fea
 }  // namespace
 
 const char *vector_math_name(VectorMathLibrary library) {
-  switch (library) {
-    case VectorMathLibrary::Sleef:
-      return "sleef";
-    case VectorMathLibrary::Libmvec:
-      return "libmvec";
-    case VectorMathLibrary::None:
-      break;
-  }
-  return "none";
+  static constexpr support::EnumName<VectorMathLibrary> kNames[] = {{VectorMathLibrary::Sleef, "sleef"},
+                                                                    {VectorMathLibrary::Libmvec, "libmvec"},
+                                                                    {VectorMathLibrary::None, "none"}};
+  return support::enum_name(library, kNames, "none");
 }
 
 bool load_vector_math(VectorMathLibrary library) {

@@ -139,7 +139,8 @@ codegen::EntrySignature entry_signature_of(const frontend::Signature &sig, std::
   return entry;
 }
 
-CompileResult compile_here(const CompileRequest &request) {
+/// Refuses a request whose fields no compile could honour.
+void check_request(const CompileRequest &request) {
   if (request.target != "cuda" && request.target != "cpu") {
     throw InputError("unknown target '" + request.target + "'; use 'cuda' or 'cpu'");
   }
@@ -151,40 +152,22 @@ CompileResult compile_here(const CompileRequest &request) {
     throw InputError("CompileRequest::error_limit is " + std::to_string(request.error_limit) +
                      ": give 0 (no limit) or a positive count");
   }
-  StepLog log(request.source_name);
-  CompileResult result;
-  DiagnosticEngine diags;
-  diags.set_error_limit(request.error_limit);
-  auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
-  diags.retain(file);
+}
 
-  if (request.emit == EmitKind::Tokens) {
-    result.output = frontend::dump_tokens(*file, diags);
-    result.ok = true;
-    return finish(std::move(result), diags);
-  }
-  if (request.emit == EmitKind::Ast) {
-    auto module = frontend::parse(file, diags);
-    log.step("parsed");
-    result.output = frontend::dump_ast(*module);
-    result.ok = true;
-    return finish(std::move(result), diags);
-  }
-
-  std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, {}, ir::LinkOptions{request.link, {}, request.nvrtc_options});
-  log.step("typed");
-  if (!program) return finish(std::move(result), diags);
-  if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {
-    driver::emit_device_function(*program, request, result);
-    log.step("emitted the device function");
-    result.ok = true;
-    return finish(std::move(result), diags);
-  }
-
+/// The entries to compile: one per signature of the requested ufuncs, and
+/// the manifest's line per kernel variant.
+struct Entries {
   std::vector<codegen::EntryRequest> requests;
   std::vector<driver::ManifestEntry> manifest;
+};
+
+/// The entries of `request.function` (every ufunc when empty); with
+/// `--emit ir`, the modules' text goes to `result` instead.
+Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &request,
+                        CompileResult &result) {
+  Entries entries;
   bool found = request.function.empty();
-  for (const ir::TypedUfunc &ufunc : program->ufuncs) {
+  for (const ir::TypedUfunc &ufunc : program.ufuncs) {
     if (!request.function.empty() && ufunc.name != request.function) continue;
     found = true;
     for (std::size_t s = 0; s < ufunc.signatures.size(); ++s) {
@@ -209,45 +192,39 @@ CompileResult compile_here(const CompileRequest &request) {
       entry_sig.can_raise = module.can_raise();
       entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
       for (const codegen::KernelVariant &v : entry.variants) {
-        manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
-                                                 codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
+        entries.manifest.push_back(
+            driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
+                                  codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
       }
-      requests.push_back(std::move(entry));
+      entries.requests.push_back(std::move(entry));
     }
   }
   if (!found) {
     throw Error("no ufunc named '" + request.function + "' in " + request.source_name);
   }
-  if (request.emit == EmitKind::Ir) {
-    result.ok = true;
-    return finish(std::move(result), diags);
-  }
-  if (diags.has_errors()) return finish(std::move(result), diags);
+  return entries;
+}
 
-  codegen::GpuOptions gpu;
-  gpu.arch = request.arch;
-  if (request.emit == EmitKind::Llvm) {
-    result.output = codegen::emit_llvm_ir(requests, request.target, gpu);
-    log.step("lowered to LLVM IR");
-    result.ok = true;
-    return finish(std::move(result), diags);
-  }
+/// `--emit ptx` and `--emit cubin`: the PTX of every entry, the manifest,
+/// and for a cubin the PTX linked (with the CUDA C++ helpers, if any).
+void emit_device_code(const CompileRequest &request, Entries &entries, const codegen::GpuOptions &gpu,
+                      StepLog &log, CompileResult &result) {
   if (request.target != "cuda") {
     throw Error("--emit ptx and --emit cubin need --target cuda");
   }
   std::vector<const ir::Module *> modules;
-  for (const codegen::EntryRequest &r : requests) modules.push_back(r.module);
+  for (const codegen::EntryRequest &r : entries.requests) modules.push_back(r.module);
   const bool linked = codegen::needs_link_files(modules);
   if (linked && request.emit == EmitKind::Ptx) {
     throw Error("the kernels call CUDA C++ helpers (declare_device with link=[...]): their PTX alone would "
                 "leave them undefined; use --emit cubin (linked with nvJitLink), or --emit llvm or ir");
   }
-  std::string ptx = codegen::emit_ptx(requests, gpu);
+  std::string ptx = codegen::emit_ptx(entries.requests, gpu);
   log.step("emitted PTX");
-  for (driver::ManifestEntry &e : manifest) {
+  for (driver::ManifestEntry &e : entries.manifest) {
     e.launch = codegen::launch_hint_in_ptx(ptx, e.entry);
   }
-  result.manifest_json = driver::manifest_json(manifest, request);
+  result.manifest_json = driver::manifest_json(entries.manifest, request);
   if (request.emit == EmitKind::Ptx) {
     result.output = std::move(ptx);
   } else if (linked) {
@@ -258,6 +235,57 @@ CompileResult compile_here(const CompileRequest &request) {
     result.output = codegen::ptx_to_cubin(ptx, request.arch);
     log.step("linked cubin");
   }
+}
+
+CompileResult compile_here(const CompileRequest &request) {
+  check_request(request);
+  StepLog log(request.source_name);
+  CompileResult result;
+  DiagnosticEngine diags;
+  diags.set_error_limit(request.error_limit);
+  auto file = std::make_shared<const SourceFile>(request.source_name, request.source);
+  diags.retain(file);
+
+  if (request.emit == EmitKind::Tokens) {
+    result.output = frontend::dump_tokens(*file, diags);
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+  if (request.emit == EmitKind::Ast) {
+    auto module = frontend::parse(file, diags);
+    log.step("parsed");
+    result.output = frontend::dump_ast(*module);
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+
+  std::optional<ir::TypedProgram> program =
+      ir::compile_to_ir(file, diags, {}, ir::LinkOptions{request.link, {}, request.nvrtc_options});
+  log.step("typed");
+  if (!program) return finish(std::move(result), diags);
+  if (request.emit == EmitKind::DevicePtx || request.emit == EmitKind::DeviceLtoIr) {
+    driver::emit_device_function(*program, request, result);
+    log.step("emitted the device function");
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+
+  Entries entries = collect_entries(*program, request, result);
+  if (request.emit == EmitKind::Ir) {
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+  if (diags.has_errors()) return finish(std::move(result), diags);
+
+  codegen::GpuOptions gpu;
+  gpu.arch = request.arch;
+  if (request.emit == EmitKind::Llvm) {
+    result.output = codegen::emit_llvm_ir(entries.requests, request.target, gpu);
+    log.step("lowered to LLVM IR");
+    result.ok = true;
+    return finish(std::move(result), diags);
+  }
+  emit_device_code(request, entries, gpu, log, result);
   result.ok = true;
   return finish(std::move(result), diags);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "example_util.h"
 #include "ufjit/ufjit.h"
 
 int main() {
@@ -48,16 +49,7 @@ int main() {
     std::printf("cudacpp_elementwise: %zu elements through a CUDA C++ elementwise kernel: %s\n", z.size(),
                 bad == 0 ? "all match" : "MISMATCH");
     return bad == 0 ? 0 : 1;
-  } catch (const ufjit::NoDeviceError &e) {
-    std::printf("cudacpp_elementwise: skipped: %s\n", e.what());
-    return 77;
   } catch (const ufjit::Error &e) {
-    const std::string what = e.what();
-    if (what.find("is not available") != std::string::npos || what.find("runs on a GPU only") != std::string::npos) {
-      std::printf("cudacpp_elementwise: skipped: %s\n", e.what());
-      return 77;
-    }
-    std::fprintf(stderr, "cudacpp_elementwise: %s\n", e.what());
-    return 1;
+    return example::gpu_example_error("cudacpp_elementwise", e, "runs on a GPU only");
   }
 }

@@ -69,24 +69,15 @@ std::string read_file(const std::string &path) {
   return text.str();
 }
 
-int run() {
-  Driver cu;
+/// Initialises the driver and picks device 0; returns its architecture
+/// ("sm_90"). No driver or device: Skipped.
+std::string open_device(Driver &cu, CUdevice &device) {
   auto cuInit = cu.get<decltype(&::cuInit)>("cuInit");
   auto cuDeviceGet = cu.get<decltype(&::cuDeviceGet)>("cuDeviceGet");
   auto cuDeviceGetAttribute = cu.get<decltype(&::cuDeviceGetAttribute)>("cuDeviceGetAttribute");
-  auto cuDevicePrimaryCtxRetain = cu.get<decltype(&::cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain");
-  auto cuCtxSetCurrent = cu.get<decltype(&::cuCtxSetCurrent)>("cuCtxSetCurrent");
-  auto cuModuleLoadData = cu.get<decltype(&::cuModuleLoadData)>("cuModuleLoadData");
-  auto cuModuleGetFunction = cu.get<decltype(&::cuModuleGetFunction)>("cuModuleGetFunction");
-  auto cuMemAlloc = cu.get<decltype(&::cuMemAlloc_v2)>("cuMemAlloc_v2");
-  auto cuMemFree = cu.get<decltype(&::cuMemFree_v2)>("cuMemFree_v2");
-  auto cuMemcpyHtoD = cu.get<decltype(&::cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2");
-  auto cuMemcpyDtoH = cu.get<decltype(&::cuMemcpyDtoH_v2)>("cuMemcpyDtoH_v2");
-  auto cuLaunchKernel = cu.get<decltype(&::cuLaunchKernel)>("cuLaunchKernel");
   if (cuInit(0) != CUDA_SUCCESS) {
     throw Skipped{"cuInit failed: no usable CUDA device"};
   }
-  CUdevice device = 0;
   if (cuDeviceGet(&device, 0) != CUDA_SUCCESS) {
     throw Skipped{"no CUDA device"};
   }
@@ -94,8 +85,12 @@ int run() {
   int minor = 0;
   check(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute");
   check(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute");
-  const std::string arch = "sm_" + std::to_string(major * 10 + minor);
+  return "sm_" + std::to_string(major * 10 + minor);
+}
 
+/// Steps 1 to 3: the cubin of our kernel linked with ufjit's function, or
+/// false after printing ufjit's diagnostics. No NVRTC or nvJitLink: Skipped.
+bool build_cubin(const std::string &arch, std::string &cubin) {
   // 1. ufjit: the scalar function as a device function, and its header.
   ufjit::CompileRequest request;
   request.source = read_file(example::ufn_path("gaussian_pdf.ufn"));
@@ -107,14 +102,12 @@ int run() {
   ufjit::CompileResult fn = ufjit::compile(request);
   if (!fn.ok) {
     std::fprintf(stderr, "%s", fn.rendered_diagnostics.c_str());
-    return 1;
+    return false;
   }
   // 2. NVRTC: our kernel, the header first. 3. nvJitLink: one cubin.
-  std::string kernel;
-  std::string cubin;
   try {
-    kernel = ufjit::cudacpp::compile_cuda({"scaled_pdf.cu", fn.header + kKernel, {}, {}}, arch,
-                                          ufjit::cudacpp::CodeFormat::LtoIr);
+    std::string kernel = ufjit::cudacpp::compile_cuda({"scaled_pdf.cu", fn.header + kKernel, {}, {}}, arch,
+                                                      ufjit::cudacpp::CodeFormat::LtoIr);
     cubin = ufjit::cudacpp::link(arch, {{ufjit::cudacpp::CodeFormat::Ptx, "gaussian_pdf.ptx", fn.output},
                                         {ufjit::cudacpp::CodeFormat::LtoIr, "scaled_pdf.cu", kernel}});
   } catch (const ufjit::CompileError &) {
@@ -125,7 +118,37 @@ int run() {
     }
     throw;
   }
-  // 4. The driver: load, launch, compare.
+  return true;
+}
+
+/// The elements of `out` that differ from 2 * the standard normal pdf of
+/// `x`; the first five are printed.
+int count_mismatches(const std::vector<float> &x, const std::vector<float> &out) {
+  int bad = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double expected = 2.0 * std::exp(-0.5 * double(x[i]) * x[i]) / 2.5066282746310002;
+    if (std::abs(out[i] - expected) > 1e-5 * std::abs(expected) + 1e-30) {
+      if (++bad <= 5) {
+        std::fprintf(stderr, "mismatch at %zu: x=%g got %.9g expected %.9g\n", i, x[i], out[i], expected);
+      }
+    }
+  }
+  return bad;
+}
+
+/// Step 4: loads the cubin, runs scaled_pdf on `x` with scale 2 and returns
+/// its output.
+std::vector<float> launch(Driver &cu, CUdevice device, const std::string &cubin,
+                          const std::vector<float> &x) {
+  auto cuDevicePrimaryCtxRetain = cu.get<decltype(&::cuDevicePrimaryCtxRetain)>("cuDevicePrimaryCtxRetain");
+  auto cuCtxSetCurrent = cu.get<decltype(&::cuCtxSetCurrent)>("cuCtxSetCurrent");
+  auto cuModuleLoadData = cu.get<decltype(&::cuModuleLoadData)>("cuModuleLoadData");
+  auto cuModuleGetFunction = cu.get<decltype(&::cuModuleGetFunction)>("cuModuleGetFunction");
+  auto cuMemAlloc = cu.get<decltype(&::cuMemAlloc_v2)>("cuMemAlloc_v2");
+  auto cuMemFree = cu.get<decltype(&::cuMemFree_v2)>("cuMemFree_v2");
+  auto cuMemcpyHtoD = cu.get<decltype(&::cuMemcpyHtoD_v2)>("cuMemcpyHtoD_v2");
+  auto cuMemcpyDtoH = cu.get<decltype(&::cuMemcpyDtoH_v2)>("cuMemcpyDtoH_v2");
+  auto cuLaunchKernel = cu.get<decltype(&::cuLaunchKernel)>("cuLaunchKernel");
   CUcontext context = nullptr;
   check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
   check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
@@ -133,13 +156,9 @@ int run() {
   check(cuModuleLoadData(&module, cubin.data()), "cuModuleLoadData");
   CUfunction function = nullptr;
   check(cuModuleGetFunction(&function, module, "scaled_pdf"), "cuModuleGetFunction");
-  long long n = 1 << 20;
+  long long n = static_cast<long long>(x.size());
   float scale = 2.0f;
-  std::vector<float> x(n);
-  std::vector<float> out(n);
-  for (long long i = 0; i < n; ++i) {
-    x[i] = -4.0f + 8.0f * static_cast<float>(i) / static_cast<float>(n);
-  }
+  std::vector<float> out(x.size());
   CUdeviceptr dx = 0;
   CUdeviceptr dout = 0;
   check(cuMemAlloc(&dx, n * sizeof(float)), "cuMemAlloc");
@@ -150,15 +169,23 @@ int run() {
   check(cuMemcpyDtoH(out.data(), dout, n * sizeof(float)), "cuMemcpyDtoH");
   cuMemFree(dx);
   cuMemFree(dout);
-  int bad = 0;
-  for (long long i = 0; i < n; ++i) {
-    const double expected = 2.0 * std::exp(-0.5 * double(x[i]) * x[i]) / 2.5066282746310002;
-    if (std::abs(out[i] - expected) > 1e-5 * std::abs(expected) + 1e-30) {
-      if (++bad <= 5) {
-        std::fprintf(stderr, "mismatch at %lld: x=%g got %.9g expected %.9g\n", i, x[i], out[i], expected);
-      }
-    }
+  return out;
+}
+
+int run() {
+  Driver cu;
+  CUdevice device = 0;
+  const std::string arch = open_device(cu, device);
+  std::string cubin;
+  if (!build_cubin(arch, cubin)) {
+    return 1;
   }
+  const long long n = 1 << 20;
+  std::vector<float> x(n);
+  for (long long i = 0; i < n; ++i) {
+    x[i] = -4.0f + 8.0f * static_cast<float>(i) / static_cast<float>(n);
+  }
+  const int bad = count_mismatches(x, launch(cu, device, cubin, x));
   std::printf("cudacpp_host_kernel: %lld elements on %s, a CUDA C++ kernel calling ufjit's gaussian_pdf: %s\n", n,
               arch.c_str(), bad == 0 ? "all match" : "MISMATCH");
   return bad == 0 ? 0 : 1;

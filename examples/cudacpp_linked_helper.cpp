@@ -55,16 +55,7 @@ int main() {
     std::printf("cudacpp_linked_helper: %zu elements through CUDA C++ helpers, twice: %s\n", n,
                 bad == 0 ? "all match" : "MISMATCH");
     return bad == 0 ? 0 : 1;
-  } catch (const ufjit::NoDeviceError &e) {
-    std::printf("cudacpp_linked_helper: skipped: %s\n", e.what());
-    return 77;
   } catch (const ufjit::Error &e) {
-    const std::string what = e.what();
-    if (what.find("is not available") != std::string::npos) {
-      std::printf("cudacpp_linked_helper: skipped: %s\n", e.what());
-      return 77;
-    }
-    std::fprintf(stderr, "cudacpp_linked_helper: %s\n", e.what());
-    return 1;
+    return example::gpu_example_error("cudacpp_linked_helper", e);
   }
 }

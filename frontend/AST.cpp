@@ -105,138 +105,151 @@ void render_list(const std::vector<ExprPtr> &elts, std::string &out) {
   }
 }
 
+void render_node(const Call &c, std::string &out) {
+  render(*c.func, kPrimary, out);
+  out += "(";
+  for (std::size_t i = 0; i < c.args.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (c.is_starred(i)) out += "*";
+    render(*c.args[i], kIfExp, out);
+  }
+  for (std::size_t i = 0; i < c.keywords.size(); ++i) {
+    if (i > 0 || !c.args.empty()) out += ", ";
+    out += c.keywords[i].name + "=";
+    render(*c.keywords[i].value, kIfExp, out);
+  }
+  out += ")";
+}
+
+void render_node(const BinOp &b, std::string &out) {
+  int p = binary_precedence(b.op);
+  bool power = b.op == BinaryOp::Pow;
+  // `**` is right-associative and binds its exponent as a unary factor.
+  render(*b.left, power ? kPrimary : p, out);
+  out += std::string(" ") + binary_op_spelling(b.op) + " ";
+  render(*b.right, power ? kUnary : p + 1, out);
+}
+
+void render_node(const UnaryOp &u, std::string &out) {
+  switch (u.op) {
+    case UnaryOpKind::UAdd:
+      out += "+";
+      break;
+    case UnaryOpKind::USub:
+      out += "-";
+      break;
+    case UnaryOpKind::Invert:
+      out += "~";
+      break;
+    case UnaryOpKind::Not:
+      out += "not ";
+      break;
+  }
+  render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
+}
+
+void render_node(const BoolOp &b, std::string &out) {
+  int p = b.op == BoolOpKind::Or ? kOr : kAnd;
+  for (std::size_t i = 0; i < b.values.size(); ++i) {
+    if (i > 0) out += b.op == BoolOpKind::Or ? " or " : " and ";
+    render(*b.values[i], p + 1, out);
+  }
+}
+
+void render_node(const Compare &c, std::string &out) {
+  render(*c.left, kCompare + 1, out);
+  for (std::size_t i = 0; i < c.ops.size() && i < c.comparators.size(); ++i) {
+    out += std::string(" ") + cmp_op_spelling(c.ops[i]) + " ";
+    render(*c.comparators[i], kCompare + 1, out);
+  }
+}
+
+void render_node(const IfExp &i, std::string &out) {
+  render(*i.body, kOr, out);
+  out += " if ";
+  render(*i.test, kOr, out);
+  out += " else ";
+  render(*i.orelse, kIfExp, out);
+}
+
+void render_node(const Slice &s, std::string &out) {
+  if (s.lower) render(*s.lower, kIfExp, out);
+  out += ":";
+  if (s.upper) render(*s.upper, kIfExp, out);
+  if (s.step) {
+    out += ":";
+    render(*s.step, kIfExp, out);
+  }
+}
+
+void render_node(const Subscript &s, std::string &out) {
+  render(*s.value, kPrimary, out);
+  out += "[";
+  const auto *index_tuple = s.index->as<Tuple>();
+  if (index_tuple != nullptr && !index_tuple->elts.empty()) {
+    render_list(index_tuple->elts, out);
+    if (index_tuple->elts.size() == 1) out += ",";
+  } else {
+    render(*s.index, kIfExp, out);
+  }
+  out += "]";
+}
+
+void render_node(const IntLit &i, std::string &out) {
+  out += std::to_string(i.value);
+}
+
+void render_node(const FloatLit &f, std::string &out) {
+  out += float_repr(f.value);
+}
+
+void render_node(const ImagLit &i, std::string &out) {
+  out += shortest_repr(i.imag) + "j";
+}
+
+void render_node(const BoolLit &b, std::string &out) {
+  out += b.value ? "True" : "False";
+}
+
+void render_node(const NoneLit &, std::string &out) {
+  out += "None";
+}
+
+void render_node(const StrLit &s, std::string &out) {
+  out += string_repr(s.value);
+}
+
+void render_node(const Name &n, std::string &out) {
+  out += n.id;
+}
+
+void render_node(const Attribute &a, std::string &out) {
+  render(*a.value, kPrimary, out);
+  out += "." + a.attr;
+}
+
+void render_node(const Tuple &t, std::string &out) {
+  out += "(";
+  render_list(t.elts, out);
+  if (t.elts.size() == 1) out += ",";
+  out += ")";
+}
+
+void render_node(const List &l, std::string &out) {
+  out += "[";
+  render_list(l.elts, out);
+  out += "]";
+}
+
+// One overload of render_node per kind of UFJIT_FOR_EACH_AST_EXPR.
 void render_inner(const Expr &e, std::string &out) {
   switch (e.kind) {
-    case ExprKind::IntLit:
-      out += std::to_string(e.as<IntLit>()->value);
-      return;
-    case ExprKind::FloatLit:
-      out += float_repr(e.as<FloatLit>()->value);
-      return;
-    case ExprKind::ImagLit:
-      out += shortest_repr(e.as<ImagLit>()->imag) + "j";
-      return;
-    case ExprKind::BoolLit:
-      out += e.as<BoolLit>()->value ? "True" : "False";
-      return;
-    case ExprKind::NoneLit:
-      out += "None";
-      return;
-    case ExprKind::StrLit:
-      out += string_repr(e.as<StrLit>()->value);
-      return;
-    case ExprKind::Name:
-      out += e.as<Name>()->id;
-      return;
-    case ExprKind::Attribute: {
-      const auto *a = e.as<Attribute>();
-      render(*a->value, kPrimary, out);
-      out += "." + a->attr;
-      return;
-    }
-    case ExprKind::Call: {
-      const auto *c = e.as<Call>();
-      render(*c->func, kPrimary, out);
-      out += "(";
-      for (std::size_t i = 0; i < c->args.size(); ++i) {
-        if (i > 0) out += ", ";
-        if (c->is_starred(i)) out += "*";
-        render(*c->args[i], kIfExp, out);
-      }
-      for (std::size_t i = 0; i < c->keywords.size(); ++i) {
-        if (i > 0 || !c->args.empty()) out += ", ";
-        out += c->keywords[i].name + "=";
-        render(*c->keywords[i].value, kIfExp, out);
-      }
-      out += ")";
-      return;
-    }
-    case ExprKind::BinOp: {
-      const auto *b = e.as<BinOp>();
-      int p = binary_precedence(b->op);
-      bool power = b->op == BinaryOp::Pow;
-      // `**` is right-associative and binds its exponent as a unary factor.
-      render(*b->left, power ? kPrimary : p, out);
-      out += std::string(" ") + binary_op_spelling(b->op) + " ";
-      render(*b->right, power ? kUnary : p + 1, out);
-      return;
-    }
-    case ExprKind::UnaryOp: {
-      const auto *u = e.as<UnaryOp>();
-      switch (u->op) {
-        case UnaryOpKind::UAdd: out += "+"; break;
-        case UnaryOpKind::USub: out += "-"; break;
-        case UnaryOpKind::Invert: out += "~"; break;
-        case UnaryOpKind::Not: out += "not "; break;
-      }
-      render(*u->operand, u->op == UnaryOpKind::Not ? kNot : kUnary, out);
-      return;
-    }
-    case ExprKind::BoolOp: {
-      const auto *b = e.as<BoolOp>();
-      int p = b->op == BoolOpKind::Or ? kOr : kAnd;
-      for (std::size_t i = 0; i < b->values.size(); ++i) {
-        if (i > 0) out += b->op == BoolOpKind::Or ? " or " : " and ";
-        render(*b->values[i], p + 1, out);
-      }
-      return;
-    }
-    case ExprKind::Compare: {
-      const auto *c = e.as<Compare>();
-      render(*c->left, kCompare + 1, out);
-      for (std::size_t i = 0; i < c->ops.size() && i < c->comparators.size(); ++i) {
-        out += std::string(" ") + cmp_op_spelling(c->ops[i]) + " ";
-        render(*c->comparators[i], kCompare + 1, out);
-      }
-      return;
-    }
-    case ExprKind::IfExp: {
-      const auto *i = e.as<IfExp>();
-      render(*i->body, kOr, out);
-      out += " if ";
-      render(*i->test, kOr, out);
-      out += " else ";
-      render(*i->orelse, kIfExp, out);
-      return;
-    }
-    case ExprKind::Tuple: {
-      const auto *t = e.as<Tuple>();
-      out += "(";
-      render_list(t->elts, out);
-      if (t->elts.size() == 1) out += ",";
-      out += ")";
-      return;
-    }
-    case ExprKind::List:
-      out += "[";
-      render_list(e.as<List>()->elts, out);
-      out += "]";
-      return;
-    case ExprKind::Slice: {
-      const auto *s = e.as<Slice>();
-      if (s->lower) render(*s->lower, kIfExp, out);
-      out += ":";
-      if (s->upper) render(*s->upper, kIfExp, out);
-      if (s->step) {
-        out += ":";
-        render(*s->step, kIfExp, out);
-      }
-      return;
-    }
-    case ExprKind::Subscript: {
-      const auto *s = e.as<Subscript>();
-      render(*s->value, kPrimary, out);
-      out += "[";
-      const auto *index_tuple = s->index->as<Tuple>();
-      if (index_tuple != nullptr && !index_tuple->elts.empty()) {
-        render_list(index_tuple->elts, out);
-        if (index_tuple->elts.size() == 1) out += ",";
-      } else {
-        render(*s->index, kIfExp, out);
-      }
-      out += "]";
-      return;
-    }
+#define UFJIT_RENDER_EXPR(name)      \
+  case ExprKind::name:               \
+    render_node(*e.as<name>(), out); \
+    return;
+    UFJIT_FOR_EACH_AST_EXPR(UFJIT_RENDER_EXPR)
+#undef UFJIT_RENDER_EXPR
   }
 }
 

@@ -49,10 +49,13 @@ enum class ExprKind : uint8_t {
 #undef UFJIT_AST_ENUM
 };
 
-struct Expr {
-  explicit Expr(ExprKind k, SourceLocation l) : kind(k), loc(l) {}
-  virtual ~Expr() = default;
-  const ExprKind kind;
+/// What expressions and statements share: a kind, the location of the first
+/// token, and Toy-style checked downcasts (`as<T>()` is null for another kind).
+template <typename Kind>
+struct Node {
+  explicit Node(Kind k, SourceLocation l) : kind(k), loc(l) {}
+  virtual ~Node() = default;
+  const Kind kind;
   SourceLocation loc;
 
   template <typename T>
@@ -61,6 +64,10 @@ struct Expr {
   const T *as() const { return isa<T>() ? static_cast<const T *>(this) : nullptr; }
   template <typename T>
   T *as() { return isa<T>() ? static_cast<T *>(this) : nullptr; }
+};
+
+struct Expr : Node<ExprKind> {
+  explicit Expr(ExprKind k, SourceLocation l) : Node(k, l) {}
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
@@ -255,18 +262,8 @@ enum class StmtKind : uint8_t {
 #undef UFJIT_AST_ENUM
 };
 
-struct Stmt {
-  explicit Stmt(StmtKind k, SourceLocation l) : kind(k), loc(l) {}
-  virtual ~Stmt() = default;
-  const StmtKind kind;
-  SourceLocation loc;
-
-  template <typename T>
-  bool isa() const { return kind == T::kKind; }
-  template <typename T>
-  const T *as() const { return isa<T>() ? static_cast<const T *>(this) : nullptr; }
-  template <typename T>
-  T *as() { return isa<T>() ? static_cast<T *>(this) : nullptr; }
+struct Stmt : Node<StmtKind> {
+  explicit Stmt(StmtKind k, SourceLocation l) : Node(k, l) {}
 };
 using StmtPtr = std::unique_ptr<Stmt>;
 using Body = std::vector<StmtPtr>;

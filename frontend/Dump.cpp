@@ -14,6 +14,15 @@ std::string at(const SourceLocation &loc) {
   return "@" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
+std::string import_names(const std::vector<ast::ImportAlias> &names) {
+  std::string out;
+  for (const auto &alias : names) {
+    out += " " + alias.name;
+    if (!alias.asname.empty()) out += " as " + alias.asname;
+  }
+  return out;
+}
+
 constexpr int kMaxIndent = 64;
 
 class AstDumper {
@@ -30,8 +39,28 @@ class AstDumper {
     out_ << text << "\n";
   }
 
-  void expr(const ast::Expr &e, int depth);
-  void stmt(const ast::Stmt &s, int depth);
+  void expr(const ast::Expr &e, int depth) {
+    switch (e.kind) {
+#define UFJIT_DUMP_EXPR(name)        \
+  case ast::ExprKind::name:          \
+    node(*e.as<ast::name>(), depth); \
+    return;
+      UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_EXPR)
+#undef UFJIT_DUMP_EXPR
+    }
+  }
+
+  void stmt(const ast::Stmt &s, int depth) {
+    switch (s.kind) {
+#define UFJIT_DUMP_STMT(name)        \
+  case ast::StmtKind::name:          \
+    node(*s.as<ast::name>(), depth); \
+    return;
+      UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_STMT)
+#undef UFJIT_DUMP_STMT
+    }
+  }
+
   void body(const char *label, const ast::Body &b, int depth) {
     if (b.empty()) return;
     line(depth, label);
@@ -39,238 +68,212 @@ class AstDumper {
   }
 
  private:
+  // Expressions, one overload per kind of UFJIT_FOR_EACH_AST_EXPR.
+  void node(const ast::IntLit &i, int depth) {
+    line(depth, "IntLit " + std::to_string(i.value) + (i.overflow ? " (overflow)" : "") + " " + at(i.loc));
+  }
+
+  void node(const ast::FloatLit &f, int depth) {
+    line(depth, "FloatLit " + ast::float_repr(f.value) + " " + at(f.loc));
+  }
+
+  void node(const ast::ImagLit &i, int depth) {
+    line(depth, "ImagLit " + ast::shortest_repr(i.imag) + "j " + at(i.loc));
+  }
+
+  void node(const ast::BoolLit &b, int depth) {
+    line(depth, std::string("BoolLit ") + (b.value ? "True " : "False ") + at(b.loc));
+  }
+
+  void node(const ast::NoneLit &n, int depth) {
+    line(depth, "NoneLit " + at(n.loc));
+  }
+
+  void node(const ast::StrLit &s, int depth) {
+    line(depth, "StrLit " + ast::string_repr(s.value) + " " + at(s.loc));
+  }
+
+  void node(const ast::Name &n, int depth) {
+    line(depth, "Name " + n.id + " " + at(n.loc));
+  }
+
+  void node(const ast::Attribute &a, int depth) {
+    line(depth, "Attribute ." + a.attr + " " + at(a.loc));
+    expr(*a.value, depth + 1);
+  }
+
+  void node(const ast::Call &c, int depth) {
+    line(depth, "Call " + at(c.loc));
+    expr(*c.func, depth + 1);
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      if (c.is_starred(i)) line(depth + 1, "starred");
+      expr(*c.args[i], depth + (c.is_starred(i) ? 2 : 1));
+    }
+    for (const auto &kw : c.keywords) {
+      line(depth + 1, "keyword " + kw.name + " " + at(kw.loc));
+      expr(*kw.value, depth + 2);
+    }
+  }
+
+  void node(const ast::BinOp &b, int depth) {
+    line(depth, std::string("BinOp ") + ast::binary_op_spelling(b.op) + " " + at(b.loc));
+    expr(*b.left, depth + 1);
+    expr(*b.right, depth + 1);
+  }
+
+  void node(const ast::UnaryOp &u, int depth) {
+    using ast::UnaryOpKind;
+    const char *op = u.op == UnaryOpKind::UAdd     ? "+"
+                     : u.op == UnaryOpKind::USub   ? "-"
+                     : u.op == UnaryOpKind::Invert ? "~"
+                                                   : "not";
+    line(depth, std::string("UnaryOp ") + op + " " + at(u.loc));
+    expr(*u.operand, depth + 1);
+  }
+
+  void node(const ast::BoolOp &b, int depth) {
+    line(depth, std::string("BoolOp ") + (b.op == ast::BoolOpKind::And ? "and " : "or ") + at(b.loc));
+    for (const auto &v : b.values) expr(*v, depth + 1);
+  }
+
+  void node(const ast::Compare &c, int depth) {
+    std::string ops;
+    for (ast::CmpOp op : c.ops) ops += std::string(" ") + ast::cmp_op_spelling(op);
+    line(depth, "Compare" + ops + " " + at(c.loc));
+    expr(*c.left, depth + 1);
+    for (const auto &v : c.comparators) expr(*v, depth + 1);
+  }
+
+  void node(const ast::IfExp &i, int depth) {
+    line(depth, "IfExp " + at(i.loc));
+    expr(*i.test, depth + 1);
+    expr(*i.body, depth + 1);
+    expr(*i.orelse, depth + 1);
+  }
+
+  void node(const ast::Tuple &t, int depth) {
+    line(depth, "Tuple " + at(t.loc));
+    for (const auto &v : t.elts) expr(*v, depth + 1);
+  }
+
+  void node(const ast::List &l, int depth) {
+    line(depth, "List " + at(l.loc));
+    for (const auto &v : l.elts) expr(*v, depth + 1);
+  }
+
+  void node(const ast::Slice &s, int depth) {
+    line(depth, "Slice " + at(s.loc));
+    for (const ast::ExprPtr *part : {&s.lower, &s.upper, &s.step}) {
+      if (*part) {
+        expr(**part, depth + 1);
+      } else {
+        line(depth + 1, "None");
+      }
+    }
+  }
+
+  void node(const ast::Subscript &s, int depth) {
+    line(depth, "Subscript " + at(s.loc));
+    expr(*s.value, depth + 1);
+    expr(*s.index, depth + 1);
+  }
+
+  // Statements, one overload per kind of UFJIT_FOR_EACH_AST_STMT.
+  void node(const ast::ExprStmt &e, int depth) {
+    line(depth, "ExprStmt " + at(e.loc));
+    expr(*e.value, depth + 1);
+  }
+
+  void node(const ast::Assign &a, int depth) {
+    line(depth, "Assign " + at(a.loc));
+    line(depth + 1, "targets:");
+    for (const auto &t : a.targets) expr(*t, depth + 2);
+    line(depth + 1, "value:");
+    expr(*a.value, depth + 2);
+  }
+
+  void node(const ast::AugAssign &a, int depth) {
+    line(depth, std::string("AugAssign ") + ast::binary_op_spelling(a.op) + "= " + at(a.loc));
+    expr(*a.target, depth + 1);
+    expr(*a.value, depth + 1);
+  }
+
+  // An elif (an orelse that is one If) is printed beside the body, not
+  // inside orelse: nested, a chain of n elifs printed O(n^2) spaces of
+  // indentation (gigabytes for 10,000 branches) and recursed n deep.
+  void node(const ast::If &first, int depth) {
+    const ast::If *i = &first;
+    line(depth, "If " + at(i->loc));
+    expr(*i->test, depth + 1);
+    body("body:", i->body, depth + 1);
+    while (i->orelse.size() == 1 && i->orelse.front()->kind == ast::StmtKind::If) {
+      i = i->orelse.front()->as<ast::If>();
+      line(depth + 1, "elif " + at(i->loc) + ":");
+      expr(*i->test, depth + 2);
+      body("body:", i->body, depth + 2);
+    }
+    body("orelse:", i->orelse, depth + 1);
+  }
+
+  void node(const ast::While &w, int depth) {
+    line(depth, "While " + at(w.loc));
+    expr(*w.test, depth + 1);
+    body("body:", w.body, depth + 1);
+    body("orelse:", w.orelse, depth + 1);
+  }
+
+  void node(const ast::For &f, int depth) {
+    line(depth, "For " + at(f.loc));
+    expr(*f.target, depth + 1);
+    expr(*f.iter, depth + 1);
+    body("body:", f.body, depth + 1);
+    body("orelse:", f.orelse, depth + 1);
+  }
+
+  void node(const ast::Break &b, int depth) {
+    line(depth, "Break " + at(b.loc));
+  }
+
+  void node(const ast::Continue &c, int depth) {
+    line(depth, "Continue " + at(c.loc));
+  }
+
+  void node(const ast::Return &r, int depth) {
+    line(depth, "Return " + at(r.loc));
+    if (r.value) expr(*r.value, depth + 1);
+  }
+
+  void node(const ast::Pass &p, int depth) {
+    line(depth, "Pass " + at(p.loc));
+  }
+
+  void node(const ast::Raise &r, int depth) {
+    line(depth, "Raise " + at(r.loc));
+    if (r.exc) expr(*r.exc, depth + 1);
+  }
+
+  void node(const ast::FunctionDef &f, int depth) {
+    std::string params;
+    for (const auto &p : f.params) params += (params.empty() ? "" : ", ") + p.name;
+    line(depth, "FunctionDef " + f.name + "(" + params + ") " + at(f.loc));
+    if (!f.decorators.empty()) {
+      line(depth + 1, "decorators:");
+      for (const auto &d : f.decorators) expr(*d.expr, depth + 2);
+    }
+    if (f.docstring) line(depth + 1, "docstring " + ast::string_repr(*f.docstring));
+    body("body:", f.body, depth + 1);
+  }
+
+  void node(const ast::Import &i, int depth) {
+    line(depth, "Import" + import_names(i.names) + " " + at(i.loc));
+  }
+
+  void node(const ast::ImportFrom &i, int depth) {
+    line(depth, "ImportFrom " + i.module + " import" + import_names(i.names) + " " + at(i.loc));
+  }
+
   std::ostringstream out_;
 };
-
-void AstDumper::expr(const ast::Expr &e, int depth) {
-  using namespace ast;
-  std::string where = at(e.loc);
-  switch (e.kind) {
-    case ExprKind::IntLit: {
-      const auto *i = e.as<IntLit>();
-      line(depth, "IntLit " + std::to_string(i->value) + (i->overflow ? " (overflow)" : "") + " " +
-                      where);
-      return;
-    }
-    case ExprKind::FloatLit:
-      line(depth, "FloatLit " + ast::float_repr(e.as<FloatLit>()->value) + " " + where);
-      return;
-    case ExprKind::ImagLit:
-      line(depth, "ImagLit " + ast::shortest_repr(e.as<ImagLit>()->imag) + "j " + where);
-      return;
-    case ExprKind::BoolLit:
-      line(depth, std::string("BoolLit ") + (e.as<BoolLit>()->value ? "True " : "False ") + where);
-      return;
-    case ExprKind::NoneLit:
-      line(depth, "NoneLit " + where);
-      return;
-    case ExprKind::StrLit:
-      line(depth, "StrLit " + ast::string_repr(e.as<StrLit>()->value) + " " + where);
-      return;
-    case ExprKind::Name:
-      line(depth, "Name " + e.as<Name>()->id + " " + where);
-      return;
-    case ExprKind::Attribute: {
-      const auto *a = e.as<Attribute>();
-      line(depth, "Attribute ." + a->attr + " " + where);
-      expr(*a->value, depth + 1);
-      return;
-    }
-    case ExprKind::Call: {
-      const auto *c = e.as<Call>();
-      line(depth, "Call " + where);
-      expr(*c->func, depth + 1);
-      for (std::size_t i = 0; i < c->args.size(); ++i) {
-        if (c->is_starred(i)) line(depth + 1, "starred");
-        expr(*c->args[i], depth + (c->is_starred(i) ? 2 : 1));
-      }
-      for (const auto &kw : c->keywords) {
-        line(depth + 1, "keyword " + kw.name + " " + at(kw.loc));
-        expr(*kw.value, depth + 2);
-      }
-      return;
-    }
-    case ExprKind::BinOp: {
-      const auto *b = e.as<BinOp>();
-      line(depth, std::string("BinOp ") + binary_op_spelling(b->op) + " " + where);
-      expr(*b->left, depth + 1);
-      expr(*b->right, depth + 1);
-      return;
-    }
-    case ExprKind::UnaryOp: {
-      const auto *u = e.as<UnaryOp>();
-      const char *op = u->op == UnaryOpKind::UAdd     ? "+"
-                       : u->op == UnaryOpKind::USub   ? "-"
-                       : u->op == UnaryOpKind::Invert ? "~"
-                                                      : "not";
-      line(depth, std::string("UnaryOp ") + op + " " + where);
-      expr(*u->operand, depth + 1);
-      return;
-    }
-    case ExprKind::BoolOp: {
-      const auto *b = e.as<BoolOp>();
-      line(depth, std::string("BoolOp ") + (b->op == BoolOpKind::And ? "and " : "or ") + where);
-      for (const auto &v : b->values) expr(*v, depth + 1);
-      return;
-    }
-    case ExprKind::Compare: {
-      const auto *c = e.as<Compare>();
-      std::string ops;
-      for (CmpOp op : c->ops) ops += std::string(" ") + cmp_op_spelling(op);
-      line(depth, "Compare" + ops + " " + where);
-      expr(*c->left, depth + 1);
-      for (const auto &v : c->comparators) expr(*v, depth + 1);
-      return;
-    }
-    case ExprKind::IfExp: {
-      const auto *i = e.as<IfExp>();
-      line(depth, "IfExp " + where);
-      expr(*i->test, depth + 1);
-      expr(*i->body, depth + 1);
-      expr(*i->orelse, depth + 1);
-      return;
-    }
-    case ExprKind::Tuple:
-      line(depth, "Tuple " + where);
-      for (const auto &v : e.as<Tuple>()->elts) expr(*v, depth + 1);
-      return;
-    case ExprKind::List:
-      line(depth, "List " + where);
-      for (const auto &v : e.as<List>()->elts) expr(*v, depth + 1);
-      return;
-    case ExprKind::Slice: {
-      const auto *s = e.as<Slice>();
-      line(depth, "Slice " + where);
-      for (const ExprPtr *part : {&s->lower, &s->upper, &s->step}) {
-        if (*part) {
-          expr(**part, depth + 1);
-        } else {
-          line(depth + 1, "None");
-        }
-      }
-      return;
-    }
-    case ExprKind::Subscript: {
-      const auto *s = e.as<Subscript>();
-      line(depth, "Subscript " + where);
-      expr(*s->value, depth + 1);
-      expr(*s->index, depth + 1);
-      return;
-    }
-  }
-}
-
-std::string import_names(const std::vector<ast::ImportAlias> &names) {
-  std::string out;
-  for (const auto &alias : names) {
-    out += " " + alias.name;
-    if (!alias.asname.empty()) out += " as " + alias.asname;
-  }
-  return out;
-}
-
-void AstDumper::stmt(const ast::Stmt &s, int depth) {
-  using namespace ast;
-  std::string where = at(s.loc);
-  switch (s.kind) {
-    case StmtKind::ExprStmt:
-      line(depth, "ExprStmt " + where);
-      expr(*s.as<ExprStmt>()->value, depth + 1);
-      return;
-    case StmtKind::Assign: {
-      const auto *a = s.as<Assign>();
-      line(depth, "Assign " + where);
-      line(depth + 1, "targets:");
-      for (const auto &t : a->targets) expr(*t, depth + 2);
-      line(depth + 1, "value:");
-      expr(*a->value, depth + 2);
-      return;
-    }
-    case StmtKind::AugAssign: {
-      const auto *a = s.as<AugAssign>();
-      line(depth, std::string("AugAssign ") + binary_op_spelling(a->op) + "= " + where);
-      expr(*a->target, depth + 1);
-      expr(*a->value, depth + 1);
-      return;
-    }
-    case StmtKind::If: {
-      // An elif (an orelse that is one If) is printed beside the body, not
-      // inside orelse: nested, a chain of n elifs printed O(n^2) spaces of
-      // indentation (gigabytes for 10,000 branches) and recursed n deep.
-      const auto *i = s.as<If>();
-      line(depth, "If " + where);
-      expr(*i->test, depth + 1);
-      body("body:", i->body, depth + 1);
-      while (i->orelse.size() == 1 && i->orelse.front()->kind == StmtKind::If) {
-        i = i->orelse.front()->as<If>();
-        line(depth + 1, "elif " + at(i->loc) + ":");
-        expr(*i->test, depth + 2);
-        body("body:", i->body, depth + 2);
-      }
-      body("orelse:", i->orelse, depth + 1);
-      return;
-    }
-    case StmtKind::While: {
-      const auto *w = s.as<While>();
-      line(depth, "While " + where);
-      expr(*w->test, depth + 1);
-      body("body:", w->body, depth + 1);
-      if (!w->orelse.empty()) body("orelse:", w->orelse, depth + 1);
-      return;
-    }
-    case StmtKind::For: {
-      const auto *f = s.as<For>();
-      line(depth, "For " + where);
-      expr(*f->target, depth + 1);
-      expr(*f->iter, depth + 1);
-      body("body:", f->body, depth + 1);
-      if (!f->orelse.empty()) body("orelse:", f->orelse, depth + 1);
-      return;
-    }
-    case StmtKind::Break:
-      line(depth, "Break " + where);
-      return;
-    case StmtKind::Continue:
-      line(depth, "Continue " + where);
-      return;
-    case StmtKind::Return: {
-      const auto *r = s.as<Return>();
-      line(depth, "Return " + where);
-      if (r->value) expr(*r->value, depth + 1);
-      return;
-    }
-    case StmtKind::Pass:
-      line(depth, "Pass " + where);
-      return;
-    case StmtKind::Raise: {
-      const auto *r = s.as<Raise>();
-      line(depth, "Raise " + where);
-      if (r->exc) expr(*r->exc, depth + 1);
-      return;
-    }
-    case StmtKind::FunctionDef: {
-      const auto *f = s.as<FunctionDef>();
-      std::string params;
-      for (const auto &p : f->params) params += (params.empty() ? "" : ", ") + p.name;
-      line(depth, "FunctionDef " + f->name + "(" + params + ") " + where);
-      if (!f->decorators.empty()) {
-        line(depth + 1, "decorators:");
-        for (const auto &d : f->decorators) expr(*d.expr, depth + 2);
-      }
-      if (f->docstring) line(depth + 1, "docstring " + ast::string_repr(*f->docstring));
-      body("body:", f->body, depth + 1);
-      return;
-    }
-    case StmtKind::Import:
-      line(depth, "Import" + import_names(s.as<Import>()->names) + " " + where);
-      return;
-    case StmtKind::ImportFrom: {
-      const auto *i = s.as<ImportFrom>();
-      line(depth, "ImportFrom " + i->module + " import" + import_names(i->names) + " " + where);
-      return;
-    }
-  }
-}
 
 }  // namespace
 

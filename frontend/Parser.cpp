@@ -355,52 +355,26 @@ StmtPtr Parser::parse_assert() {
   return node;
 }
 
+namespace {
+
+/// The augmented assignment operators and their binary operations.
+constexpr std::pair<std::string_view, BinaryOp> kAugOps[] = {
+    {"+=", BinaryOp::Add},    {"-=", BinaryOp::Sub},       {"*=", BinaryOp::Mul},
+    {"/=", BinaryOp::Div},    {"//=", BinaryOp::FloorDiv}, {"%=", BinaryOp::Mod},
+    {"**=", BinaryOp::Pow},   {"&=", BinaryOp::BitAnd},    {"|=", BinaryOp::BitOr},
+    {"^=", BinaryOp::BitXor}, {"<<=", BinaryOp::LShift},   {">>=", BinaryOp::RShift},
+    {"@=", BinaryOp::MatMul},
+};
+
+}  // namespace
+
 StmtPtr Parser::parse_expression_statement() {
   SourceLocation start = peek().loc;
   ExprPtr first = parse_testlist(true);
   if (!first) return nullptr;
-  if (check_op("=")) {
-    auto assign = std::make_unique<Assign>(start);
-    assign->targets.push_back(std::move(first));
-    while (accept_op("=")) {
-      if (check_kw("yield")) {
-        unsupported(peek().loc, "'yield'");
-        return nullptr;
-      }
-      ExprPtr value = parse_testlist(true);
-      if (!value) return nullptr;
-      if (check_op("=")) {
-        assign->targets.push_back(std::move(value));
-      } else {
-        assign->value = std::move(value);
-      }
-    }
-    bool ok = true;
-    for (const auto &target : assign->targets) ok = check_target(*target, false) && ok;
-    if (!ok) return nullptr;
-    return assign;
-  }
-  static constexpr std::pair<std::string_view, BinaryOp> kAugOps[] = {
-      {"+=", BinaryOp::Add},     {"-=", BinaryOp::Sub},      {"*=", BinaryOp::Mul},
-      {"/=", BinaryOp::Div},     {"//=", BinaryOp::FloorDiv}, {"%=", BinaryOp::Mod},
-      {"**=", BinaryOp::Pow},    {"&=", BinaryOp::BitAnd},   {"|=", BinaryOp::BitOr},
-      {"^=", BinaryOp::BitXor},  {"<<=", BinaryOp::LShift},  {">>=", BinaryOp::RShift},
-      {"@=", BinaryOp::MatMul},
-  };
+  if (check_op("=")) return parse_assign(start, std::move(first));
   for (const auto &[spelling, op] : kAugOps) {
-    if (!check_op(spelling)) continue;
-    auto aug = std::make_unique<AugAssign>(start);
-    aug->op = op;
-    aug->op_loc = advance().loc;
-    bool target_ok = check_target(*first, true);
-    aug->target = std::move(first);
-    if (check_kw("yield")) {
-      unsupported(peek().loc, "'yield'");
-      return nullptr;
-    }
-    aug->value = parse_testlist(true);
-    if (!aug->value || !target_ok) return nullptr;
-    return aug;
+    if (check_op(spelling)) return parse_aug_assign(start, std::move(first), op);
   }
   if (check_op(":")) {
     unsupported(peek().loc, "variable annotations", true);
@@ -409,6 +383,43 @@ StmtPtr Parser::parse_expression_statement() {
   auto stmt = std::make_unique<ExprStmt>(start);
   stmt->value = std::move(first);
   return stmt;
+}
+
+StmtPtr Parser::parse_assign(SourceLocation start, ExprPtr first) {
+  auto assign = std::make_unique<Assign>(start);
+  assign->targets.push_back(std::move(first));
+  while (accept_op("=")) {
+    if (check_kw("yield")) {
+      unsupported(peek().loc, "'yield'");
+      return nullptr;
+    }
+    ExprPtr value = parse_testlist(true);
+    if (!value) return nullptr;
+    if (check_op("=")) {
+      assign->targets.push_back(std::move(value));
+    } else {
+      assign->value = std::move(value);
+    }
+  }
+  bool ok = true;
+  for (const auto &target : assign->targets) ok = check_target(*target, false) && ok;
+  if (!ok) return nullptr;
+  return assign;
+}
+
+StmtPtr Parser::parse_aug_assign(SourceLocation start, ExprPtr target, BinaryOp op) {
+  auto aug = std::make_unique<AugAssign>(start);
+  aug->op = op;
+  aug->op_loc = advance().loc;
+  bool target_ok = check_target(*target, true);
+  aug->target = std::move(target);
+  if (check_kw("yield")) {
+    unsupported(peek().loc, "'yield'");
+    return nullptr;
+  }
+  aug->value = parse_testlist(true);
+  if (!aug->value || !target_ok) return nullptr;
+  return aug;
 }
 
 bool Parser::check_target(const Expr &target, bool augmented) {

@@ -152,15 +152,15 @@ ExprPtr Parser::parse_test() {
   return body;
 }
 
-ExprPtr Parser::parse_or() {
+ExprPtr Parser::parse_bool_op(BoolOpKind op, const char *keyword, ExprPtr (Parser::*parse_operand)()) {
   SourceLocation start = peek().loc;
-  ExprPtr first = parse_and();
-  if (!first || !check_kw("or")) return first;
+  ExprPtr first = (this->*parse_operand)();
+  if (!first || !check_kw(keyword)) return first;
   auto node = std::make_unique<BoolOp>(start);
-  node->op = BoolOpKind::Or;
+  node->op = op;
   node->values.push_back(std::move(first));
-  while (accept_kw("or")) {
-    ExprPtr next = parse_and();
+  while (accept_kw(keyword)) {
+    ExprPtr next = (this->*parse_operand)();
     if (!next) return nullptr;
     node->values.push_back(std::move(next));
   }
@@ -168,20 +168,12 @@ ExprPtr Parser::parse_or() {
   return node;
 }
 
+ExprPtr Parser::parse_or() {
+  return parse_bool_op(BoolOpKind::Or, "or", &Parser::parse_and);
+}
+
 ExprPtr Parser::parse_and() {
-  SourceLocation start = peek().loc;
-  ExprPtr first = parse_not();
-  if (!first || !check_kw("and")) return first;
-  auto node = std::make_unique<BoolOp>(start);
-  node->op = BoolOpKind::And;
-  node->values.push_back(std::move(first));
-  while (accept_kw("and")) {
-    ExprPtr next = parse_not();
-    if (!next) return nullptr;
-    node->values.push_back(std::move(next));
-  }
-  node->loc = span_from(start);
-  return node;
+  return parse_bool_op(BoolOpKind::And, "and", &Parser::parse_not);
 }
 
 ExprPtr Parser::parse_not() {

@@ -81,6 +81,10 @@ class Parser {
   void parse_simple_statements(ast::Body &out);
   ast::StmtPtr parse_small_statement();
   ast::StmtPtr parse_expression_statement();
+  /// `first = ... = value`, at the first '='.
+  ast::StmtPtr parse_assign(SourceLocation start, ast::ExprPtr first);
+  /// `target op= value`, at the operator.
+  ast::StmtPtr parse_aug_assign(SourceLocation start, ast::ExprPtr target, ast::BinaryOp op);
   /// `assert test[, message]` as `if not test: raise AssertionError(message)`.
   ast::StmtPtr parse_assert();
   ast::StmtPtr parse_import();
@@ -105,6 +109,10 @@ class Parser {
   ast::ExprPtr parse_testlist(bool allow_star);
   ast::ExprPtr parse_target_list();
   ast::ExprPtr parse_test();
+  /// `a or b or ...` (`keyword` "or") and `a and b and ...`: one BoolOp of
+  /// operands parsed by `parse_operand`, or the lone operand.
+  ast::ExprPtr parse_bool_op(ast::BoolOpKind op, const char *keyword,
+                             ast::ExprPtr (Parser::*parse_operand)());
   ast::ExprPtr parse_or();
   ast::ExprPtr parse_and();
   ast::ExprPtr parse_not();

@@ -283,68 +283,17 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     }
     layout_expr = &value;
   } else if (kw.name == "target") {
-    const auto *str = value.as<StrLit>();
-    if (const auto *name = value.as<Name>(); name != nullptr && str == nullptr) {
-      // `target = 'cuda'` at module level, then `target=target` (Numba's own tests do).
-      auto it = program_.signature_lists.find(name->id);
-      if (it != program_.signature_lists.end()) str = it->second->as<StrLit>();
-    }
-    if (str == nullptr) {
-      diags_.error(value.loc, "target must be a string: 'cuda', 'cpu' or 'parallel'");
-      return;
-    }
-    if (!one_of(str->value, {"cuda", "cpu", "parallel"})) {
-      diags_.error(value.loc,
-                   "unknown target '" + str->value + "'; expected 'cuda', 'cpu' or 'parallel'");
-      return;
-    }
-    ufunc.options.target = str->value;
+    read_target(value, ufunc.options);
   } else if (kw.name == "fastmath") {
-    const auto *b = value.as<BoolLit>();
-    if (b == nullptr) {
-      diags_.error(value.loc, "fastmath must be True or False");
-      return;
-    }
-    ufunc.options.fastmath = b->value;
+    if (const BoolLit *b = bool_option(value, kw.name)) ufunc.options.fastmath = b->value;
   } else if (kw.name == "link") {
-    for (const Expr *item : items_of(value)) {
-      const auto *str = item->as<StrLit>();
-      if (str == nullptr) {
-        diags_.error(item->loc, "link must be a list of file names, e.g. link=['helpers.cu']");
-        continue;
-      }
-      ufunc.options.link.push_back(str->value);
-      ufunc.options.link_locs.push_back(str->loc);
-    }
+    read_link(value, ufunc.options);
   } else if (kw.name == "nopython" || kw.name == "forceobj") {
-    const auto *b = value.as<BoolLit>();
-    if (b == nullptr) {
-      diags_.error(value.loc, kw.name + " must be True or False");
-      return;
-    }
-    if (b->value == (kw.name == "forceobj")) {
-      diags_.error(kw.loc, std::string(kw.name == "forceobj" ? "forceobj=True" : "nopython=False") +
-                               " asks for Numba's object mode, which ufjit does not have: a " + decorator +
-                               " body is compiled in nopython mode only; remove the option");
-    }
+    read_object_mode(kw, decorator);
   } else if (gufunc && kw.name == "is_dynamic") {
-    const auto *b = value.as<BoolLit>();
-    if (b == nullptr) {
-      diags_.error(value.loc, "is_dynamic must be True or False");
-      return;
-    }
-    ufunc.options.is_dynamic = b->value;
+    if (const BoolLit *b = bool_option(value, kw.name)) ufunc.options.is_dynamic = b->value;
   } else if (gufunc && kw.name == "writable_args") {
-    for (const Expr *item : items_of(value)) {
-      if (const auto *i = item->as<IntLit>(); i != nullptr && !i->overflow && i->value < (1u << 30)) {
-        pending_writable_.emplace_back(item, static_cast<int>(i->value));
-      } else if (item->isa<StrLit>()) {
-        pending_writable_.emplace_back(item, -1);
-      } else {
-        diags_.error(item->loc, "writable_args must be a tuple of parameter indices or names, e.g. "
-                                "writable_args=(0,) or writable_args=('a',)");
-      }
-    }
+    read_writable_args(value);
   } else if (kw.name == "identity") {
     read_identity(value, ufunc.options);
   } else if (kw.name == "boundscheck") {
@@ -357,6 +306,68 @@ void DecoratorReader::read_option(const Keyword &kw, UfuncDecl &ufunc, bool &hav
     std::string hint = closest_match(kw.name, options);
     if (!hint.empty()) message += "; did you mean '" + hint + "'?";
     diags_.error(kw.loc, std::move(message));
+  }
+}
+
+const BoolLit *DecoratorReader::bool_option(const Expr &value, const std::string &name) {
+  const auto *b = value.as<BoolLit>();
+  if (b == nullptr) {
+    diags_.error(value.loc, name + " must be True or False");
+  }
+  return b;
+}
+
+void DecoratorReader::read_target(const Expr &value, UfuncOptions &options) {
+  const auto *str = value.as<StrLit>();
+  if (const auto *name = value.as<Name>(); name != nullptr && str == nullptr) {
+    // `target = 'cuda'` at module level, then `target=target` (Numba's own tests do).
+    auto it = program_.signature_lists.find(name->id);
+    if (it != program_.signature_lists.end()) str = it->second->as<StrLit>();
+  }
+  if (str == nullptr) {
+    diags_.error(value.loc, "target must be a string: 'cuda', 'cpu' or 'parallel'");
+    return;
+  }
+  if (!one_of(str->value, {"cuda", "cpu", "parallel"})) {
+    diags_.error(value.loc, "unknown target '" + str->value + "'; expected 'cuda', 'cpu' or 'parallel'");
+    return;
+  }
+  options.target = str->value;
+}
+
+void DecoratorReader::read_link(const Expr &value, UfuncOptions &options) {
+  for (const Expr *item : items_of(value)) {
+    const auto *str = item->as<StrLit>();
+    if (str == nullptr) {
+      diags_.error(item->loc, "link must be a list of file names, e.g. link=['helpers.cu']");
+      continue;
+    }
+    options.link.push_back(str->value);
+    options.link_locs.push_back(str->loc);
+  }
+}
+
+void DecoratorReader::read_object_mode(const Keyword &kw, const char *decorator) {
+  const BoolLit *b = bool_option(*kw.value, kw.name);
+  if (b == nullptr) return;
+  if (b->value == (kw.name == "forceobj")) {
+    diags_.error(kw.loc, std::string(kw.name == "forceobj" ? "forceobj=True" : "nopython=False") +
+                             " asks for Numba's object mode, which ufjit does not have: a " + decorator +
+                             " body is compiled in nopython mode only; remove the option");
+  }
+}
+
+void DecoratorReader::read_writable_args(const Expr &value) {
+  for (const Expr *item : items_of(value)) {
+    if (const auto *i = item->as<IntLit>(); i != nullptr && !i->overflow && i->value < (1u << 30)) {
+      pending_writable_.emplace_back(item, static_cast<int>(i->value));
+    } else if (item->isa<StrLit>()) {
+      pending_writable_.emplace_back(item, -1);
+    } else {
+      diags_.error(item->loc,
+                   "writable_args must be a tuple of parameter indices or names, e.g. "
+                   "writable_args=(0,) or writable_args=('a',)");
+    }
   }
 }
 

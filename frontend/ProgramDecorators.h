@@ -41,6 +41,16 @@ class DecoratorReader {
   void read_boundscheck(const ast::Expr &value, const ast::FunctionDef &def);
   void read_option(const ast::Keyword &kw, UfuncDecl &ufunc, bool &have_signatures,
                    const ast::Expr *&layout_expr);
+  /// The BoolLit of option `name`, or null after an error.
+  const ast::BoolLit *bool_option(const ast::Expr &value, const std::string &name);
+  /// `target='cuda'|'cpu'|'parallel'`, or a module-level name bound to one.
+  void read_target(const ast::Expr &value, UfuncOptions &options);
+  /// `link=['helpers.cu', ...]`: CUDA C++ files linked with the kernels.
+  void read_link(const ast::Expr &value, UfuncOptions &options);
+  /// `nopython=` and `forceobj=`: accepted only when they ask for nopython mode.
+  void read_object_mode(const ast::Keyword &kw, const char *decorator);
+  /// `writable_args=(0, 'a')`: kept in pending_writable_ until the layout is known.
+  void read_writable_args(const ast::Expr &value);
   void check_signatures(const UfuncDecl &ufunc);
   /// Turns the `writable_args=` items read by read_option into parameter
   /// indices of `def` (names or indices; inputs only).

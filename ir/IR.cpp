@@ -2,6 +2,7 @@
 // typer bug fails where the bad node is built, not later in code generation.
 #include "ir/IR.h"
 
+#include "support/EnumNames.h"
 #include "support/InternalAssert.h"
 #include "ir/Numeric.h"
 
@@ -109,15 +110,9 @@ const char *node_kind_name(NodeKind k) {
 }
 
 const char *unary_opcode_name(UnaryOpcode op) {
-  switch (op) {
-    case UnaryOpcode::Neg:
-      return "-";
-    case UnaryOpcode::Not:
-      return "not ";
-    case UnaryOpcode::Invert:
-      return "~";
-  }
-  return "?";
+  static constexpr support::EnumName<UnaryOpcode> kNames[] = {
+      {UnaryOpcode::Neg, "-"}, {UnaryOpcode::Not, "not "}, {UnaryOpcode::Invert, "~"}};
+  return support::enum_name(op, kNames, "?");
 }
 
 const char *binary_opcode_name(BinaryOpcode op) {
@@ -151,21 +146,10 @@ const char *binary_opcode_name(BinaryOpcode op) {
 }
 
 const char *compare_opcode_name(CompareOpcode op) {
-  switch (op) {
-    case CompareOpcode::Lt:
-      return "<";
-    case CompareOpcode::Le:
-      return "<=";
-    case CompareOpcode::Gt:
-      return ">";
-    case CompareOpcode::Ge:
-      return ">=";
-    case CompareOpcode::Eq:
-      return "==";
-    case CompareOpcode::Ne:
-      return "!=";
-  }
-  return "?";
+  static constexpr support::EnumName<CompareOpcode> kNames[] = {
+      {CompareOpcode::Lt, "<"},  {CompareOpcode::Le, "<="}, {CompareOpcode::Gt, ">"},
+      {CompareOpcode::Ge, ">="}, {CompareOpcode::Eq, "=="}, {CompareOpcode::Ne, "!="}};
+  return support::enum_name(op, kNames, "?");
 }
 
 const char *intrinsic_name(IntrinsicOp op) {

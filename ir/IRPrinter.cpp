@@ -40,121 +40,12 @@ class Printer {
   void expr(const Expr &e) {
     internal_assert(e) << "printing a null expression";
     switch (e->kind) {
-      case NodeKind::Const:
-        out_ += print_const(e.as<Const>());
-        return;
-      case NodeKind::Var:
-        out_ += e.as<Var>()->name;
-        return;
-      case NodeKind::Cast: {
-        const Cast *c = e.as<Cast>();
-        out_ += c->type.str();
-        out_ += '(';
-        expr(c->value);
-        out_ += ')';
-        return;
-      }
-      case NodeKind::Unary: {
-        const Unary *u = e.as<Unary>();
-        out_ += '(';
-        out_ += unary_opcode_name(u->op);
-        expr(u->value);
-        out_ += ')';
-        return;
-      }
-      case NodeKind::Binary: {
-        const Binary *b = e.as<Binary>();
-        infix(b->a, binary_opcode_name(b->op), b->b);
-        return;
-      }
-      case NodeKind::Compare: {
-        const Compare *b = e.as<Compare>();
-        infix(b->a, compare_opcode_name(b->op), b->b);
-        return;
-      }
-      case NodeKind::Select: {
-        const Select *s = e.as<Select>();
-        out_ += '(';
-        expr(s->a);
-        out_ += " if ";
-        expr(s->cond);
-        out_ += " else ";
-        expr(s->b);
-        out_ += ')';
-        return;
-      }
-      case NodeKind::ShortCircuit: {
-        const ShortCircuit *s = e.as<ShortCircuit>();
-        infix(s->a, s->op == ShortCircuit::Op::And ? "and" : "or", s->b);
-        return;
-      }
-      case NodeKind::Call: {
-        const Call *c = e.as<Call>();
-        out_ += "call ";
-        out_ += c->callee;
-        out_ += '(';
-        list(c->args);
-        out_ += ')';
-        return;
-      }
-      case NodeKind::Intrinsic: {
-        const Intrinsic *i = e.as<Intrinsic>();
-        out_ += intrinsic_name(i->op);
-        out_ += '(';
-        list(i->args);
-        out_ += ')';
-        return;
-      }
-      case NodeKind::MakeTuple: {
-        const MakeTuple *t = e.as<MakeTuple>();
-        out_ += '(';
-        list(t->elements);
-        out_ += t->elements.size() == 1 ? ",)" : ")";
-        return;
-      }
-      case NodeKind::TupleGet: {
-        const TupleGet *t = e.as<TupleGet>();
-        expr(t->tuple);
-        out_ += '[';
-        out_ += std::to_string(t->index);
-        out_ += ']';
-        return;
-      }
-      case NodeKind::ArrayLoad: {
-        const ArrayLoad *a = e.as<ArrayLoad>();
-        expr(a->array);
-        out_ += '[';
-        list(a->indices);
-        out_ += ']';
-        return;
-      }
-      case NodeKind::ArrayDim: {
-        const ArrayDim *a = e.as<ArrayDim>();
-        expr(a->array);
-        out_ += ".shape[";
-        out_ += std::to_string(a->dim);
-        out_ += ']';
-        return;
-      }
-      case NodeKind::ArraySlice: {
-        // a[i, start +: length by step]: index i; `length` elements from `start`.
-        const ArraySlice *a = e.as<ArraySlice>();
-        expr(a->array);
-        out_ += '[';
-        for (std::size_t k = 0; k < a->dims.size(); ++k) {
-          const ArraySlice::Dim &d = a->dims[k];
-          if (k > 0) out_ += ", ";
-          expr(d.start);
-          if (d.length) {
-            out_ += " +: ";
-            expr(d.length);
-            out_ += " by ";
-            out_ += std::to_string(d.step);
-          }
-        }
-        out_ += ']';
-        return;
-      }
+#define UFJIT_PRINT_EXPR(name) \
+  case NodeKind::name:         \
+    node(e.as<name>());        \
+    return;
+      UFJIT_FOR_EACH_IR_EXPR(UFJIT_PRINT_EXPR)
+#undef UFJIT_PRINT_EXPR
       default:
         break;
     }
@@ -163,120 +54,13 @@ class Printer {
 
   void stmt(const Stmt &s, int indent) {
     internal_assert(s) << "printing a null statement";
-    const std::size_t pad = static_cast<std::size_t>(indent) * 2;
     switch (s->kind) {
-      case NodeKind::Block:
-        for (const Stmt &c : s.as<Block>()->stmts) stmt(c, indent);
-        return;
-      case NodeKind::Assign: {
-        const Assign *a = s.as<Assign>();
-        out_.append(pad, ' ');
-        out_ += a->var;
-        out_ += " = ";
-        expr(a->value);
-        out_ += '\n';
-        return;
-      }
-      case NodeKind::ArrayStore: {
-        const ArrayStore *a = s.as<ArrayStore>();
-        out_.append(pad, ' ');
-        expr(a->array);
-        out_ += '[';
-        list(a->indices);
-        out_ += "] = ";
-        expr(a->value);
-        out_ += '\n';
-        return;
-      }
-      case NodeKind::If: {
-        // An elif chain prints flat ("} else if c {"): nested, its
-        // indentation grew with its length (10,000 elifs: 1 GB of text).
-        const If *i = s.as<If>();
-        out_.append(pad, ' ');
-        out_ += "if ";
-        expr(i->cond);
-        out_ += " {\n";
-        for (;;) {
-          stmt(i->then_body, indent + 1);
-          if (const If *elif = i->elif()) {
-            out_.append(pad, ' ');
-            out_ += "} else if ";
-            expr(elif->cond);
-            out_ += " {\n";
-            i = elif;
-            continue;
-          }
-          if (i->else_body) {
-            out_.append(pad, ' ');
-            out_ += "} else {\n";
-            stmt(i->else_body, indent + 1);
-          }
-          break;
-        }
-        out_.append(pad, ' ');
-        out_ += "}\n";
-        return;
-      }
-      case NodeKind::While: {
-        const While *w = s.as<While>();
-        out_.append(pad, ' ');
-        out_ += "while ";
-        expr(w->cond);
-        out_ += " {\n";
-        stmt(w->body, indent + 1);
-        out_.append(pad, ' ');
-        out_ += "}\n";
-        return;
-      }
-      case NodeKind::ForRange: {
-        const ForRange *f = s.as<ForRange>();
-        out_.append(pad, ' ');
-        out_ += "for ";
-        out_ += f->var;
-        out_ += " in range(";
-        expr(f->start);
-        out_ += ", ";
-        expr(f->stop);
-        out_ += ", ";
-        expr(f->step);
-        out_ += ") {\n";
-        stmt(f->body, indent + 1);
-        out_.append(pad, ' ');
-        out_ += "}\n";
-        return;
-      }
-      case NodeKind::Break:
-        out_.append(pad, ' ');
-        out_ += "break\n";
-        return;
-      case NodeKind::Continue:
-        out_.append(pad, ' ');
-        out_ += "continue\n";
-        return;
-      case NodeKind::Return: {
-        const Return *r = s.as<Return>();
-        out_.append(pad, ' ');
-        out_ += "return";
-        if (r->value) {
-          out_ += ' ';
-          expr(r->value);
-        }
-        out_ += '\n';
-        return;
-      }
-      case NodeKind::Raise: {
-        const Raise *r = s.as<Raise>();
-        out_.append(pad, ' ');
-        out_ += "raise " + r->exception + "(" + ast::string_repr(r->message) + ") site " + std::to_string(r->site) +
-                " at " + r->file + ":" + std::to_string(r->line) + ":" + std::to_string(r->col) + "\n";
-        return;
-      }
-      case NodeKind::Evaluate:
-        out_.append(pad, ' ');
-        out_ += "eval ";
-        expr(s.as<Evaluate>()->value);
-        out_ += '\n';
-        return;
+#define UFJIT_PRINT_STMT(name)  \
+  case NodeKind::name:          \
+    node(s.as<name>(), indent); \
+    return;
+      UFJIT_FOR_EACH_IR_STMT(UFJIT_PRINT_STMT)
+#undef UFJIT_PRINT_STMT
       default:
         break;
     }
@@ -298,6 +82,227 @@ class Printer {
   std::string &out() { return out_; }
 
  private:
+  // Expressions, one overload per kind of UFJIT_FOR_EACH_IR_EXPR.
+  void node(const Const *c) {
+    out_ += print_const(c);
+  }
+
+  void node(const Var *v) {
+    out_ += v->name;
+  }
+
+  void node(const Cast *c) {
+    out_ += c->type.str();
+    out_ += '(';
+    expr(c->value);
+    out_ += ')';
+  }
+
+  void node(const Unary *u) {
+    out_ += '(';
+    out_ += unary_opcode_name(u->op);
+    expr(u->value);
+    out_ += ')';
+  }
+
+  void node(const Binary *b) {
+    infix(b->a, binary_opcode_name(b->op), b->b);
+  }
+
+  void node(const Compare *b) {
+    infix(b->a, compare_opcode_name(b->op), b->b);
+  }
+
+  void node(const Select *s) {
+    out_ += '(';
+    expr(s->a);
+    out_ += " if ";
+    expr(s->cond);
+    out_ += " else ";
+    expr(s->b);
+    out_ += ')';
+  }
+
+  void node(const ShortCircuit *s) {
+    infix(s->a, s->op == ShortCircuit::Op::And ? "and" : "or", s->b);
+  }
+
+  void node(const Call *c) {
+    out_ += "call ";
+    out_ += c->callee;
+    out_ += '(';
+    list(c->args);
+    out_ += ')';
+  }
+
+  void node(const Intrinsic *i) {
+    out_ += intrinsic_name(i->op);
+    out_ += '(';
+    list(i->args);
+    out_ += ')';
+  }
+
+  void node(const MakeTuple *t) {
+    out_ += '(';
+    list(t->elements);
+    out_ += t->elements.size() == 1 ? ",)" : ")";
+  }
+
+  void node(const TupleGet *t) {
+    expr(t->tuple);
+    out_ += '[';
+    out_ += std::to_string(t->index);
+    out_ += ']';
+  }
+
+  void node(const ArrayLoad *a) {
+    expr(a->array);
+    out_ += '[';
+    list(a->indices);
+    out_ += ']';
+  }
+
+  void node(const ArrayDim *a) {
+    expr(a->array);
+    out_ += ".shape[";
+    out_ += std::to_string(a->dim);
+    out_ += ']';
+  }
+
+  // a[i, start +: length by step]: index i; `length` elements from `start`.
+  void node(const ArraySlice *a) {
+    expr(a->array);
+    out_ += '[';
+    for (std::size_t k = 0; k < a->dims.size(); ++k) {
+      const ArraySlice::Dim &d = a->dims[k];
+      if (k > 0) out_ += ", ";
+      expr(d.start);
+      if (d.length) {
+        out_ += " +: ";
+        expr(d.length);
+        out_ += " by ";
+        out_ += std::to_string(d.step);
+      }
+    }
+    out_ += ']';
+  }
+
+  // Statements, one overload per kind of UFJIT_FOR_EACH_IR_STMT; each line
+  // starts with `indent` levels of two spaces.
+  void pad(int indent) {
+    out_.append(static_cast<std::size_t>(indent) * 2, ' ');
+  }
+
+  void node(const Block *b, int indent) {
+    for (const Stmt &c : b->stmts) stmt(c, indent);
+  }
+
+  void node(const Assign *a, int indent) {
+    pad(indent);
+    out_ += a->var;
+    out_ += " = ";
+    expr(a->value);
+    out_ += '\n';
+  }
+
+  void node(const ArrayStore *a, int indent) {
+    pad(indent);
+    expr(a->array);
+    out_ += '[';
+    list(a->indices);
+    out_ += "] = ";
+    expr(a->value);
+    out_ += '\n';
+  }
+
+  // An elif chain prints flat ("} else if c {"): nested, its indentation
+  // grew with its length (10,000 elifs: 1 GB of text).
+  void node(const If *i, int indent) {
+    pad(indent);
+    out_ += "if ";
+    expr(i->cond);
+    out_ += " {\n";
+    for (;;) {
+      stmt(i->then_body, indent + 1);
+      if (const If *elif = i->elif ()) {
+        pad(indent);
+        out_ += "} else if ";
+        expr(elif->cond);
+        out_ += " {\n";
+        i = elif;
+        continue;
+      }
+      if (i->else_body) {
+        pad(indent);
+        out_ += "} else {\n";
+        stmt(i->else_body, indent + 1);
+      }
+      break;
+    }
+    pad(indent);
+    out_ += "}\n";
+  }
+
+  void node(const While *w, int indent) {
+    pad(indent);
+    out_ += "while ";
+    expr(w->cond);
+    out_ += " {\n";
+    stmt(w->body, indent + 1);
+    pad(indent);
+    out_ += "}\n";
+  }
+
+  void node(const ForRange *f, int indent) {
+    pad(indent);
+    out_ += "for ";
+    out_ += f->var;
+    out_ += " in range(";
+    expr(f->start);
+    out_ += ", ";
+    expr(f->stop);
+    out_ += ", ";
+    expr(f->step);
+    out_ += ") {\n";
+    stmt(f->body, indent + 1);
+    pad(indent);
+    out_ += "}\n";
+  }
+
+  void node(const Break *, int indent) {
+    pad(indent);
+    out_ += "break\n";
+  }
+
+  void node(const Continue *, int indent) {
+    pad(indent);
+    out_ += "continue\n";
+  }
+
+  void node(const Return *r, int indent) {
+    pad(indent);
+    out_ += "return";
+    if (r->value) {
+      out_ += ' ';
+      expr(r->value);
+    }
+    out_ += '\n';
+  }
+
+  void node(const Raise *r, int indent) {
+    pad(indent);
+    out_ += "raise " + r->exception + "(" + ast::string_repr(r->message) + ") site " +
+            std::to_string(r->site) + " at " + r->file + ":" + std::to_string(r->line) + ":" +
+            std::to_string(r->col) + "\n";
+  }
+
+  void node(const Evaluate *e, int indent) {
+    pad(indent);
+    out_ += "eval ";
+    expr(e->value);
+    out_ += '\n';
+  }
+
   /// "(a op b)"
   void infix(const Expr &a, const char *op, const Expr &b) {
     out_ += '(';

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "support/EnumNames.h"
+
 namespace ufjit {
 
 SourceFile::SourceFile(std::string name, std::string text)
@@ -93,15 +95,9 @@ std::string DiagnosticEngine::render_all() const {
 namespace {
 
 const char *severity_name(Severity s) {
-  switch (s) {
-    case Severity::Error:
-      return "error";
-    case Severity::Warning:
-      return "warning";
-    case Severity::Note:
-      return "note";
-  }
-  return "error";
+  static constexpr support::EnumName<Severity> kNames[] = {
+      {Severity::Error, "error"}, {Severity::Warning, "warning"}, {Severity::Note, "note"}};
+  return support::enum_name(s, kNames, "error");
 }
 
 constexpr const char *kSourceIndent = "    ";

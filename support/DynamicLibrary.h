@@ -69,4 +69,38 @@ class DynamicLibrary {
   void *handle_ = nullptr;
 };
 
+/// Opens `spec` and fills the entry-point table `Api` (a struct of typed
+/// members and `std::string error`): `resolve_all(library, api)` expands the
+/// library's `.def` table into `library.resolve(#symbol, api.symbol)` lines.
+/// `api.error` is empty when every entry point was found, else why not.
+template <typename Api, typename ResolveAll>
+Api load_library_api(const LibrarySpec &spec, ResolveAll resolve_all) {
+  DynamicLibrary library = DynamicLibrary::open(spec);
+  Api api;
+  resolve_all(library, api);
+  api.error = library.error();
+  return api;
+}
+
+/// A handle made by a library (an nvrtcProgram, an nvJitLinkHandle) that its
+/// `destroy` entry point frees on every path out of the scope that made it.
+template <typename Handle, typename Destroy>
+class ScopedLibraryHandle {
+ public:
+  explicit ScopedLibraryHandle(Destroy destroy) : destroy_(destroy) {}
+  ~ScopedLibraryHandle() {
+    if (handle_ != nullptr) {
+      destroy_(&handle_);
+    }
+  }
+  ScopedLibraryHandle(const ScopedLibraryHandle &) = delete;
+  ScopedLibraryHandle &operator=(const ScopedLibraryHandle &) = delete;
+  Handle *address() { return &handle_; }
+  Handle get() const { return handle_; }
+
+ private:
+  Destroy destroy_;
+  Handle handle_ = nullptr;
+};
+
 }  // namespace ufjit::support

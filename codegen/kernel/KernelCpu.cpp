@@ -35,6 +35,8 @@ class CpuEntryBuilder {
   void emit_element(const std::vector<llvm::Value *> &addresses);
   void emit_contiguous();
   void emit_strided();
+  void emit_coordinates(llvm::Value *innermost, llvm::Value *rem_slot, llvm::Value *inner_slot,
+                        const std::vector<llvm::Value *> &offset_slots);
   llvm::Value *load_dim(llvm::Value *dims, llvm::Value *d);
 
   llvm::Module &module_;
@@ -99,6 +101,38 @@ void CpuEntryBuilder::emit_contiguous() {
   });
 }
 
+// Coordinates of the element in rem_slot, innermost dimension first (ndim >=
+// 1): the innermost coordinate goes to inner_slot, and each array operand's
+// byte offset is added into its offset slot.
+void CpuEntryBuilder::emit_coordinates(llvm::Value *innermost, llvm::Value *rem_slot, llvm::Value *inner_slot,
+                                       const std::vector<llvm::Value *> &offset_slots) {
+  llvm::Type *i64 = b_.getInt64Ty();
+  llvm::Value *zero = b_.getInt64(0);
+  llvm::Value *one = b_.getInt64(1);
+  emit_counted_loop(b_, zero, ndim_, one, "dim", [&](llvm::Value *j) {
+    llvm::Value *d = b_.CreateSub(innermost, j);
+    llvm::Value *extent = load_dim(shape_, d);
+    llvm::Value *rem = b_.CreateLoad(i64, rem_slot);
+    llvm::Value *coord = b_.CreateURem(rem, extent, "coord");
+    b_.CreateStore(b_.CreateUDiv(rem, extent), rem_slot);
+    llvm::BasicBlock *first_bb = llvm::BasicBlock::Create(ctx_, "dim.inner", fn_);
+    llvm::BasicBlock *rest_bb = llvm::BasicBlock::Create(ctx_, "dim.rest", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(j, zero), first_bb, rest_bb);
+    b_.SetInsertPoint(first_bb);
+    b_.CreateStore(coord, inner_slot);
+    b_.CreateBr(rest_bb);
+    b_.SetInsertPoint(rest_bb);
+    for (std::size_t k = 0; k < operands_.size(); ++k) {
+      if (offset_slots[k] == nullptr) {
+        continue;
+      }
+      llvm::Value *s = load_dim(operands_[k].strides, d);
+      llvm::Value *offset = b_.CreateLoad(i64, offset_slots[k]);
+      b_.CreateStore(b_.CreateAdd(offset, b_.CreateMul(coord, s)), offset_slots[k]);
+    }
+  });
+}
+
 void CpuEntryBuilder::emit_strided() {
   llvm::Type *i64 = b_.getInt64Ty();
   llvm::Value *zero = b_.getInt64(0);
@@ -138,29 +172,7 @@ void CpuEntryBuilder::emit_strided() {
       b_.CreateStore(zero, slot);
     }
   }
-  // Coordinates of i, innermost dimension first; ndim >= 1.
-  emit_counted_loop(b_, zero, ndim_, one, "dim", [&](llvm::Value *j) {
-    llvm::Value *d = b_.CreateSub(innermost, j);
-    llvm::Value *extent = load_dim(shape_, d);
-    llvm::Value *rem = b_.CreateLoad(i64, rem_slot);
-    llvm::Value *coord = b_.CreateURem(rem, extent, "coord");
-    b_.CreateStore(b_.CreateUDiv(rem, extent), rem_slot);
-    llvm::BasicBlock *first_bb = llvm::BasicBlock::Create(ctx_, "dim.inner", fn_);
-    llvm::BasicBlock *rest_bb = llvm::BasicBlock::Create(ctx_, "dim.rest", fn_);
-    b_.CreateCondBr(b_.CreateICmpEQ(j, zero), first_bb, rest_bb);
-    b_.SetInsertPoint(first_bb);
-    b_.CreateStore(coord, inner_slot);
-    b_.CreateBr(rest_bb);
-    b_.SetInsertPoint(rest_bb);
-    for (std::size_t k = 0; k < operands_.size(); ++k) {
-      if (offset_slots[k] == nullptr) {
-        continue;
-      }
-      llvm::Value *s = load_dim(operands_[k].strides, d);
-      llvm::Value *offset = b_.CreateLoad(i64, offset_slots[k]);
-      b_.CreateStore(b_.CreateAdd(offset, b_.CreateMul(coord, s)), offset_slots[k]);
-    }
-  });
+  emit_coordinates(innermost, rem_slot, inner_slot, offset_slots);
   // The rest of this row, clipped to end.
   llvm::Value *inner_coord = b_.CreateLoad(i64, inner_slot);
   llvm::Value *row_left = b_.CreateSub(inner_extent, inner_coord);

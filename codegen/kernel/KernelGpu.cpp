@@ -69,6 +69,9 @@ class GpuEntryBuilder {
   std::vector<llvm::Value *> emit_lane_loop(const std::vector<std::vector<llvm::Value *>> &loaded,
                                             llvm::Value *base, llvm::Value *stride, uint64_t lanes);
   std::vector<llvm::Value *> emit_lane_copies(const std::vector<std::vector<llvm::Value *>> &loaded, uint64_t lanes);
+  llvm::PHINode *emit_lane_call(llvm::Value *base, llvm::Value *stride, llvm::Value *lane,
+                                const std::vector<llvm::Value *> &inputs, llvm::Type *result_type);
+  void disable_unroll(llvm::BranchInst &back);
   void emit_contiguous();
   uint64_t lanes_for_expensive_body() const;
   void emit_strided();
@@ -341,6 +344,38 @@ void GpuEntryBuilder::emit_lane_groups(llvm::Value *start, llvm::Value *stride, 
   });
 }
 
+/// The lane's result: the scalar function of `inputs` when its element
+/// (base + lane * stride) is below n, else zero.
+llvm::PHINode *GpuEntryBuilder::emit_lane_call(llvm::Value *base, llvm::Value *stride, llvm::Value *lane,
+                                               const std::vector<llvm::Value *> &inputs,
+                                               llvm::Type *result_type) {
+  llvm::Value *lane_offset =
+      b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
+  llvm::Value *active = b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
+  llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
+  llvm::BasicBlock *skip_from = b_.GetInsertBlock();
+  b_.CreateCondBr(active, compute, join);
+  b_.SetInsertPoint(compute);
+  llvm::Value *computed = call_with(inputs);
+  llvm::BasicBlock *computed_in = b_.GetInsertBlock();
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  llvm::PHINode *result = b_.CreatePHI(result_type, 2, "lane.result");
+  result->addIncoming(computed, computed_in);
+  result->addIncoming(llvm::Constant::getNullValue(result_type), skip_from);
+  return result;
+}
+
+/// Marks the loop whose back edge is `back` as never to be unrolled.
+void GpuEntryBuilder::disable_unroll(llvm::BranchInst &back) {
+  llvm::MDNode *unroll_disable =
+      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
+  llvm::MDNode *loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, unroll_disable});
+  loop_id->replaceOperandWith(0, loop_id);
+  back.setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+}
+
 std::vector<llvm::Value *> GpuEntryBuilder::emit_lane_loop(const std::vector<std::vector<llvm::Value *>> &loaded,
                                                          llvm::Value *base, llvm::Value *stride, uint64_t lanes) {
   // The body runs in a loop over the lanes (values rotate through phis, so
@@ -381,22 +416,7 @@ std::vector<llvm::Value *> GpuEntryBuilder::emit_lane_loop(const std::vector<std
     results.push_back(b_.CreatePHI(result_type, 2, "result"));
     results[j]->addIncoming(llvm::Constant::getNullValue(result_type), pre);
   }
-  llvm::Value *lane_offset =
-      b_.CreateMul(b_.CreateZExtOrTrunc(lane, index_type_), stride, "lane.offset", true, false);
-  llvm::Value *active =
-      b_.CreateICmpULT(b_.CreateAdd(base, lane_offset, "", true, false), n_, "lane.active");
-  llvm::BasicBlock *compute = llvm::BasicBlock::Create(ctx_, "lane.compute", fn_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "lane.join", fn_);
-  llvm::BasicBlock *skip_from = b_.GetInsertBlock();
-  b_.CreateCondBr(active, compute, join);
-  b_.SetInsertPoint(compute);
-  llvm::Value *computed = call_with(inputs);
-  llvm::BasicBlock *computed_in = b_.GetInsertBlock();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-  llvm::PHINode *result = b_.CreatePHI(result_type, 2, "lane.result");
-  result->addIncoming(computed, computed_in);
-  result->addIncoming(llvm::Constant::getNullValue(result_type), skip_from);
+  llvm::PHINode *result = emit_lane_call(base, stride, lane, inputs, result_type);
   llvm::BasicBlock *latch = b_.GetInsertBlock();
   for (std::size_t k = 0; k < inputs_count; ++k) {
     for (uint64_t j = 0; j < held[k].size(); ++j) {
@@ -411,11 +431,7 @@ std::vector<llvm::Value *> GpuEntryBuilder::emit_lane_loop(const std::vector<std
   lane->addIncoming(next, latch);
   llvm::BranchInst *back =
       b_.CreateCondBr(b_.CreateICmpULT(next, b_.getInt32(static_cast<uint32_t>(lanes))), body, done);
-  llvm::MDNode *unroll_disable =
-      llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")});
-  llvm::MDNode *loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, unroll_disable});
-  loop_id->replaceOperandWith(0, loop_id);
-  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  disable_unroll(*back);
   b_.SetInsertPoint(done);
   // The values after the last iteration: each result phi's latch input.
   std::vector<llvm::Value *> final_results;

@@ -143,12 +143,7 @@ void MethodEntryBuilder::emit_accumulate_row(llvm::Value *r) {
   });
 }
 
-llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string &name) {
-  internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
-  if (sig_.args.size() != 2 || sig_.args[0] != sig_.ret || sig_.args[1] != sig_.ret) {
-    throw Error("ufunc methods need a binary function whose inputs and result share a type");
-  }
-  dtype_ = sig_.ret;
+void MethodEntryBuilder::create_function(const std::string &name) {
   llvm::Type *i64t = b_.getInt64Ty();
   llvm::FunctionType *type = nullptr;
   if (gpu()) {
@@ -165,6 +160,10 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+}
+
+void MethodEntryBuilder::read_params() {
+  llvm::Type *i64t = b_.getInt64Ty();
   llvm::Type *generic = llvm::PointerType::get(ctx_, 0);
   if (gpu()) {
     rows_ = fn_->getArg(0);
@@ -178,26 +177,36 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
     if (sig_.can_raise) {
       error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(8), generic, "error");
     }
-  } else {
-    begin_ = fn_->getArg(0);
-    end_ = fn_->getArg(1);
-    llvm::Value *params = fn_->getArg(2);
-    auto param = [&](int k) {
-      return b_.CreateAlignedLoad(generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)),
-                                  llvm::Align(8));
-    };
-    rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
-    len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");
-    chunks_ = b_.CreateAlignedLoad(i64t, param(2), llvm::Align(8), "chunks");
-    chunk_len_ = b_.CreateAlignedLoad(i64t, param(3), llvm::Align(8), "chunk_len");
-    in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
-    out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
-    aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
-    out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
-    if (sig_.can_raise) {
-      error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
-    }
+    return;
   }
+  begin_ = fn_->getArg(0);
+  end_ = fn_->getArg(1);
+  llvm::Value *params = fn_->getArg(2);
+  auto param = [&](int k) {
+    return b_.CreateAlignedLoad(
+        generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)), llvm::Align(8));
+  };
+  rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
+  len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");
+  chunks_ = b_.CreateAlignedLoad(i64t, param(2), llvm::Align(8), "chunks");
+  chunk_len_ = b_.CreateAlignedLoad(i64t, param(3), llvm::Align(8), "chunk_len");
+  in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
+  out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
+  aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
+  out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
+  if (sig_.can_raise) {
+    error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
+  }
+}
+
+llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string &name) {
+  internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
+  if (sig_.args.size() != 2 || sig_.args[0] != sig_.ret || sig_.args[1] != sig_.ret) {
+    throw Error("ufunc methods need a binary function whose inputs and result share a type");
+  }
+  dtype_ = sig_.ret;
+  create_function(name);
+  read_params();
   switch (method) {
     case MethodKernel::Reduce:
     case MethodKernel::ReduceWhere:
@@ -208,18 +217,15 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
       }
       break;
     case MethodKernel::Accumulate:
-      if (gpu()) {
-        emit_scan_gpu();
-        break;
-      }
-      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
-      break;
     case MethodKernel::AccumulateRows:
-      if (gpu()) {
+      if (!gpu()) {
+        // The CPU accumulates a row per iteration either way.
+        emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
+      } else if (method == MethodKernel::Accumulate) {
+        emit_scan_gpu();
+      } else {
         emit_accumulate_rows_gpu();
-        break;
       }
-      emit_counted_loop(b_, begin_, end_, i64(1), "row", [&](llvm::Value *r) { emit_accumulate_row(r); });
       break;
   }
   b_.CreateRetVoid();

@@ -26,6 +26,8 @@ struct MaybeSlot {
   llvm::AllocaInst *has = nullptr;
 };
 
+struct ScanState;  // KernelReduceScan.cpp
+
 class MethodEntryBuilder {
  public:
   MethodEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig, TargetKind kind)
@@ -35,6 +37,11 @@ class MethodEntryBuilder {
 
  private:
   bool gpu() const { return kind_ == TargetKind::Cuda; }
+  /// Declares the entry `name` (GPU: the parameters of KernelReduce.h one by
+  /// one; CPU: begin, end and a pointer to them) and starts its entry block.
+  void create_function(const std::string &name);
+  /// The entry's parameters into rows_, len_, ... (the CPU's loaded).
+  void read_params();
   llvm::Value *i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
   llvm::Value *sreg(llvm::Intrinsic::ID id);
   llvm::Value *element_addr(llvm::Value *base, llvm::Value *index);
@@ -87,6 +94,11 @@ class MethodEntryBuilder {
   void emit_block_tree(const MaybeSlot &acc, llvm::Value *tid, llvm::Value *seg, bool report_has);
   void emit_accumulate_rows_gpu();
   void emit_scan_gpu();
+  /// One tile of a segment's scan, from `tile_start` (before `last`);
+  /// `aligned`: the segment's arrays allow vector loads and stores.
+  void emit_scan_tile(const ScanState &s, llvm::Value *tile_start, llvm::Value *last, llvm::Value *aligned);
+  /// The block's inclusive scan of the totals of threads [0, active).
+  void emit_scan_block_totals(const ScanState &s, llvm::Value *active);
 
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;

@@ -6,6 +6,7 @@
 
 #include "codegen/kernel/KernelABI.h"
 #include "codegen/LaunchHint.h"
+#include "support/EnumNames.h"
 #include "support/InternalAssert.h"
 #include "frontend/Signature.h"
 
@@ -170,30 +171,20 @@ std::string KernelParam::name(const KernelSpec &spec) const {
 }
 
 std::string KernelParam::kind_name() const {
-  switch (role) {
-    case ParamRole::Count:
-      return "count";
-    case ParamRole::NDim:
-      return "ndim";
-    case ParamRole::Shape:
-      return "shape";
-    case ParamRole::Data:
-      return "array";
-    case ParamRole::Strides:
-      return "strides";
-    case ParamRole::Value:
-    case ParamRole::ValueImag:
-      return "scalar";
-    case ParamRole::CoreShape:
-      return "core_shape";
-    case ParamRole::CoreStrides:
-      return "core_strides";
-    case ParamRole::Done:
-      return "done_flag";
-    case ParamRole::ErrorFlag:
-      return "error_flag";
-  }
-  return "?";
+  static constexpr support::EnumName<ParamRole> kNames[] = {
+      {ParamRole::Count, "count"},
+      {ParamRole::NDim, "ndim"},
+      {ParamRole::Shape, "shape"},
+      {ParamRole::Data, "array"},
+      {ParamRole::Strides, "strides"},
+      {ParamRole::Value, "scalar"},
+      {ParamRole::ValueImag, "scalar"},
+      {ParamRole::CoreShape, "core_shape"},
+      {ParamRole::CoreStrides, "core_strides"},
+      {ParamRole::Done, "done_flag"},
+      {ParamRole::ErrorFlag, "error_flag"},
+  };
+  return support::enum_name(role, kNames, "?");
 }
 
 std::string KernelParam::type_name() const {

@@ -299,17 +299,11 @@ llvm::Value *lower_binary(Emitter &e, ir::BinaryOpcode op, DType type, llvm::Val
   if (is_float(type)) {
     return float_binary(e, op, type, a, b);
   }
-  if (type == DType::Bool) {
-    switch (op) {
-      case BinaryOpcode::BitAnd:
-        return e.b.CreateAnd(a, b);
-      case BinaryOpcode::BitOr:
-        return e.b.CreateOr(a, b);
-      case BinaryOpcode::BitXor:
-        return e.b.CreateXor(a, b);
-      default:
-        internal_error << "binary " << ir::binary_opcode_name(op) << " on bool";
-    }
+  // On bools only the bitwise operators are left (the typer widens the
+  // others' operands); int_binary lowers them as on integers.
+  const bool bitwise = op == BinaryOpcode::BitAnd || op == BinaryOpcode::BitOr || op == BinaryOpcode::BitXor;
+  if (type == DType::Bool && !bitwise) {
+    internal_error << "binary " << ir::binary_opcode_name(op) << " on bool";
   }
   return int_binary(e, op, type, a, b);
 }

@@ -111,6 +111,13 @@ class FunctionLowerer {
   /// that ends Done goes to `merge`, and so does the last one's NotTaken.
   void emit_chain_parts(const std::vector<const ir::If *> &chain, const std::vector<std::size_t> &starts,
                         llvm::BasicBlock *merge);
+  /// The frame of a chain's parts: the returned value, then each variable
+  /// that crosses a part's call.
+  PartFrame chain_frame(const std::vector<PartVariables> &variables);
+  /// After a part's call returned `ended`: Done goes to `merge`, NotTaken to
+  /// `next`, and a return, raise, break or continue is taken from its block.
+  void emit_part_exits(const std::set<PartExit> &exits, llvm::Value *ended, const PartFrame &frame,
+                       llvm::Value *frame_ptr, llvm::BasicBlock *next, llvm::BasicBlock *merge);
   /// In a part: records `exit`, stores it and branches to the part's exit
   /// (unless the current block is already terminated).
   void leave_part(PartExit exit);

@@ -226,6 +226,52 @@ std::set<PartExit> FunctionLowerer::run_part(const std::vector<const ir::If *> &
   return part_->exits;
 }
 
+PartFrame FunctionLowerer::chain_frame(const std::vector<PartVariables> &variables) {
+  PartFrame frame;
+  std::vector<llvm::Type *> fields;
+  if (!fn_.ret.is_void()) {
+    frame.return_field = 0;
+    fields.push_back(value_type(ms_.ctx(), fn_.ret));
+  }
+  for (const PartVariables &part : variables) {
+    for (const std::string &name : part.crossing) {
+      auto [it, fresh] = frame.field_of.try_emplace(name, static_cast<unsigned>(fields.size()));
+      if (fresh) fields.push_back(slot(name)->getAllocatedType());
+    }
+  }
+  frame.type = llvm::StructType::get(ms_.ctx(), fields);
+  return frame;
+}
+
+void FunctionLowerer::emit_part_exits(const std::set<PartExit> &exits, llvm::Value *ended,
+                                      const PartFrame &frame, llvm::Value *frame_ptr, llvm::BasicBlock *next,
+                                      llvm::BasicBlock *merge) {
+  llvm::SwitchInst *dispatch = builder_.CreateSwitch(ended, merge, static_cast<unsigned>(exits.size()));
+  for (PartExit e : exits) {
+    if (e == PartExit::Done) continue;
+    llvm::ConstantInt *value = builder_.getInt32(static_cast<std::uint32_t>(e));
+    if (e == PartExit::NotTaken) {
+      dispatch->addCase(value, next);
+      continue;
+    }
+    llvm::BasicBlock *taken = new_block(emitter_, "chain.exit");
+    dispatch->addCase(value, taken);
+    builder_.SetInsertPoint(taken);
+    if (e == PartExit::Returned) {
+      llvm::Value *value_returned = nullptr;
+      if (!fn_.ret.is_void()) {
+        value_returned = builder_.CreateLoad(frame.type->getElementType(frame.return_field),
+                                             frame_field(frame.type, frame_ptr, frame.return_field));
+      }
+      emit_return_value(value_returned);
+    } else if (e == PartExit::Raised) {
+      emit_raised_return();
+    } else {
+      emit_loop_exit(e == PartExit::Break);
+    }
+  }
+}
+
 void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
                                        const std::vector<std::size_t> &starts, llvm::BasicBlock *merge) {
   llvm::LLVMContext &ctx = ms_.ctx();
@@ -245,19 +291,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     if (end == chain.size()) uses.add(chain[end - 1]->else_body);
     variables.push_back(part_variables(uses, *variable_counts_, fn_));
   }
-  PartFrame frame;
-  std::vector<llvm::Type *> fields;
-  if (!fn_.ret.is_void()) {
-    frame.return_field = 0;
-    fields.push_back(value_type(ctx, fn_.ret));
-  }
-  for (const PartVariables &part : variables) {
-    for (const std::string &name : part.crossing) {
-      auto [it, fresh] = frame.field_of.try_emplace(name, static_cast<unsigned>(fields.size()));
-      if (fresh) fields.push_back(slot(name)->getAllocatedType());
-    }
-  }
-  frame.type = llvm::StructType::get(ctx, fields);
+  const PartFrame frame = chain_frame(variables);
   llvm::AllocaInst *frame_ptr = emitter_.entry_alloca(frame.type, "chain.frame");
 
   std::vector<llvm::Type *> params = {llvm::PointerType::get(ctx, 0)};
@@ -293,30 +327,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     }
     // Done goes to the merge; each other way the part ended, from its block.
     llvm::BasicBlock *next = end < chain.size() ? new_block(emitter_, "chain.next") : merge;
-    llvm::SwitchInst *dispatch = builder_.CreateSwitch(ended, merge, static_cast<unsigned>(exits.size()));
-    for (PartExit e : exits) {
-      if (e == PartExit::Done) continue;
-      llvm::ConstantInt *value = builder_.getInt32(static_cast<std::uint32_t>(e));
-      if (e == PartExit::NotTaken) {
-        dispatch->addCase(value, next);
-        continue;
-      }
-      llvm::BasicBlock *taken = new_block(emitter_, "chain.exit");
-      dispatch->addCase(value, taken);
-      builder_.SetInsertPoint(taken);
-      if (e == PartExit::Returned) {
-        llvm::Value *value_returned = nullptr;
-        if (!fn_.ret.is_void()) {
-          value_returned = builder_.CreateLoad(frame.type->getElementType(frame.return_field),
-                                               frame_field(frame.type, frame_ptr, frame.return_field));
-        }
-        emit_return_value(value_returned);
-      } else if (e == PartExit::Raised) {
-        emit_raised_return();
-      } else {
-        emit_loop_exit(e == PartExit::Break);
-      }
-    }
+    emit_part_exits(exits, ended, frame, frame_ptr, next, merge);
     builder_.SetInsertPoint(next);
   }
 }

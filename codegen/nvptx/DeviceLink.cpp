@@ -29,12 +29,10 @@ NvJitLinkApi load_api() {
       support::toolkit_library_candidates("nvJitLink", {13, 12}, "UFJIT_NVJITLINK"),
       "install the CUDA toolkit's nvJitLink (Debian/Ubuntu package libnvjitlink-13-0 from NVIDIA's repository, "
       "or the CUDA toolkit at /usr/local/cuda) or set UFJIT_NVJITLINK to the library's path"};
-  support::DynamicLibrary lib = support::DynamicLibrary::open(spec);
-  NvJitLinkApi api;
+  return support::load_library_api<NvJitLinkApi>(spec, [](support::DynamicLibrary &lib, NvJitLinkApi &api) {
 #define UFJIT_DL_FN(symbol) lib.resolve(#symbol, api.symbol);
 #include "codegen/nvptx/nvjitlink_functions.def"
-  api.error = lib.error();
-  return api;
+  });
 }
 
 const NvJitLinkApi &api() {
@@ -43,23 +41,7 @@ const NvJitLinkApi &api() {
 }
 
 /// Destroys the link handle on every path out of link_device_image.
-class LinkHandle {
- public:
-  explicit LinkHandle(const NvJitLinkApi &api) : api_(api) {}
-  ~LinkHandle() {
-    if (handle_ != nullptr) {
-      api_.nvJitLinkDestroy(&handle_);
-    }
-  }
-  LinkHandle(const LinkHandle &) = delete;
-  LinkHandle &operator=(const LinkHandle &) = delete;
-  nvJitLinkHandle *address() { return &handle_; }
-  nvJitLinkHandle get() const { return handle_; }
-
- private:
-  const NvJitLinkApi &api_;
-  nvJitLinkHandle handle_ = nullptr;
-};
+using LinkHandle = support::ScopedLibraryHandle<nvJitLinkHandle, decltype(&::nvJitLinkDestroy)>;
 
 std::string error_log(const NvJitLinkApi &api, nvJitLinkHandle handle) {
   size_t size = 0;
@@ -84,6 +66,24 @@ std::string error_log(const NvJitLinkApi &api, nvJitLinkHandle handle) {
     message += ":\n" + log;
   }
   throw Error(message);
+}
+
+/// One output of a completed link: its size from `get_size`, then its
+/// bytes from `get`; a failure names the call.
+template <typename GetSize, typename Get>
+std::string linked_output(const NvJitLinkApi &nv, const LinkHandle &link, const std::string &arch,
+                          const char *size_call, GetSize get_size, const char *call, Get get) {
+  size_t size = 0;
+  nvJitLinkResult result = get_size(link.get(), &size);
+  if (result != NVJITLINK_SUCCESS) {
+    fail(nv, link, size_call, result, arch);
+  }
+  std::string bytes(size, '\0');
+  result = get(link.get(), bytes.data());
+  if (result != NVJITLINK_SUCCESS) {
+    fail(nv, link, call, result, arch);
+  }
+  return bytes;
 }
 
 nvJitLinkInputType input_type(LinkInput::Kind kind) {
@@ -160,7 +160,7 @@ std::string link_device_image(const DeviceImage &image, const std::string &arch,
   // nvJitLink keeps each input's name pointer and reads it while it completes
   // the link (its error messages name the input): the input outlives the link.
   const LinkInput ptx_input{LinkInput::Kind::Ptx, image.ptx_name, image.ptx};
-  LinkHandle link(nv);
+  LinkHandle link(nv.nvJitLinkDestroy);
   nvJitLinkResult result = nv.nvJitLinkCreate(link.address(), static_cast<uint32_t>(options.size()), options.data());
   if (result != NVJITLINK_SUCCESS) {
     fail(nv, link, "nvJitLinkCreate", result, arch);
@@ -175,33 +175,17 @@ std::string link_device_image(const DeviceImage &image, const std::string &arch,
   if (result != NVJITLINK_SUCCESS) {
     fail(nv, link, "nvJitLinkComplete", result, arch);
   }
-  size_t size = 0;
-  std::string bytes;
   if (output == LinkOutput::Ptx) {
-    result = nv.nvJitLinkGetLinkedPtxSize(link.get(), &size);
-    if (result != NVJITLINK_SUCCESS) {
-      fail(nv, link, "nvJitLinkGetLinkedPtxSize", result, arch);
-    }
-    bytes.assign(size, '\0');
-    result = nv.nvJitLinkGetLinkedPtx(link.get(), bytes.data());
-    if (result != NVJITLINK_SUCCESS) {
-      fail(nv, link, "nvJitLinkGetLinkedPtx", result, arch);
-    }
+    std::string bytes =
+        linked_output(nv, link, arch, "nvJitLinkGetLinkedPtxSize", nv.nvJitLinkGetLinkedPtxSize,
+                      "nvJitLinkGetLinkedPtx", nv.nvJitLinkGetLinkedPtx);
     while (!bytes.empty() && bytes.back() == '\0') {
       bytes.pop_back();
     }
     return bytes;
   }
-  result = nv.nvJitLinkGetLinkedCubinSize(link.get(), &size);
-  if (result != NVJITLINK_SUCCESS) {
-    fail(nv, link, "nvJitLinkGetLinkedCubinSize", result, arch);
-  }
-  bytes.assign(size, '\0');
-  result = nv.nvJitLinkGetLinkedCubin(link.get(), bytes.data());
-  if (result != NVJITLINK_SUCCESS) {
-    fail(nv, link, "nvJitLinkGetLinkedCubin", result, arch);
-  }
-  return bytes;
+  return linked_output(nv, link, arch, "nvJitLinkGetLinkedCubinSize", nv.nvJitLinkGetLinkedCubinSize,
+                       "nvJitLinkGetLinkedCubin", nv.nvJitLinkGetLinkedCubin);
 }
 
 std::string ptx_to_cubin(const std::string &ptx, const std::string &arch) {

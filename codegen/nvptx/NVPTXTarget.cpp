@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "codegen/AnalysisManagers.h"
 #include "codegen/HugeFunctions.h"
 #include "codegen/LaunchHint.h"
 #include "codegen/nvptx/PtxShards.h"
@@ -151,10 +152,7 @@ void verify_or_throw(const llvm::Module &module, const char *stage) {
 }
 
 void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
+  AnalysisManagers analyses;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = false;  // the entries vectorize memory by hand
   tuning.SLPVectorization = false;
@@ -172,12 +170,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   // No C library on the device: LLVM must not turn code into libcalls.
   llvm::TargetLibraryInfoImpl library_info(llvm::Triple(module.getTargetTriple()));
   library_info.disableAllFunctions();
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  analyses.register_with(builder, library_info);
   llvm::ModulePassManager passes;
   if (tier == PtxTier::Quick) {
     // O0's pipeline still runs the target's start callbacks (NVVMReflect)
@@ -187,7 +180,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm, PtxTier tier) {
   } else {
     passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   }
-  passes.run(module, mam);
+  passes.run(module, analyses.mam);
 }
 
 /// PTX's abs.s16 (which NVPTX selects for llvm.abs of i16 and i8) does not

@@ -14,6 +14,7 @@
 #include "support/Diagnostics.h"
 #include "interop/cudacpp/HelperCompiler.h"
 #include "support/DynamicLibrary.h"
+#include "support/EnumNames.h"
 #include "ufjit/errors.h"
 
 namespace ufjit::cudacpp {
@@ -30,12 +31,10 @@ NvrtcApi load_api() {
       "NVRTC", support::toolkit_library_candidates("nvrtc", {13, 12}, "UFJIT_NVRTC"),
       "install the CUDA toolkit's NVRTC (Debian/Ubuntu package cuda-nvrtc-13-0 from NVIDIA's repository, or "
       "the CUDA toolkit at /usr/local/cuda) or set UFJIT_NVRTC to the library's path"};
-  support::DynamicLibrary lib = support::DynamicLibrary::open(spec);
-  NvrtcApi api;
+  return support::load_library_api<NvrtcApi>(spec, [](support::DynamicLibrary &lib, NvrtcApi &api) {
 #define UFJIT_DL_FN(symbol) lib.resolve(#symbol, api.symbol);
 #include "interop/cudacpp/nvrtc_functions.def"
-  api.error = lib.error();
-  return api;
+  });
 }
 
 const NvrtcApi &api() {
@@ -44,26 +43,23 @@ const NvrtcApi &api() {
 }
 
 /// Destroys the program on every path out of nvrtc_compile.
-class Program {
- public:
-  explicit Program(const NvrtcApi &api) : api_(api) {}
-  ~Program() {
-    if (program_ != nullptr) {
-      api_.nvrtcDestroyProgram(&program_);
-    }
-  }
-  Program(const Program &) = delete;
-  Program &operator=(const Program &) = delete;
-  nvrtcProgram *address() { return &program_; }
-  nvrtcProgram get() const { return program_; }
-
- private:
-  const NvrtcApi &api_;
-  nvrtcProgram program_ = nullptr;
-};
+using Program = support::ScopedLibraryHandle<nvrtcProgram, decltype(&::nvrtcDestroyProgram)>;
 
 [[noreturn]] void fail(const NvrtcApi &nv, const char *call, nvrtcResult result, const std::string &name) {
   throw Error(std::string("NVRTC ") + call + " failed for " + name + ": " + nv.nvrtcGetErrorString(result));
+}
+
+/// One output of a compiled program into `bytes`: its size from
+/// `get_size`, then the bytes from `get`.
+template <typename GetSize, typename Get>
+nvrtcResult read_output(nvrtcProgram program, GetSize get_size, Get get, std::string &bytes) {
+  size_t size = 0;
+  nvrtcResult r = get_size(program, &size);
+  if (r == NVRTC_SUCCESS) {
+    bytes.assign(size, '\0');
+    r = get(program, bytes.data());
+  }
+  return r;
 }
 
 std::string program_log(const NvrtcApi &nv, nvrtcProgram program) {
@@ -172,15 +168,9 @@ void parse_log(const NvrtcSource &source, const std::string &log, bool failed, D
 }
 
 const char *output_name(NvrtcOutput output) {
-  switch (output) {
-    case NvrtcOutput::Ptx:
-      return "PTX";
-    case NvrtcOutput::LtoIr:
-      return "LTO-IR";
-    case NvrtcOutput::Cubin:
-      return "cubin";
-  }
-  return "?";
+  static constexpr support::EnumName<NvrtcOutput> kNames[] = {
+      {NvrtcOutput::Ptx, "PTX"}, {NvrtcOutput::LtoIr, "LTO-IR"}, {NvrtcOutput::Cubin, "cubin"}};
+  return support::enum_name(output, kNames, "?");
 }
 
 /// Installs compile_link_file as codegen's CUDA C++ compiler when the interop
@@ -240,7 +230,7 @@ std::string nvrtc_compile(const NvrtcSource &source, const std::string &arch, Nv
   for (const std::string &option : option_text) {
     options.push_back(option.c_str());
   }
-  Program program(nv);
+  Program program(nv.nvrtcDestroyProgram);
   nvrtcResult r = nv.nvrtcCreateProgram(program.address(), source.text.c_str(), source.name.c_str(), 0, nullptr,
                                         nullptr);
   if (r != NVRTC_SUCCESS) {
@@ -261,32 +251,19 @@ std::string nvrtc_compile(const NvrtcSource &source, const std::string &arch, Nv
     }
     throw Error(message);
   }
-  size_t size = 0;
   std::string bytes;
   switch (output) {
     case NvrtcOutput::Ptx:
-      r = nv.nvrtcGetPTXSize(program.get(), &size);
-      if (r == NVRTC_SUCCESS) {
-        bytes.assign(size, '\0');
-        r = nv.nvrtcGetPTX(program.get(), bytes.data());
-      }
+      r = read_output(program.get(), nv.nvrtcGetPTXSize, nv.nvrtcGetPTX, bytes);
       while (!bytes.empty() && bytes.back() == '\0') {
         bytes.pop_back();
       }
       break;
     case NvrtcOutput::LtoIr:
-      r = nv.nvrtcGetLTOIRSize(program.get(), &size);
-      if (r == NVRTC_SUCCESS) {
-        bytes.assign(size, '\0');
-        r = nv.nvrtcGetLTOIR(program.get(), bytes.data());
-      }
+      r = read_output(program.get(), nv.nvrtcGetLTOIRSize, nv.nvrtcGetLTOIR, bytes);
       break;
     case NvrtcOutput::Cubin:
-      r = nv.nvrtcGetCUBINSize(program.get(), &size);
-      if (r == NVRTC_SUCCESS) {
-        bytes.assign(size, '\0');
-        r = nv.nvrtcGetCUBIN(program.get(), bytes.data());
-      }
+      r = read_output(program.get(), nv.nvrtcGetCUBINSize, nv.nvrtcGetCUBIN, bytes);
       break;
   }
   if (r != NVRTC_SUCCESS) {

@@ -47,27 +47,25 @@ DLManagedTensor *legacy_tensor(DLManagedTensorVersionedV1 *versioned) {
   return legacy;
 }
 
-/// Frees a versioned capsule's tensor when no consumer took it.
-void delete_unconsumed_versioned(PyObject *capsule) {
-  if (PyCapsule_IsValid(capsule, kVersionedCapsuleName) == 0) {
+/// Frees a capsule's tensor when no consumer took it (a consumer renames
+/// the capsule "used_dltensor" and owns the tensor from then on).
+template <typename Tensor>
+void delete_unconsumed_tensor(PyObject *capsule, const char *name) {
+  if (PyCapsule_IsValid(capsule, name) == 0) {
     return;
   }
-  auto *tensor = static_cast<DLManagedTensorVersionedV1 *>(PyCapsule_GetPointer(capsule, kVersionedCapsuleName));
+  auto *tensor = static_cast<Tensor *>(PyCapsule_GetPointer(capsule, name));
   if (tensor->deleter != nullptr) {
     tensor->deleter(tensor);
   }
 }
 
-/// Frees a capsule's tensor when no consumer took it (a consumer renames
-/// the capsule "used_dltensor" and owns the tensor from then on).
+void delete_unconsumed_versioned(PyObject *capsule) {
+  delete_unconsumed_tensor<DLManagedTensorVersionedV1>(capsule, kVersionedCapsuleName);
+}
+
 void delete_unconsumed(PyObject *capsule) {
-  if (PyCapsule_IsValid(capsule, kCapsuleName) == 0) {
-    return;
-  }
-  auto *tensor = static_cast<DLManagedTensor *>(PyCapsule_GetPointer(capsule, kCapsuleName));
-  if (tensor->deleter != nullptr) {
-    tensor->deleter(tensor);
-  }
+  delete_unconsumed_tensor<DLManagedTensor>(capsule, kCapsuleName);
 }
 
 /// The capsule `obj` hands out, or `obj` itself when it is a capsule.

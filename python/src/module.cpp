@@ -240,6 +240,43 @@ PyObject *kernel_error_class(PyObject *kernel_error, PyObject *classes, const st
   return made;
 }
 
+/// Raises `compile_error` (ufjit.CompileError) with the message and its
+/// .diagnostics, one dict per located diagnostic.
+void set_compile_error(PyObject *compile_error, const CompileError &e) {
+  py::list diagnostics;
+  for (const DiagnosticMessage &d : e.diagnostics()) {
+    py::dict item;
+    item["file"] = d.file;
+    item["line"] = d.line;
+    item["column"] = d.column;
+    item["severity"] = d.severity;
+    item["message"] = d.message;
+    diagnostics.append(item);
+  }
+  py::object exc = py::reinterpret_borrow<py::object>(compile_error)(e.what());
+  exc.attr("diagnostics") = diagnostics;
+  PyErr_SetObject(compile_error, exc.ptr());
+}
+
+/// Raises the KernelError class of the kernel's exception name (see
+/// kernel_error_class) with where the kernel raised it.
+void set_kernel_error(PyObject *kernel_error, PyObject *classes, const KernelError &e) {
+  PyObject *type = kernel_error_class(kernel_error, classes, e.exception());
+  py::object exc;
+  try {
+    exc = py::reinterpret_borrow<py::object>(type)(e.what());
+  } catch (const py::error_already_set &) {  // a builtin whose constructor wants more
+    type = kernel_error;
+    exc = py::reinterpret_borrow<py::object>(type)(e.what());
+  }
+  exc.attr("exception") = e.exception();
+  exc.attr("message") = e.message();
+  exc.attr("file") = e.file();
+  exc.attr("line") = e.line();
+  exc.attr("column") = e.column();
+  PyErr_SetObject(type, exc.ptr());
+}
+
 void register_errors(py::module_ &m) {
   PyObject *error = new_error(m, "Error", PyExc_Exception, "Base of every error ufjit raises.");
   auto bases = [&](PyObject *builtin) {
@@ -274,19 +311,7 @@ void register_errors(py::module_ &m) {
         std::rethrow_exception(p);
       }
     } catch (const CompileError &e) {
-      py::list diagnostics;
-      for (const DiagnosticMessage &d : e.diagnostics()) {
-        py::dict item;
-        item["file"] = d.file;
-        item["line"] = d.line;
-        item["column"] = d.column;
-        item["severity"] = d.severity;
-        item["message"] = d.message;
-        diagnostics.append(item);
-      }
-      py::object exc = py::reinterpret_borrow<py::object>(compile_error)(e.what());
-      exc.attr("diagnostics") = diagnostics;
-      PyErr_SetObject(compile_error, exc.ptr());
+      set_compile_error(compile_error, e);
     } catch (const DispatchError &e) {
       PyErr_SetString(dispatch_error, e.what());
     } catch (const ShapeError &e) {
@@ -294,20 +319,7 @@ void register_errors(py::module_ &m) {
     } catch (const InputError &e) {
       PyErr_SetString(input_error, e.what());
     } catch (const KernelError &e) {
-      PyObject *type = kernel_error_class(kernel_error, kernel_error_classes, e.exception());
-      py::object exc;
-      try {
-        exc = py::reinterpret_borrow<py::object>(type)(e.what());
-      } catch (const py::error_already_set &) {  // a builtin whose constructor wants more
-        type = kernel_error;
-        exc = py::reinterpret_borrow<py::object>(type)(e.what());
-      }
-      exc.attr("exception") = e.exception();
-      exc.attr("message") = e.message();
-      exc.attr("file") = e.file();
-      exc.attr("line") = e.line();
-      exc.attr("column") = e.column();
-      PyErr_SetObject(type, exc.ptr());
+      set_kernel_error(kernel_error, kernel_error_classes, e);
     } catch (const NoDeviceError &e) {
       PyErr_SetString(no_device_error, e.what());
     } catch (const DeviceError &e) {
@@ -437,118 +449,137 @@ std::optional<ArrayView> method_where(Operands &ops, const py::object &where) {
   return ops.operands.back().array;
 }
 
+/// Ufunc.__call__'s keywords (NumPy's names where NumPy has them).
+struct CallKeywords {
+  py::object out = py::none();
+  py::object stream = py::none();
+  py::object target = py::none();
+  py::object writable = py::none();
+  std::optional<CoreAxes> core_axes;
+};
+
+/// axes= (a list of per-operand axis lists) or axis= (one axis) of a gufunc.
+void add_core_axes(CoreAxes &core_axes, const std::string &key, const py::handle &value) {
+  if (key == "axis") {
+    core_axes.axis = value.cast<int>();
+    return;
+  }
+  for (const py::handle &entry : value) {
+    // NumPy also takes a bare int for a one-axis entry.
+    core_axes.axes.push_back(py::isinstance<py::int_>(entry) ? std::vector<int>{entry.cast<int>()}
+                                                             : entry.cast<std::vector<int>>());
+  }
+}
+
+CallKeywords call_keywords(const Ufunc &u, const py::kwargs &kwargs) {
+  CallKeywords kw;
+  for (const auto &[key, value] : kwargs) {
+    const auto k = key.cast<std::string>();
+    if ((k == "axes" || k == "axis") && !value.is_none()) {
+      if (!kw.core_axes) {
+        kw.core_axes.emplace();
+      }
+      add_core_axes(*kw.core_axes, k, value);
+    } else if (k == "axes" || k == "axis") {
+      // None: NumPy's default
+    } else if (k == "out") {
+      kw.out = py::reinterpret_borrow<py::object>(value);
+    } else if (k == "stream") {
+      kw.stream = py::reinterpret_borrow<py::object>(value);
+    } else if (k == "target") {
+      kw.target = py::reinterpret_borrow<py::object>(value);
+    } else if (k == "_writable") {  // the Python GUFunc's writable_args: ((index, name), ...)
+      kw.writable = py::reinterpret_borrow<py::object>(value);
+    } else {
+      throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
+                           "' (ufjit takes out=, stream=, target=, and axes=/axis= for gufuncs)");
+    }
+  }
+  return kw;
+}
+
+py::object ufunc_call(const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
+  CallKeywords kw = call_keywords(u, kwargs);
+  return call_ufunc(u, args, kw.out, kw.stream, kw.target, kw.core_axes, kw.writable);
+}
+
+/// reduce's options but where= (which adds an operand): axis None (all),
+/// an int or a tuple/list of ints; initial a scalar or None.
+ReduceOptions reduce_options(const py::object &axis, bool keepdims, const py::object &initial) {
+  ReduceOptions options;
+  options.keepdims = keepdims;
+  if (axis.is_none()) {
+    options.all_axes = true;
+  } else if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
+    for (const py::handle &k : axis) options.axes.push_back(k.cast<int>());
+    if (options.axes.empty()) throw py::value_error("axis=() reduces nothing: give an axis");
+  } else {
+    options.axes.push_back(axis.cast<int>());
+  }
+  if (!initial.is_none()) {
+    Operands init;
+    add_input(init, initial);
+    if (init.operands[0].kind != Operand::Kind::Scalar) throw py::type_error("initial must be a scalar");
+    options.initial = init.operands[0];
+  }
+  return options;
+}
+
+/// Runs a method without the GIL; returns `out` when given, else the result.
+template <typename Method>
+py::object run_method(const std::optional<Out> &out_view, const py::object &out, Method method) {
+  Array result;
+  {
+    py::gil_scoped_release release;
+    result = method();
+  }
+  return out_view ? out : to_python(std::move(result));
+}
+
+py::object ufunc_reduce(const Ufunc &u, const py::handle &a, const py::object &axis, bool keepdims,
+                        const py::object &initial, const py::object &out, const py::object &dtype,
+                        const py::object &where) {
+  Operands ops;
+  add_input(ops, a);
+  ReduceOptions options = reduce_options(axis, keepdims, initial);
+  options.dtype = method_dtype(dtype);
+  options.where = method_where(ops, where);
+  const std::optional<Out> out_view = method_out(ops, out);
+  return run_method(out_view, out, [&] { return u.reduce(ops.operands[0], options, out_view); });
+}
+
+py::object ufunc_accumulate(const Ufunc &u, const py::handle &a, int axis, const py::object &out,
+                            const py::object &dtype) {
+  Operands ops;
+  add_input(ops, a);
+  AccumulateOptions options;
+  options.axis = axis;
+  options.dtype = method_dtype(dtype);
+  const std::optional<Out> out_view = method_out(ops, out);
+  return run_method(out_view, out, [&] { return u.accumulate(ops.operands[0], options, out_view); });
+}
+
+py::object ufunc_outer(const Ufunc &u, const py::handle &a, const py::handle &b, const py::object &out) {
+  Operands ops;
+  add_input(ops, a);
+  add_input(ops, b);
+  const std::optional<Out> out_view = method_out(ops, out);
+  return run_method(out_view, out, [&] { return u.outer(ops.operands[0], ops.operands[1], out_view); });
+}
+
 void bind_ufunc(py::module_ &m) {
   py::class_<Ufunc>(m, "Ufunc", "A compiled ufunc of the C++ runtime (the decorators wrap it).")
       .def_property_readonly("name", &Ufunc::name)
       .def_property_readonly("signatures", &Ufunc::signatures)
       .def_property_readonly("nout", &Ufunc::nout)
       .def_property_readonly("layout", &Ufunc::layout)
-      .def("__call__",
-           [](const Ufunc &u, const py::args &args, const py::kwargs &kwargs) {
-             py::object out = py::none();
-             py::object stream = py::none();
-             py::object target = py::none();
-             py::object writable = py::none();
-             std::optional<CoreAxes> core_axes;
-             for (const auto &[key, value] : kwargs) {
-               const auto k = key.cast<std::string>();
-               if ((k == "axes" || k == "axis") && !value.is_none()) {
-                 if (!core_axes) {
-                   core_axes.emplace();
-                 }
-                 if (k == "axis") {
-                   core_axes->axis = value.cast<int>();
-                 } else {
-                   for (const py::handle &entry : value) {
-                     // NumPy also takes a bare int for a one-axis entry.
-                     core_axes->axes.push_back(py::isinstance<py::int_>(entry)
-                                                   ? std::vector<int>{entry.cast<int>()}
-                                                   : entry.cast<std::vector<int>>());
-                   }
-                 }
-               } else if (k == "axes" || k == "axis") {
-                 // None: NumPy's default
-               } else if (k == "out") {
-                 out = py::reinterpret_borrow<py::object>(value);
-               } else if (k == "stream") {
-                 stream = py::reinterpret_borrow<py::object>(value);
-               } else if (k == "target") {
-                 target = py::reinterpret_borrow<py::object>(value);
-               } else if (k == "_writable") {  // the Python GUFunc's writable_args: ((index, name), ...)
-                 writable = py::reinterpret_borrow<py::object>(value);
-               } else {
-                 throw py::type_error("'" + k + "' is an invalid keyword to ufunc '" + u.name() +
-                                      "' (ufjit takes out=, stream=, target=, and axes=/axis= for gufuncs)");
-               }
-             }
-             return call_ufunc(u, args, out, stream, target, core_axes, writable);
-           })
-      .def(
-          "reduce",
-          [](const Ufunc &u, const py::handle &a, const py::object &axis, bool keepdims, const py::object &initial,
-             const py::object &out, const py::object &dtype, const py::object &where) {
-            Operands ops;
-            add_input(ops, a);
-            ReduceOptions options;
-            options.keepdims = keepdims;
-            if (axis.is_none()) {
-              options.all_axes = true;
-            } else if (py::isinstance<py::tuple>(axis) || py::isinstance<py::list>(axis)) {
-              for (const py::handle &k : axis) options.axes.push_back(k.cast<int>());
-              if (options.axes.empty()) throw py::value_error("axis=() reduces nothing: give an axis");
-            } else {
-              options.axes.push_back(axis.cast<int>());
-            }
-            if (!initial.is_none()) {
-              Operands init;
-              add_input(init, initial);
-              if (init.operands[0].kind != Operand::Kind::Scalar) throw py::type_error("initial must be a scalar");
-              options.initial = init.operands[0];
-            }
-            options.dtype = method_dtype(dtype);
-            options.where = method_where(ops, where);
-            const std::optional<Out> out_view = method_out(ops, out);
-            Array result;
-            {
-              py::gil_scoped_release release;
-              result = u.reduce(ops.operands[0], options, out_view);
-            }
-            return out_view ? out : to_python(std::move(result));
-          },
-          py::arg("a"), py::arg("axis") = 0, py::arg("keepdims") = false, py::arg("initial") = py::none(),
-          py::arg("out") = py::none(), py::arg("dtype") = py::none(), py::arg("where") = py::none())
-      .def(
-          "accumulate",
-          [](const Ufunc &u, const py::handle &a, int axis, const py::object &out, const py::object &dtype) {
-            Operands ops;
-            add_input(ops, a);
-            AccumulateOptions options;
-            options.axis = axis;
-            options.dtype = method_dtype(dtype);
-            const std::optional<Out> out_view = method_out(ops, out);
-            Array result;
-            {
-              py::gil_scoped_release release;
-              result = u.accumulate(ops.operands[0], options, out_view);
-            }
-            return out_view ? out : to_python(std::move(result));
-          },
-          py::arg("a"), py::arg("axis") = 0, py::arg("out") = py::none(), py::arg("dtype") = py::none())
-      .def(
-          "outer",
-          [](const Ufunc &u, const py::handle &a, const py::handle &b, const py::object &out) {
-            Operands ops;
-            add_input(ops, a);
-            add_input(ops, b);
-            const std::optional<Out> out_view = method_out(ops, out);
-            Array result;
-            {
-              py::gil_scoped_release release;
-              result = u.outer(ops.operands[0], ops.operands[1], out_view);
-            }
-            return out_view ? out : to_python(std::move(result));
-          },
-          py::arg("a"), py::arg("b"), py::arg("out") = py::none())
+      .def("__call__", &ufunc_call)
+      .def("reduce", &ufunc_reduce, py::arg("a"), py::arg("axis") = 0, py::arg("keepdims") = false,
+           py::arg("initial") = py::none(), py::arg("out") = py::none(), py::arg("dtype") = py::none(),
+           py::arg("where") = py::none())
+      .def("accumulate", &ufunc_accumulate, py::arg("a"), py::arg("axis") = 0, py::arg("out") = py::none(),
+           py::arg("dtype") = py::none())
+      .def("outer", &ufunc_outer, py::arg("a"), py::arg("b"), py::arg("out") = py::none())
       .def(
           "ptx",
           [](const Ufunc &u, const std::string &signature, const std::string &arch) {

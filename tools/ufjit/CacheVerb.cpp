@@ -74,13 +74,7 @@ void add_cache_command(CLI::App &app, ExitCode &exit_code) {
       ->check(CLI::IsMember({"list", "stats", "verify", "prune", "clear"}));
   cmd->add_option("--max-bytes", options->max_bytes, "prune: the size to prune down to (default: the cap)");
   cmd->add_flag("--remove", options->remove_corrupt, "verify: delete corrupt entries");
-  cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_cache(*options);
-    } catch (...) {
-      exit_code = report_current_exception();
-    }
-  });
+  set_verb_callback(cmd, exit_code, [options] { return run_cache(*options); });
 }
 
 }  // namespace ufjit::tool

@@ -31,13 +31,7 @@ void add_check_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("file", options->file, "the .ufn source")->required();
   cmd->add_flag("--verify-diagnostics", options->verify,
                 "check the diagnostics against `# expected-error {{...}}` annotations in the source");
-  cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_check(*options);
-    } catch (...) {
-      exit_code = report_current_exception();
-    }
-  });
+  set_verb_callback(cmd, exit_code, [options] { return run_check(*options); });
 }
 
 }  // namespace ufjit::tool

@@ -133,13 +133,7 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--target", options->target, "cuda or cpu (cpu: up to --emit llvm)")
       ->check(CLI::IsMember({"cuda", "cpu"}))
       ->capture_default_str();
-  cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_compile(*options);
-    } catch (...) {
-      exit_code = report_current_exception();
-    }
-  });
+  set_verb_callback(cmd, exit_code, [options] { return run_compile(*options); });
 }
 
 }  // namespace ufjit::tool

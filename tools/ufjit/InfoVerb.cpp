@@ -44,13 +44,7 @@ ExitCode run_info() {
 
 void add_info_command(CLI::App &app, ExitCode &exit_code) {
   CLI::App *cmd = app.add_subcommand("info", "Show devices, driver, LLVM and the cache directory");
-  cmd->callback([&exit_code] {
-    try {
-      exit_code = run_info();
-    } catch (...) {
-      exit_code = report_current_exception();
-    }
-  });
+  set_verb_callback(cmd, exit_code, [] { return run_info(); });
 }
 
 }  // namespace ufjit::tool

@@ -36,14 +36,11 @@ void note_shadowed_file(const std::string &input) {
   }
 }
 
-ExitCode run_run(const RunOptions &options) {
-  // Every file the command reads, so that the output is checked against
-  // them (and its directory and permissions) before anything is computed.
-  check_method_options(options.method);
-  VectorizeOptions load_options;
-  load_options.link = link_paths_from_cwd(options.link);
-  load_options.nvrtc_options = options.nvrtc_options;
-  std::vector<std::string> files = load_options.link;
+/// The --out files, opened after checking that none is given twice or is
+/// one of the files the command reads (`link`, the source, the inputs).
+std::vector<std::unique_ptr<OutputFile>> open_outputs(const RunOptions &options,
+                                                      const std::vector<std::string> &link) {
+  std::vector<std::string> files = link;
   files.push_back(options.file);
   for (const std::string &input : options.inputs) {
     if (parse_scalar(input)) {
@@ -66,6 +63,53 @@ ExitCode run_run(const RunOptions &options) {
     check_not_an_input(path, files);
     outputs.push_back(std::make_unique<OutputFile>(path));
   }
+  return outputs;
+}
+
+/// Refuses, before the call, --out files that do not name every output
+/// and a --method of a gufunc.
+void check_call_options(const Ufunc &ufunc, const RunOptions &options, std::size_t outputs) {
+  if (outputs != 0 && ufunc.is_generalized()) {
+    const int wanted = ufunc.nout();
+    if (outputs != static_cast<std::size_t>(wanted)) {
+      throw UsageError("'" + ufunc.name() + "' has " + std::to_string(wanted) + " outputs (layout '" +
+                       ufunc.layout() + "'): give one --out per output, or none to print them");
+    }
+  } else if (outputs > 1) {
+    throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
+  }
+  if (!options.method.method.empty() && ufunc.is_generalized()) {
+    throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
+  }
+}
+
+/// Prints the results as NumPy's repr does, or writes one per --out file.
+ExitCode emit_results(const std::vector<Array> &results, std::vector<std::unique_ptr<OutputFile>> &outputs) {
+  if (outputs.empty()) {
+    for (const Array &result : results) {
+      print_numpy_repr(std::cout, result.view());
+      std::cout << "\n";
+    }
+    return ExitCode::Ok;
+  }
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    OutputFile &file = *outputs[k];
+    write_npy(results[k].view(), [&file](const void *data, std::size_t bytes) { file.write(data, bytes); });
+  }
+  for (const std::unique_ptr<OutputFile> &file : outputs) {
+    file->commit();
+  }
+  return ExitCode::Ok;
+}
+
+ExitCode run_run(const RunOptions &options) {
+  // Every file the command reads, so that the output is checked against
+  // them (and its directory and permissions) before anything is computed.
+  check_method_options(options.method);
+  VectorizeOptions load_options;
+  load_options.link = link_paths_from_cwd(options.link);
+  load_options.nvrtc_options = options.nvrtc_options;
+  std::vector<std::unique_ptr<OutputFile>> outputs = open_outputs(options, load_options.link);
 
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
@@ -84,19 +128,7 @@ ExitCode run_run(const RunOptions &options) {
     arrays.push_back(load_npy(input));
     operands.emplace_back(arrays.back().view());
   }
-  if (!outputs.empty() && ufunc.is_generalized()) {
-    // Checked before the call: a gufunc's --out files name every output.
-    const int wanted = ufunc.nout();
-    if (outputs.size() != static_cast<std::size_t>(wanted)) {
-      throw UsageError("'" + ufunc.name() + "' has " + std::to_string(wanted) + " outputs (layout '" +
-                       ufunc.layout() + "'): give one --out per output, or none to print them");
-    }
-  } else if (outputs.size() > 1) {
-    throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
-  }
-  if (!options.method.method.empty() && ufunc.is_generalized()) {
-    throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
-  }
+  check_call_options(ufunc, options, outputs.size());
   std::vector<Array> results;
   if (options.method.method.empty()) {
     results = ufunc.call_all(operands);
@@ -104,21 +136,7 @@ ExitCode run_run(const RunOptions &options) {
     const Array where = options.method.where.empty() ? Array() : load_npy(options.method.where);
     results.push_back(run_method(ufunc, options.method, operands, where));
   }
-  if (outputs.empty()) {
-    for (const Array &result : results) {
-      print_numpy_repr(std::cout, result.view());
-      std::cout << "\n";
-    }
-    return ExitCode::Ok;
-  }
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    OutputFile &file = *outputs[k];
-    write_npy(results[k].view(), [&file](const void *data, std::size_t bytes) { file.write(data, bytes); });
-  }
-  for (const std::unique_ptr<OutputFile> &file : outputs) {
-    file->commit();
-  }
-  return ExitCode::Ok;
+  return emit_results(results, outputs);
 }
 
 }  // namespace
@@ -155,13 +173,7 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
                   "reduce/accumulate: the loop's and the result's dtype (NumPy's dtype=), e.g. float64");
   cmd->add_option("--where", options->method.where,
                   "reduce: a .npy of bools broadcast to the input; only its true elements are reduced");
-  cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_run(*options);
-    } catch (...) {
-      exit_code = report_current_exception();
-    }
-  });
+  set_verb_callback(cmd, exit_code, [options] { return run_run(*options); });
 }
 
 }  // namespace ufjit::tool
