@@ -62,6 +62,7 @@ namespace ufjit::runtime {
 
 class KernelCache;
 struct CompiledSignature;
+struct MethodArgs;
 
 /// Code that does not come from ufjit's IR: a CUDA C++ elementwise kernel
 /// (interop/cudacpp/Elementwise.h) whose entries follow codegen/kernel/KernelABI.h,
@@ -195,6 +196,8 @@ class KernelParams {
                const std::vector<const void *> &input_data, void *output_data, void *error_flag = nullptr);
   /// A gufunc call; `data[k]` the address the kernel uses for operand k.
   KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data, void *error_flag = nullptr);
+  /// One launch of a method entry; `table`: method_params of its signature.
+  KernelParams(const MethodArgs &args, std::span<const codegen::KernelParam> table);
   KernelParams(const KernelParams &) = delete;
   KernelParams &operator=(const KernelParams &) = delete;
 
@@ -221,6 +224,24 @@ class KernelParams {
 /// The parameter table of a signature's entry for `variant`
 /// (codegen::kernel_params of its spec): what KernelParams packs.
 std::vector<codegen::KernelParam> entry_params(const CompiledSignature &sig, const codegen::KernelVariant &variant);
+
+/// What one launch of a method entry (codegen/kernel/KernelReduce.h) is given,
+/// by name; KernelParams lays it out in the entry's parameter table.
+struct MethodArgs {
+  int64_t rows = 0;
+  int64_t len = 0;
+  int64_t chunks = 1;
+  int64_t chunk_len = 0;
+  const void *in = nullptr;
+  void *out = nullptr;
+  const void *aux = nullptr;
+  void *out_has = nullptr;
+  void *error_flag = nullptr;  // required when the module can raise
+};
+
+/// The parameter table of a signature's method entry (codegen::
+/// make_method_spec): what KernelParams packs for a MethodArgs.
+std::vector<codegen::KernelParam> method_params(const CompiledSignature &sig, codegen::MethodKernel method);
 
 /// A compiled kernel as a backend stores it in the KernelCache (a CPU entry
 /// address, a CUfunction with its module, ...).

@@ -16,32 +16,30 @@ namespace {
 
 constexpr int64_t kMinChunkElements = 1 << 14;
 
-/// The parameters of one method entry (codegen/kernel/KernelReduce.h), with stable
-/// storage.
-struct MethodParams {
-  int64_t rows = 0;
-  int64_t len = 0;
-  int64_t chunks = 1;
-  int64_t chunk_len = 0;
-  const void *in = nullptr;
-  void *out = nullptr;
-  const void *aux = nullptr;
-  void *out_has = nullptr;  // unused on the CPU (codegen/kernel/KernelReduce.h)
-  void *error = nullptr;
-  void *pointers[9] = {&rows, &len, &chunks, &chunk_len, &in, &out, &aux, &out_has, &error};
-  MethodParams(int64_t r, int64_t l, int64_t c, int64_t cl, const void *i, void *o, const void *a, void *e)
-      : rows(r), len(l), chunks(c), chunk_len(cl), in(i), out(o), aux(a), error(e) {}
-  MethodParams(const MethodParams &) = delete;
-  MethodParams &operator=(const MethodParams &) = delete;
-};
+/// The arguments of one launch over `rows` rows of `len` elements in
+/// `chunks` segments of `chunk_len` per row (codegen/kernel/KernelReduce.h);
+/// the CPU entries take no out_has.
+MethodArgs method_args(int64_t rows, int64_t len, int64_t chunks, int64_t chunk_len, const void *in, void *out,
+                       const void *aux, void *error) {
+  MethodArgs args;
+  args.rows = rows;
+  args.len = len;
+  args.chunks = chunks;
+  args.chunk_len = chunk_len;
+  args.in = in;
+  args.out = out;
+  args.aux = aux;
+  args.error_flag = error;
+  return args;
+}
 
 /// Runs entry(begin, end) over [0, count) as runtime/CpuLaunch.h's
 /// method_cpu_launch sizes it (`work_per_item` elements per index), polling
 /// `poll` between pieces: throws Cancelled when it says stop.
-void split(ThreadPool &pool, codegen::CpuEntry entry, const MethodParams &p, int64_t count, int64_t work_per_item,
+void split(ThreadPool &pool, codegen::CpuEntry entry, const KernelParams &p, int64_t count, int64_t work_per_item,
            InterruptPoll &poll) {
   const CpuLaunch launch = method_cpu_launch(count, work_per_item, pool.concurrency(), poll.enabled());
-  run_cpu_launch(pool, launch, [&](int64_t begin, int64_t end) { entry(begin, end, p.pointers); }, poll);
+  run_cpu_launch(pool, launch, [&](int64_t begin, int64_t end) { entry(begin, end, p.pointers()); }, poll);
 }
 
 }  // namespace
@@ -53,6 +51,7 @@ void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &p
       launch.where != nullptr ? codegen::MethodKernel::ReduceWhere : launch.method;
   auto kernel = std::static_pointer_cast<const CpuKernel>(engine.acquire(KernelRequest::method_entry(sig, method)));
   const codegen::CpuEntry entry = kernel->entry;
+  const std::vector<codegen::KernelParam> table = method_params(sig, method);
   const int64_t rows = launch.rows;
   const int64_t len = launch.len;
   // The error flag (codegen/kernel/KernelABI.h), read after every piece finished.
@@ -64,7 +63,7 @@ void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &p
       rows >= wanted || len < 2 * kMinChunkElements) {
     // Accumulate, a masked reduce, a function not declared reorderable, or
     // rows that are many or short: one segment per row.
-    const MethodParams p(rows, len, 1, len, launch.in, launch.out, launch.where, error);
+    const KernelParams p(method_args(rows, len, 1, len, launch.in, launch.out, launch.where, error), table);
     split(pool, entry, p, rows, len, poll);
     check_raised(sig, raised.load());
     return;
@@ -79,11 +78,12 @@ void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &p
   const int64_t chunk_len = (len + per_row - 1) / per_row;
   const int64_t chunks = (len + chunk_len - 1) / chunk_len;
   Array partial = allocate_host(sig.ret, {rows * chunks});
-  const MethodParams first(rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, error);
+  const KernelParams first(method_args(rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, error),
+                           table);
   split(pool, entry, first, rows * chunks, chunk_len, poll);
   check_raised(sig, raised.load());
-  const MethodParams second(rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, error);
-  entry(0, rows, second.pointers);
+  const KernelParams second(method_args(rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, error), table);
+  entry(0, rows, second.pointers());
   check_raised(sig, raised.load());
 }
 

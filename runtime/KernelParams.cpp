@@ -153,6 +153,41 @@ KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const v
   finish();
 }
 
+std::vector<codegen::KernelParam> method_params(const CompiledSignature &sig, codegen::MethodKernel method) {
+  return codegen::kernel_params(
+      codegen::make_method_spec(sig.entry_signature(), method == codegen::MethodKernel::ReduceWhere));
+}
+
+KernelParams::KernelParams(const MethodArgs &args, std::span<const codegen::KernelParam> table) {
+  const void *const operands[] = {args.in, args.out, args.aux, args.out_has};
+  for (const codegen::KernelParam &param : table) {
+    if (push_flag(param, args.error_flag, nullptr)) {
+      continue;
+    }
+    switch (param.role) {
+      case codegen::ParamRole::Rows:
+        push(&args.rows, sizeof args.rows);
+        break;
+      case codegen::ParamRole::RowLength:
+        push(&args.len, sizeof args.len);
+        break;
+      case codegen::ParamRole::Chunks:
+        push(&args.chunks, sizeof args.chunks);
+        break;
+      case codegen::ParamRole::ChunkLength:
+        push(&args.chunk_len, sizeof args.chunk_len);
+        break;
+      case codegen::ParamRole::Data:
+        internal_assert(param.operand >= 0 && param.operand < 4) << "method operand " << param.operand;
+        push(&operands[param.operand], sizeof(void *));
+        break;
+      default:
+        internal_assert(false) << "parameter of kind " << param.kind_name() << " in a method launch";
+    }
+  }
+  finish();
+}
+
 bool KernelParams::push_iteration(const codegen::KernelParam &param, int64_t n, const Dims &shape) {
   const std::size_t ndim = shape.size();
   switch (param.role) {

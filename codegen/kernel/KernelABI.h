@@ -28,6 +28,12 @@
 //     function once per outer index with array views {pointer + outer offset,
 //     core shape, core strides}, or the element value for a scalar parameter.
 //
+//   Method (the ufunc methods' reduce and accumulate entries, every
+//     MethodKernel alike; codegen/kernel/KernelReduce.h says what each
+//     computes): `rows`, `len`, `chunks`, `chunk_len`, then the pointers `in`,
+//     `out`, `aux` and `out_has` (make_method_spec gives their dtypes), then
+//     the error flag. On the CPU, `begin`/`end` count segments or rows.
+//
 // Scalar parameters (elementwise, bit i of `scalar_mask` set): passed by
 // value in their storage type: bool as 1 byte (0/1), integers as themselves,
 // float16 as its 16 raw bits, float32/float64 as themselves,
@@ -96,8 +102,8 @@ struct Dims {
 
 enum class Layout : uint8_t { Contiguous, Strided };
 
-/// What an entry computes. Reduce and scan kernels add their kinds here.
-enum class KernelKind : uint8_t { Elementwise, Gufunc };
+/// What an entry computes.
+enum class KernelKind : uint8_t { Elementwise, Gufunc, Method };
 
 /// The output alignment, in bytes, that a streaming_stores entry requires at
 /// `begin`: a cache line, and a multiple of every vector width.
@@ -119,6 +125,14 @@ struct KernelVariant {
            streaming_stores == o.streaming_stores;
   }
 };
+
+/// The one variant of every method entry (its parameters do not depend on
+/// the MethodKernel).
+inline KernelVariant method_variant() {
+  KernelVariant v;
+  v.kind = KernelKind::Method;
+  return v;
+}
 
 /// The one variant of a gufunc signature.
 inline KernelVariant gufunc_variant() {
@@ -158,6 +172,10 @@ struct KernelSpec {
   bool done_flag = false;             // EntrySignature::done_flag, elementwise kinds only
 };
 KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &variant);
+/// The spec of a method entry of a (T, T) -> T signature: operands `in` (T),
+/// `out` (T), `aux` (a bool mask when `masked`: ReduceWhere; else T, the
+/// carries of a chunked scan) and `out_has` (bool), all pointers.
+KernelSpec make_method_spec(const EntrySignature &sig, bool masked);
 
 /// What one parameter of an entry carries.
 enum class ParamRole : uint8_t {
@@ -170,6 +188,10 @@ enum class ParamRole : uint8_t {
   ValueImag,    // the imaginary part of a complex scalar operand
   CoreShape,    // Dims: a gufunc operand's core shape
   CoreStrides,  // Dims: a gufunc operand's core byte strides
+  Rows,         // int64: a method entry's rows
+  RowLength,    // int64: elements per row
+  Chunks,       // int64: segments per row
+  ChunkLength,  // int64: elements per segment
   Done,         // uint32*: where a one-block launch says it finished, or null (see above)
   ErrorFlag,    // uint32*: the call's error flag (last; only when the module can raise)
 };

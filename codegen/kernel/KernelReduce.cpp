@@ -148,9 +148,10 @@ void MethodEntryBuilder::create_function(const std::string &name) {
   llvm::FunctionType *type = nullptr;
   if (gpu()) {
     llvm::Type *global_ptr = llvm::PointerType::get(ctx_, kGlobalAddressSpace);
-    std::vector<llvm::Type *> params = {i64t, i64t, i64t, i64t, global_ptr, global_ptr, global_ptr, global_ptr};
-    if (sig_.can_raise) {
-      params.push_back(global_ptr);
+    std::vector<llvm::Type *> params;
+    for (const KernelParam &param : params_) {
+      const bool pointer = param.role == ParamRole::Data || param.role == ParamRole::ErrorFlag;
+      params.push_back(pointer ? global_ptr : i64t);
     }
     type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
   } else {
@@ -162,40 +163,53 @@ void MethodEntryBuilder::create_function(const std::string &name) {
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
 }
 
+llvm::Value *&MethodEntryBuilder::param_slot(const KernelParam &param) {
+  switch (param.role) {
+    case ParamRole::Rows:
+      return rows_;
+    case ParamRole::RowLength:
+      return len_;
+    case ParamRole::Chunks:
+      return chunks_;
+    case ParamRole::ChunkLength:
+      return chunk_len_;
+    case ParamRole::ErrorFlag:
+      return error_flag_;
+    case ParamRole::Data: {
+      llvm::Value **operands[] = {&in_, &out_, &aux_, &out_has_};
+      internal_assert(param.operand >= 0 && param.operand < 4) << "method operand " << param.operand;
+      return *operands[param.operand];
+    }
+    default:
+      internal_assert(false) << "a method entry has no parameter of kind " << param.kind_name();
+      return rows_;
+  }
+}
+
 void MethodEntryBuilder::read_params() {
   llvm::Type *i64t = b_.getInt64Ty();
   llvm::Type *generic = llvm::PointerType::get(ctx_, 0);
-  if (gpu()) {
-    rows_ = fn_->getArg(0);
-    len_ = fn_->getArg(1);
-    chunks_ = fn_->getArg(2);
-    chunk_len_ = fn_->getArg(3);
-    in_ = fn_->getArg(4);
-    out_ = fn_->getArg(5);
-    aux_ = fn_->getArg(6);
-    out_has_ = fn_->getArg(7);
-    if (sig_.can_raise) {
-      error_flag_ = b_.CreateAddrSpaceCast(fn_->getArg(8), generic, "error");
-    }
-    return;
+  llvm::Value *params = nullptr;
+  if (!gpu()) {
+    begin_ = fn_->getArg(0);
+    end_ = fn_->getArg(1);
+    params = fn_->getArg(2);
   }
-  begin_ = fn_->getArg(0);
-  end_ = fn_->getArg(1);
-  llvm::Value *params = fn_->getArg(2);
-  auto param = [&](int k) {
-    return b_.CreateAlignedLoad(
-        generic, b_.CreateConstInBoundsGEP1_64(generic, params, static_cast<uint64_t>(k)), llvm::Align(8));
-  };
-  rows_ = b_.CreateAlignedLoad(i64t, param(0), llvm::Align(8), "rows");
-  len_ = b_.CreateAlignedLoad(i64t, param(1), llvm::Align(8), "len");
-  chunks_ = b_.CreateAlignedLoad(i64t, param(2), llvm::Align(8), "chunks");
-  chunk_len_ = b_.CreateAlignedLoad(i64t, param(3), llvm::Align(8), "chunk_len");
-  in_ = b_.CreateAlignedLoad(generic, param(4), llvm::Align(8), "in");
-  out_ = b_.CreateAlignedLoad(generic, param(5), llvm::Align(8), "out");
-  aux_ = b_.CreateAlignedLoad(generic, param(6), llvm::Align(8), "aux");
-  out_has_ = b_.CreateAlignedLoad(generic, param(7), llvm::Align(8), "out_has");
-  if (sig_.can_raise) {
-    error_flag_ = b_.CreateAlignedLoad(generic, param(8), llvm::Align(8), "error");
+  for (std::size_t k = 0; k < params_.size(); ++k) {
+    const KernelParam &param = params_[k];
+    const bool pointer = param.role == ParamRole::Data || param.role == ParamRole::ErrorFlag;
+    const std::string name = param.name(spec_);
+    llvm::Value *value = nullptr;
+    if (gpu()) {
+      value = fn_->getArg(static_cast<unsigned>(k));
+      if (param.role == ParamRole::ErrorFlag) {
+        value = b_.CreateAddrSpaceCast(value, generic, name);
+      }
+    } else {
+      llvm::Value *at = b_.CreateAlignedLoad(generic, b_.CreateConstInBoundsGEP1_64(generic, params, k), llvm::Align(8));
+      value = b_.CreateAlignedLoad(pointer ? generic : i64t, at, llvm::Align(8), name);
+    }
+    param_slot(param) = value;
   }
 }
 
@@ -205,6 +219,8 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
     throw Error("ufunc methods need a binary function whose inputs and result share a type");
   }
   dtype_ = sig_.ret;
+  spec_ = make_method_spec(sig_, method == MethodKernel::ReduceWhere);
+  params_ = kernel_params(spec_);
   create_function(name);
   read_params();
   switch (method) {

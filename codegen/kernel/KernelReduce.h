@@ -6,10 +6,12 @@
 // `scalar` (inlined later) and stores T elements.
 //
 // Method ABI (the runtime's runtime/Methods.cpp prepares the operands):
-//   parameters, in order: rows int64, len int64, chunks int64, chunk_len
-//   int64, in pointer, out pointer, aux pointer, out_has pointer, then the
-//   error flag (a uint32 pointer, codegen/kernel/KernelABI.h) only when the module
-//   can raise.
+//   the parameters are the Method rows of codegen/kernel/KernelABI.h's table
+//   (kernel_params(make_method_spec(...))), which the entry builder, the
+//   runtime's packer (KernelParams of a MethodArgs) and both backends read:
+//   rows int64, len int64, chunks int64, chunk_len int64, in pointer, out
+//   pointer, aux pointer, out_has pointer, then the error flag (a uint32
+//   pointer) only when the module can raise.
 //   `in` is a C-contiguous [rows, len] array of T; len >= 1 and rows >= 1.
 //   Segment s in [0, rows * chunks) is the elements of row s / chunks from
 //   column (s % chunks) * chunk_len, at most chunk_len of them (each segment

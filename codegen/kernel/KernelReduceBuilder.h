@@ -12,6 +12,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "codegen/kernel/KernelReduce.h"
 
@@ -37,11 +38,14 @@ class MethodEntryBuilder {
 
  private:
   bool gpu() const { return kind_ == TargetKind::Cuda; }
-  /// Declares the entry `name` (GPU: the parameters of KernelReduce.h one by
-  /// one; CPU: begin, end and a pointer to them) and starts its entry block.
+  /// Declares the entry `name` (GPU: the parameters of params_ one by one;
+  /// CPU: begin, end and a pointer to them) and starts its entry block.
   void create_function(const std::string &name);
-  /// The entry's parameters into rows_, len_, ... (the CPU's loaded).
+  /// The entry's parameters into rows_, len_, ... by their roles in params_
+  /// (the CPU's loaded).
   void read_params();
+  /// The member a method parameter of `param`'s role goes into.
+  llvm::Value *&param_slot(const KernelParam &param);
   llvm::Value *i64(int64_t v) { return b_.getInt64(static_cast<uint64_t>(v)); }
   llvm::Value *sreg(llvm::Intrinsic::ID id);
   llvm::Value *element_addr(llvm::Value *base, llvm::Value *index);
@@ -107,6 +111,8 @@ class MethodEntryBuilder {
   TargetKind kind_;
   llvm::IRBuilder<> b_;
   DType dtype_ = DType::Float64;
+  KernelSpec spec_;                  // make_method_spec of the entry being built
+  std::vector<KernelParam> params_;  // kernel_params(spec_): the entry's parameters
   llvm::Function *fn_ = nullptr;
   llvm::Value *rows_ = nullptr;
   llvm::Value *len_ = nullptr;

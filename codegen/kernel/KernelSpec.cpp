@@ -18,6 +18,9 @@ std::string KernelVariant::suffix() const {
   if (kind == KernelKind::Gufunc) {
     return "gufunc";
   }
+  if (kind == KernelKind::Method) {
+    return "method";
+  }
   std::string s = layout == Layout::Contiguous ? "contig" : "strided";
   s += index32 ? "_i32" : "_i64";
   if (scalar_mask != 0) {
@@ -61,7 +64,38 @@ KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &vari
   return spec;
 }
 
+KernelSpec make_method_spec(const EntrySignature &sig, bool masked) {
+  KernelSpec spec;
+  spec.variant = method_variant();
+  spec.error_flag = sig.can_raise;
+  const DType t = sig.ret;
+  spec.operands = {OperandSpec{t, false, false, 0}, OperandSpec{t, true, false, 0},
+                   OperandSpec{masked ? DType::Bool : t, false, false, 0}, OperandSpec{DType::Bool, true, false, 0}};
+  return spec;
+}
+
+namespace {
+
+std::vector<KernelParam> method_params(const KernelSpec &spec) {
+  std::vector<KernelParam> params = {{ParamRole::Rows, -1, DType::Int64},
+                                     {ParamRole::RowLength, -1, DType::Int64},
+                                     {ParamRole::Chunks, -1, DType::Int64},
+                                     {ParamRole::ChunkLength, -1, DType::Int64}};
+  for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+    params.push_back({ParamRole::Data, static_cast<int>(k), spec.operands[k].dtype});
+  }
+  if (spec.error_flag) {
+    params.push_back({ParamRole::ErrorFlag, -1, DType::UInt32});
+  }
+  return params;
+}
+
+}  // namespace
+
 std::vector<KernelParam> kernel_params(const KernelSpec &spec) {
+  if (spec.variant.kind == KernelKind::Method) {
+    return method_params(spec);
+  }
   const bool gufunc = spec.variant.kind == KernelKind::Gufunc;
   const bool strided = gufunc || spec.variant.layout == Layout::Strided;
   std::vector<KernelParam> params;
@@ -139,8 +173,20 @@ std::string KernelParam::name(const KernelSpec &spec) const {
       return "done";
     case ParamRole::ErrorFlag:
       return "error";
+    case ParamRole::Rows:
+      return "rows";
+    case ParamRole::RowLength:
+      return "len";
+    case ParamRole::Chunks:
+      return "chunks";
+    case ParamRole::ChunkLength:
+      return "chunk_len";
     default:
       break;
+  }
+  if (spec.variant.kind == KernelKind::Method) {
+    static constexpr const char *kMethodOperands[] = {"in", "out", "aux", "out_has"};
+    return operand >= 0 && operand < 4 ? kMethodOperands[operand] : "?";
   }
   // Elementwise: in0, in1, ..., out. Gufunc: in0, ..., out0, out1, ...
   const std::size_t k = static_cast<std::size_t>(operand);
@@ -181,6 +227,10 @@ std::string KernelParam::kind_name() const {
       {ParamRole::ValueImag, "scalar"},
       {ParamRole::CoreShape, "core_shape"},
       {ParamRole::CoreStrides, "core_strides"},
+      {ParamRole::Rows, "rows"},
+      {ParamRole::RowLength, "len"},
+      {ParamRole::Chunks, "chunks"},
+      {ParamRole::ChunkLength, "chunk_len"},
       {ParamRole::Done, "done_flag"},
       {ParamRole::ErrorFlag, "error_flag"},
   };

@@ -22,16 +22,16 @@ constexpr int64_t kRowScanMaxLen = 32;
 constexpr int64_t kScanAlign = 8 * codegen::kReduceBlock;
 constexpr int64_t kMinScanChunk = 16 * kScanAlign;
 
-CUdeviceptr device_ptr(const void *p) {
-  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
-}
-
 /// The launches of one method call: its kernels, the grid cap and the error flag.
 class MethodLauncher {
  public:
   MethodLauncher(const runtime::MethodLaunch &launch, const std::shared_ptr<const CudaContext> &context,
                  runtime::JitEngine &engine)
-      : sig_(*launch.signature), context_(context), engine_(engine), flag_(context, *launch.signature, nullptr) {}
+      : sig_(*launch.signature),
+        context_(context),
+        engine_(engine),
+        flag_(context, *launch.signature, nullptr),
+        table_(runtime::method_params(sig_, codegen::MethodKernel::Reduce)) {}
 
   /// The kernel of `method`, from the JIT engine.
   const CudaKernel &kernel(MethodKernel method) {
@@ -41,18 +41,22 @@ class MethodLauncher {
     return *compiled;
   }
 
-  /// One launch of `kernel` with `config` (runtime/cuda/LaunchConfig.h).
+  /// One launch of `kernel` with `config` (runtime/cuda/LaunchConfig.h),
+  /// its parameters laid out by the method entries' table.
   void launch(const CudaKernel &kernel, const LaunchConfig &config, int64_t rows, int64_t len, int64_t chunks,
               int64_t chunk_len, const void *in, void *out, const void *aux, void *out_has = nullptr) {
-    CUdeviceptr in_ptr = device_ptr(in);
-    CUdeviceptr out_ptr = device_ptr(out);
-    CUdeviceptr aux_ptr = device_ptr(aux);
-    CUdeviceptr out_has_ptr = device_ptr(out_has);
-    CUdeviceptr flag_ptr = device_ptr(flag_.device());
-    // The flag parameter exists only when the module can raise; the driver
-    // reads as many parameters as the entry declares.
-    void *params[] = {&rows, &len, &chunks, &chunk_len, &in_ptr, &out_ptr, &aux_ptr, &out_has_ptr, &flag_ptr};
-    cuda::launch(kernel, config, params);
+    runtime::MethodArgs args;
+    args.rows = rows;
+    args.len = len;
+    args.chunks = chunks;
+    args.chunk_len = chunk_len;
+    args.in = in;
+    args.out = out;
+    args.aux = aux;
+    args.out_has = out_has;
+    args.error_flag = flag_.device();
+    const runtime::KernelParams params(args, table_);
+    cuda::launch(kernel, config, params.pointers());
   }
 
   /// Waits for the launches and reports a raise.
@@ -75,6 +79,8 @@ class MethodLauncher {
   std::shared_ptr<const CudaContext> context_;
   runtime::JitEngine &engine_;
   RaiseFlag flag_;
+  /// The method entries' parameters (one table for every MethodKernel).
+  std::vector<codegen::KernelParam> table_;
   std::vector<std::shared_ptr<const CudaKernel>> kernels_;  // alive until the launches finished
 };
 
