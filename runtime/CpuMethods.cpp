@@ -16,23 +16,6 @@ namespace {
 
 constexpr int64_t kMinChunkElements = 1 << 14;
 
-/// The arguments of one launch over `rows` rows of `len` elements in
-/// `chunks` segments of `chunk_len` per row (codegen/kernel/KernelReduce.h);
-/// the CPU entries take no out_has.
-MethodArgs method_args(int64_t rows, int64_t len, int64_t chunks, int64_t chunk_len, const void *in, void *out,
-                       const void *aux, void *error) {
-  MethodArgs args;
-  args.rows = rows;
-  args.len = len;
-  args.chunks = chunks;
-  args.chunk_len = chunk_len;
-  args.in = in;
-  args.out = out;
-  args.aux = aux;
-  args.error_flag = error;
-  return args;
-}
-
 /// Runs entry(begin, end) over [0, count) as runtime/CpuLaunch.h's
 /// method_cpu_launch sizes it (`work_per_item` elements per index), polling
 /// `poll` between pieces: throws Cancelled when it says stop.
@@ -63,7 +46,7 @@ void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &p
       rows >= wanted || len < 2 * kMinChunkElements) {
     // Accumulate, a masked reduce, a function not declared reorderable, or
     // rows that are many or short: one segment per row.
-    const KernelParams p(method_args(rows, len, 1, len, launch.in, launch.out, launch.where, error), table);
+    const KernelParams p(MethodArgs{rows, len, 1, len, launch.in, launch.out, launch.where, nullptr, error}, table);
     split(pool, entry, p, rows, len, poll);
     check_raised(sig, raised.load());
     return;
@@ -78,11 +61,12 @@ void run_cpu_method(const MethodLaunch &launch, JitEngine &engine, ThreadPool &p
   const int64_t chunk_len = (len + per_row - 1) / per_row;
   const int64_t chunks = (len + chunk_len - 1) / chunk_len;
   Array partial = allocate_host(sig.ret, {rows * chunks});
-  const KernelParams first(method_args(rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, error),
+  const KernelParams first(MethodArgs{rows, len, chunks, chunk_len, launch.in, partial.data(), nullptr, nullptr, error},
                            table);
   split(pool, entry, first, rows * chunks, chunk_len, poll);
   check_raised(sig, raised.load());
-  const KernelParams second(method_args(rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, error), table);
+  const KernelParams second(MethodArgs{rows, chunks, 1, chunks, partial.data(), launch.out, nullptr, nullptr, error},
+                            table);
   entry(0, rows, second.pointers());
   check_raised(sig, raised.load());
 }

@@ -45,16 +45,7 @@ class MethodLauncher {
   /// its parameters laid out by the method entries' table.
   void launch(const CudaKernel &kernel, const LaunchConfig &config, int64_t rows, int64_t len, int64_t chunks,
               int64_t chunk_len, const void *in, void *out, const void *aux, void *out_has = nullptr) {
-    runtime::MethodArgs args;
-    args.rows = rows;
-    args.len = len;
-    args.chunks = chunks;
-    args.chunk_len = chunk_len;
-    args.in = in;
-    args.out = out;
-    args.aux = aux;
-    args.out_has = out_has;
-    args.error_flag = flag_.device();
+    const runtime::MethodArgs args{rows, len, chunks, chunk_len, in, out, aux, out_has, flag_.device()};
     const runtime::KernelParams params(args, table_);
     cuda::launch(kernel, config, params.pointers());
   }
