@@ -13,6 +13,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libxxhash-dev libdlpack-dev
   pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
   pybind11-dev python3-dev python3-pytest python3-numpy python3-hypothesis  # the Python property tests
+  doxygen python3-sphinx python3-breathe python3-myst-parser  # tools/docs.sh: the documentation site
 )
 
 missing=()

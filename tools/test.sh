@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything, and
-# runs every test suite with CTest (GPU suites skip with a reason without a GPU).
+# runs every test suite with CTest (GPU suites skip with a reason without a GPU),
+# and builds the documentation site (tools/docs.sh).
 # Then the same suites once more from a sanitizer build (ASan + UBSan, in
 # build-asan/), less the packaging tests and the Python package, whose
 # consumer programs and interpreter are not instrumented.
@@ -15,6 +16,7 @@ jobs=${UFJIT_JOBS:-$(nproc)}
 tools/setup.sh
 tools/build.sh -DUFJIT_BUILD_TESTS=ON -DUFJIT_BUILD_FUZZERS=ON
 (cd build && ctest --output-on-failure -j "$jobs" --timeout 600)
+tools/docs.sh  # the documentation site, warnings as errors (build/docs/html)
 if [[ "${UFJIT_SKIP_SANITIZE:-0}" != 1 ]]; then
   echo "test.sh: the sanitizer build (ASan + UBSan) in build-asan/"
   UFJIT_BUILD_DIR=build-asan tools/build.sh -DUFJIT_SANITIZE=ON -DUFJIT_BUILD_TESTS=ON \

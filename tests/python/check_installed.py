@@ -1,5 +1,5 @@
 """Run by CTest (python_installed_package) with PYTHONPATH set to the
-install prefix's Python path, as the README says: the package imports from
+install prefix's Python path, as docs/guide/python.md says: the package imports from
 there (not from the build tree), its extension finds the installed
 libufjit.so, and a ufunc compiles and runs."""
 

@@ -18,7 +18,7 @@ from test_dlpack import DLPackOnly, capsule_name
 from test_gpu import N, axpy2, inputs
 
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+PYTHON_GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "guide" / "python.md"
 
 
 def device_pointer(a):
@@ -97,10 +97,10 @@ def test_device_capsules_consumed_once_or_freed(gpu):
     np.testing.assert_array_equal(t.cpu().numpy(), x)
 
 
-def test_readme_dlpack_example(gpu, tmp_path):
+def test_python_guide_dlpack_example(gpu, tmp_path):
     torch = need_module("torch")
     cp = need_module("cupy")
-    section = README.read_text().split("## Python", 1)[1].split("\n## ", 1)[0]
+    section = PYTHON_GUIDE.read_text()
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     example = textwrap.dedent(next(b for b in blocks if "from_dlpack" in b))
     path = tmp_path / "readme_dlpack_example.py"  # a file: the decorator reads its source

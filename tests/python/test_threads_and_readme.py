@@ -1,5 +1,5 @@
 """Calls from many threads at once (the GIL is released while compiling and
-running), and the README's Python example run as written."""
+running), and the Python guide's first example run as written."""
 
 import concurrent.futures
 import importlib.util
@@ -14,7 +14,7 @@ import numpy as np
 
 from ufjit import vectorize
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+PYTHON_GUIDE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "guide" / "python.md"
 
 
 @vectorize(["float64(float64, float64)"], target="cpu")
@@ -81,8 +81,8 @@ def test_the_gil_is_released_while_a_call_runs():
         f"this thread stalled {max(gaps):.3f} s of a {done.duration:.3f} s call ({len(gaps)} turns)")
 
 
-def test_readme_python_example(tmp_path):
-    section = README.read_text().split("## Python", 1)[1]
+def test_python_guide_example(tmp_path):
+    section = PYTHON_GUIDE.read_text()
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     path = tmp_path / "readme_example.py"
     path.write_text(code)
