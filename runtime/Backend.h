@@ -16,8 +16,9 @@
 //   - shapes and strides are collapsed (adjacent dims merged where contiguous
 //     for all operands, size-1 dims dropped) to <= codegen::kMaxDims dims.
 // The backend then picks the KernelVariant (choose_variant below), gets its
-// kernel through the KernelCache (compile once per key), places host operands
-// where its code can read them, sizes the launch and launches.
+// kernel from the JIT engine (runtime/JitEngine.h: compiled once per key),
+// places host operands where its code can read them, sizes the launch and
+// launches.
 //
 // RESIDENCE RULE (DESIGN.md "Output"):
 //   - the result is on the HOST if every array operand is on the host, else on
@@ -243,8 +244,8 @@ struct MethodArgs {
 /// make_method_spec): what KernelParams packs for a MethodArgs.
 std::vector<codegen::KernelParam> method_params(const CompiledSignature &sig, codegen::MethodKernel method);
 
-/// A compiled kernel as a backend stores it in the KernelCache (a CPU entry
-/// address, a CUfunction with its module, ...).
+/// A compiled kernel as the JIT engine hands it out and its caches keep it
+/// (a CPU entry address, a CUfunction with its module, ...).
 struct CompiledKernel {
   virtual ~CompiledKernel() = default;
   /// Compiled at the quick tier (codegen::PtxTier::Quick): the JIT engine

@@ -1,4 +1,4 @@
-// The CUDA backend: kernels through the caches, launches, host staging and
+// The CUDA backend: kernels from the JIT engine, launches, host staging and
 // data movement. The generic call algorithm lives in runtime/Call.cpp; this
 // file implements the hooks of runtime/Backend.h for the GPU.
 #include "runtime/cuda/CudaBackend.h"
