@@ -272,7 +272,7 @@ struct MethodLaunch {
   /// Reduce: the function is not declared reorderable (identity None), so
   /// the CPU folds each row left to right in one piece, never in chunks
   /// whose results are combined (wrong for `subtract`). The GPU's tree
-  /// requires an associative function either way (README).
+  /// requires an associative function either way (docs/guide/cpp.md).
   bool in_order = false;
 };
 

@@ -1,7 +1,7 @@
 // Settings from the environment (the UFJIT_* variables, and Numba's
 // NUMBA_BOUNDSCHECK): one parser, so that every variable accepts the same
-// spellings and refuses junk with the same kind of error. The README's
-// "Caches and environment" section lists them.
+// spellings and refuses junk with the same kind of error.
+// docs/guide/caches.md lists them.
 //
 // Rules, for every variable:
 //   - unset or empty: the default;

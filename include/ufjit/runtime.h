@@ -151,7 +151,7 @@ struct UFJIT_API AccumulateOptions {
 /// Every member of an empty (default-constructed or moved-from) Ufunc
 /// throws InputError.
 /// A ufunc's scalar function as a device function for your own CUDA C++
-/// kernels (Ufunc::device_function; README "CUDA C++ interop (NVRTC)").
+/// kernels (Ufunc::device_function; docs/guide/cudacpp.md).
 struct UFJIT_API DeviceFunction {
   std::string symbol;  // the exported name: the ufunc's
   std::string code;    // PTX with one `.visible .func <symbol>`
@@ -307,7 +307,7 @@ struct UFJIT_API ElementwiseOptions {
 };
 
 /// Options of Runtime::vectorize, load and load_file that the source text
-/// cannot say itself (README "CUDA C++ interop (NVRTC)"):
+/// cannot say itself (docs/guide/cudacpp.md):
 ///
 ///   ufjit::Ufunc f = rt.vectorize(src, {"float32(float32, float32)"}, {.link = {"helpers.cu"}});
 /// (Every member has a default initializer, so that designated
@@ -362,7 +362,7 @@ class UFJIT_API Runtime {
     return vectorize(source, signatures, options);
   }
   /// A CUDA C++ elementwise kernel as CuPy's ElementwiseKernel writes it
-  /// (README "CUDA C++ interop (NVRTC)"): `in_params` "float32 x, T y, raw T
+  /// (docs/guide/cudacpp.md): `in_params` "float32 x, T y, raw T
   /// w", `out_params` "T z" (several: a Ufunc with nout() > 1), `operation`
   /// the loop body (`i` the index, `_ind.size()` the element count, raw
   /// parameters indexed with `w[i]`). Type placeholders bind to the
@@ -419,8 +419,8 @@ class UFJIT_API Runtime {
   /// Needs a GPU.
   Stream borrow_stream(void *cu_stream);
   /// Waits for all work this runtime enqueued: device work, and the optimised
-  /// GPU kernels being compiled in the background (tiering: README "Caches
-  /// and environment"), which later calls then use.
+  /// GPU kernels being compiled in the background (tiering: docs/guide/
+  /// caches.md), which later calls then use.
   void synchronize();
 
   RuntimeImpl &impl() { return *impl_; }

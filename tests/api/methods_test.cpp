@@ -173,7 +173,7 @@ TEST_F(MethodsTest, ReduceMatchesNumPyLiterals) {
 
 TEST_F(MethodsTest, ANonReorderableFunctionReducesLeftToRightWithInitialFirstOnTheCpu) {
   if (rt_->target() != ufjit::TargetKind::Cpu) {
-    GTEST_SKIP() << "the GPU reduces in a tree, which needs an associative function (README)";
+    GTEST_SKIP() << "the GPU reduces in a tree, which needs an associative function (docs/guide/cpp.md)";
   }
   ufjit::Ufunc sub = rt_->vectorize(R"SRC(
 @vectorize(["int64(int64, int64)", "float64(float64, float64)"])
