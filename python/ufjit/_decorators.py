@@ -209,6 +209,13 @@ class UFunc:
     def __repr__(self):
         return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
 
+    def __reduce__(self):
+        """Pickled by reference, as a module-level function is: unpickling
+        imports its module and takes the ufunc of that name (Dask ships
+        ufuncs to its workers this way). A ufunc that is not reachable as
+        ``module.qualname`` (a closure, a lambda) cannot be pickled."""
+        return self.__qualname__
+
 
 class GUFunc(UFunc):
     """A generalized ufunc made by ``@ufjit.guvectorize``: call it like NumPy's.

@@ -326,3 +326,23 @@ def test_device_paths_need_a_gpu():
         ufjit.stream()
     with pytest.raises(ufjit.DeviceError):
         ufjit.Stream.borrow(0)
+
+
+@vectorize(["float64(float64, float64)"], target="cpu")
+def _pickled_add(a, b):
+    return a + b
+
+
+def test_a_module_level_ufunc_pickles_by_reference():
+    # Dask ships ufuncs to its workers by pickle: what comes back is the same ufunc.
+    import pickle
+    again = pickle.loads(pickle.dumps(_pickled_add))
+    assert again is _pickled_add
+    np.testing.assert_array_equal(again(np.arange(3.0), 1.0), [1.0, 2.0, 3.0])
+
+
+def test_a_ufunc_not_reachable_by_name_is_refused_by_pickle():
+    import pickle
+    local = vectorize(["float64(float64)"], target="cpu")(lambda x: x + 1)
+    with pytest.raises((pickle.PicklingError, AttributeError)):
+        pickle.dumps(local)
