@@ -30,9 +30,11 @@ class InterruptPoll {
   /// hundred nanoseconds) stays small.
   static constexpr int64_t kChunkWork = int64_t{1} << 16;
 
-  /// `interrupt` empty: never interrupted. It must outlive the poll.
+  /// `interrupt` empty: never interrupted. It must outlive the poll (a
+  /// temporary is refused at compile time).
   explicit InterruptPoll(const std::function<bool()> &interrupt)
       : interrupt_(interrupt), next_(std::chrono::steady_clock::now() + kInterval) {}
+  explicit InterruptPoll(std::function<bool()> &&interrupt) = delete;
 
   bool enabled() const { return static_cast<bool>(interrupt_); }
 

@@ -68,7 +68,8 @@ TEST(CpuLaunch, RunningALaunchVisitsEveryIndexOnce) {
   for (const CpuLaunch &launch : {elementwise_cpu_launch(3, 1000000, 1, 4, false), method_cpu_launch(1000, 100, 4, false),
                                   method_cpu_launch(10, 10, 4, false)}) {
     std::vector<std::atomic<int>> seen(static_cast<std::size_t>(launch.end));
-    ufjit::runtime::InterruptPoll never({});
+    const std::function<bool()> no_interrupt;
+    ufjit::runtime::InterruptPoll never(no_interrupt);
     ufjit::runtime::run_cpu_launch(
         pool, launch,
         [&](int64_t begin, int64_t end) {
