@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "support/InternalAssert.h"
+#include "support/Milliseconds.h"
 #include "support/Settings.h"
 #include "ufjit/errors.h"
 
@@ -14,10 +15,6 @@ namespace ufjit::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 /// UFJIT_DEBUG=1 logs where a first call's time goes (stderr).
 bool logging() { return support::debug_level() >= 1; }
@@ -80,7 +77,7 @@ std::shared_ptr<const CompiledKernel> JitEngine::from_disk(const KernelRequest &
   if (std::shared_ptr<CompiledKernel> kernel = toolchain_.take_prefetched(request, hash)) {
     if (logging()) {
       std::cerr << "ufjit: " << request.entry_name() << ": disk cache hit, prefetched while typing, taken in "
-                << ms_since(t0) << " ms\n";
+                << support::milliseconds_since(t0) << " ms\n";
     }
     return kernel;
   }
@@ -92,7 +89,7 @@ std::shared_ptr<const CompiledKernel> JitEngine::from_disk(const KernelRequest &
     std::shared_ptr<CompiledKernel> kernel = toolchain_.load(*image, request);
     toolchain_.note_stored(request, hash, /*on_worker=*/false);  // for the next process, if its index lacks it
     if (logging()) {
-      std::cerr << "ufjit: " << request.entry_name() << ": disk cache hit, read and loaded in " << ms_since(t0)
+      std::cerr << "ufjit: " << request.entry_name() << ": disk cache hit, read and loaded in " << support::milliseconds_since(t0)
                 << " ms\n";
     }
     return kernel;
@@ -123,7 +120,7 @@ void JitEngine::tier_up(const KernelRequest &request, const std::optional<cache:
       replace(later, built.kernel);
       store(later, hash, label, std::move(built.image), /*on_worker=*/true);
       if (logging()) {
-        std::cerr << "ufjit: " << later.entry_name() << ": optimised kernel swapped in after " << ms_since(t0)
+        std::cerr << "ufjit: " << later.entry_name() << ": optimised kernel swapped in after " << support::milliseconds_since(t0)
                   << " ms in the background\n";
       }
     } catch (const std::exception &e) {

@@ -9,6 +9,7 @@
 #include "runtime/cache/SourceIndex.h"
 #include "runtime/cuda/KernelKeys.h"
 #include "driver/Pipeline.h"
+#include "support/Milliseconds.h"
 #include "support/Settings.h"
 
 namespace ufjit::cuda {
@@ -79,12 +80,10 @@ void CubinPrefetch::load_listed(const runtime::SourceKey &source, Clock::time_po
     kernels_.finish(key, std::move(kernel));
   }
   if (support::debug_level() >= 1 && !cubins.empty()) {
-    const auto ms = [](Clock::time_point a, Clock::time_point b) {
-      return std::chrono::duration<double, std::milli>(b - a).count();
-    };
+    const auto ms = support::milliseconds_between;
     std::cerr << "ufjit: prefetch: started " << ms(queued, started) << " ms after vectorize, index of "
               << cubins.size() << " cubin" << (cubins.size() == 1 ? "" : "s") << " read in " << ms(started, read)
-              << " ms, " << to_load.size() << " loaded in " << ms(read, Clock::now()) << " ms\n";
+              << " ms, " << to_load.size() << " loaded in " << support::milliseconds_since(read) << " ms\n";
   }
 }
 

@@ -32,6 +32,7 @@
 #include "runtime/cuda/RaiseFlag.h"
 #include "runtime/cuda/TierUp.h"
 #include "runtime/cuda/CudaToolchain.h"
+#include "support/Milliseconds.h"
 #include "support/Settings.h"
 #include "ufjit/errors.h"
 
@@ -60,10 +61,6 @@ using Clock = std::chrono::steady_clock;
 /// this size measures the optimised code). The 1024-element first call of
 /// the first-call benchmark stays quick.
 constexpr int64_t kTierWaitElements = int64_t{1} << 16;
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 /// The compiler's warm-up (codegen::warm_up_ptx_compiler) on a thread of
 /// its own while the CUDA context is being made (100 ms and more on a fresh
@@ -128,7 +125,7 @@ class CudaBackend final : public Backend {
       if (support::debug_level() >= 1) {
         std::cerr << "ufjit: context warm-up for " << props.arch() << ": "
                   << (context_warm_up_ ? "done" : "skipped (no cubin for this device, or a step failed)") << " in "
-                  << ms_between(t0, Clock::now()) << " ms\n";
+                  << support::milliseconds_since(t0) << " ms\n";
       }
     }
     if (warm_up_.claimed()) {
@@ -138,7 +135,7 @@ class CudaBackend final : public Backend {
       const bool typed = codegen::warm_up_frontend();
       if (support::debug_level() >= 1) {
         std::cerr << "ufjit: frontend warm-up " << (typed ? "done" : "failed") << " in "
-                  << ms_between(t0, Clock::now()) << " ms\n";
+                  << support::milliseconds_since(t0) << " ms\n";
       }
     }
     // The worker is made here, not by a first `vectorize`'s prefetch

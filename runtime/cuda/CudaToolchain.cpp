@@ -7,6 +7,7 @@
 #include "codegen/DeviceImage.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/KernelKeys.h"
+#include "support/Milliseconds.h"
 #include "support/Settings.h"
 
 namespace ufjit::cuda {
@@ -14,10 +15,6 @@ namespace ufjit::cuda {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 /// The smallest module the driver's linker accepts, for its warm-up.
 constexpr char kDriverJitWarmUpPtx[] =
@@ -72,8 +69,8 @@ runtime::BuiltKernel CudaToolchain::compile(const runtime::KernelRequest &reques
   built.kernel = load_kernel(context_, built.image, entry, HintSource::InModule);
   if (support::debug_level() >= 1) {  // UFJIT_DEBUG=1: where a first call's time goes
     std::cerr << "ufjit: " << entry << ": LLVM to PTX" << (tier == codegen::PtxTier::Quick ? " (quick tier) " : " ")
-              << ms_between(t0, t1) << " ms (" << ptx.size() << " bytes), PTX to cubin " << ms_between(t1, t2)
-              << " ms (" << built.image.size() << " bytes), load " << ms_between(t2, Clock::now()) << " ms\n";
+              << support::milliseconds_between(t0, t1) << " ms (" << ptx.size() << " bytes), PTX to cubin " << support::milliseconds_between(t1, t2)
+              << " ms (" << built.image.size() << " bytes), load " << support::milliseconds_since(t2) << " ms\n";
   }
   return built;
 }
