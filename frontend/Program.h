@@ -45,6 +45,24 @@ struct UfuncDecl {
   UfuncOptions options;
 };
 
+/// Options of `@cuda.jit(...)` on a kernel (LANGUAGE.md section 9).
+struct KernelOptions {
+  bool fastmath = false;
+  /// `debug=True`: Numba's debug mode; ufjit checks array indices then
+  /// (an IndexError naming the line), as boundscheck=True does.
+  bool debug = false;
+};
+
+/// `@cuda.jit` without device=True: an explicit kernel, launched over a grid
+/// of blocks of threads. No signatures: typed at each launch for the
+/// arguments' types (ir::type_kernel), as Numba does.
+struct KernelDecl {
+  std::string name;
+  const ast::FunctionDef *def = nullptr;
+  std::vector<Signature> signatures;  // each void(...) (or without a return type)
+  KernelOptions options;
+};
+
 /// `name = declare_device("c_name", "float32(float32)", abi="numba"|"c")`
 struct DeviceDecl {
   std::string name;
@@ -65,6 +83,7 @@ struct ConstantDecl {
 /// which must outlive it.
 struct Program {
   std::vector<UfuncDecl> ufuncs;
+  std::vector<KernelDecl> kernels;  // @cuda.jit kernels
   std::vector<const ast::FunctionDef *> helpers;  // @device, @cuda.jit(device=True), @njit, @jit, bare def
   std::vector<ConstantDecl> constants;
   std::vector<DeviceDecl> device_decls;

@@ -30,6 +30,9 @@ const std::initializer_list<std::string_view> kGuVectorizeOptions = {
     "nopython",   "forceobj", "identity", "is_dynamic", "writable_args", "boundscheck"};
 const std::initializer_list<std::string_view> kCudaJitOptions = {
     "device", "inline", "forceinline", "fastmath", "cache", "debug", "opt", "lineinfo", "link"};
+const std::initializer_list<std::string_view> kKernelOptions = {
+    "device", "fastmath", "debug", "opt", "lineinfo", "cache", "link", "inline", "forceinline", "max_registers",
+    "boundscheck", "extensions"};
 const std::initializer_list<std::string_view> kJitOptions = {
     "nopython", "nogil", "cache", "fastmath", "inline", "forceinline", "boundscheck",
     "error_model", "parallel", "debug"};
@@ -51,6 +54,18 @@ std::vector<const Expr *> items_of(const Expr &value) {
 }
 
 const char *kSignatureExample = "a list of signature strings like ['float32(float32, float32)']";
+
+/// Whether a `@cuda.jit` decorator declares a kernel: no `device=True`.
+bool declares_kernel(const Decorator &d) {
+  const auto *call = d.expr->as<Call>();
+  if (call == nullptr) return true;
+  for (const auto &kw : call->keywords) {
+    if (kw.name != "device") continue;
+    const auto *b = kw.value->as<BoolLit>();
+    return b != nullptr && !b->value;
+  }
+  return true;
+}
 
 /// Numba's object mode on a helper decorator (`@jit(forceobj=True)`,
 /// `nopython=False`, `looplift`): a located error worded as for @vectorize
@@ -149,6 +164,10 @@ void DecoratorReader::collect_function(const FunctionDef &def) {
   }
   if (chosen_kind == Kind::Vectorize || chosen_kind == Kind::GuVectorize) {
     read_ufunc(def, *chosen, chosen_kind);
+    return;
+  }
+  if (chosen_kind == Kind::CudaJit && declares_kernel(*chosen)) {
+    read_kernel(def, *chosen);
     return;
   }
   std::vector<Signature> signatures;
@@ -500,13 +519,60 @@ bool DecoratorReader::read_helper(const Decorator &d, Kind kind, std::vector<Sig
     }
   }
   if (cuda && !device) {
-    diags_.error(d.expr->loc,
-                 "'@cuda.jit' without device=True declares a CUDA kernel, which ufjit does not "
-                 "compile; use @vectorize(..., target='cuda') for a ufunc or "
-                 "@cuda.jit(device=True) for a helper");
+    diags_.error(d.expr->loc, "'@cuda.jit' without device=True declares a kernel, which @vectorize cannot "
+                              "vectorize; use @cuda.jit(device=True) for the function under @vectorize");
     return false;
   }
   return ok;
+}
+
+void DecoratorReader::read_kernel(const FunctionDef &def, const Decorator &d) {
+  KernelDecl kernel;
+  kernel.name = def.name;
+  kernel.def = &def;
+  const int errors_before = diags_.error_count();
+  if (const auto *call = d.expr->as<Call>()) {
+    for (std::size_t i = 0; i < call->args.size(); ++i) {
+      if (i > 0) {
+        diags_.error(call->args[i]->loc, "too many positional arguments to '@cuda.jit'");
+        continue;
+      }
+      read_signatures(*call->args[i], kernel.signatures);
+    }
+    for (const auto &kw : call->keywords) {
+      if (kw.name == "fastmath" || kw.name == "debug") {
+        const BoolLit *b = bool_option(*kw.value, kw.name);
+        if (b != nullptr) (kw.name == "fastmath" ? kernel.options.fastmath : kernel.options.debug) = b->value;
+        continue;
+      }
+      if (kw.name == "boundscheck") {
+        read_boundscheck(*kw.value, def);
+        continue;
+      }
+      if (kw.name == "link") {
+        diags_.error(kw.loc, "link= is not supported on a kernel yet: call CUDA C++ from a @vectorize ufunc");
+        continue;
+      }
+      if (one_of(kw.name, kKernelOptions)) continue;  // device=False, and options that change no result
+      std::string message = "unknown option '" + kw.name + "' for '@" + to_source(*call->func) + "'";
+      std::string hint = closest_match(kw.name, as_strings(kKernelOptions));
+      if (!hint.empty()) message += "; did you mean '" + hint + "'?";
+      diags_.error(kw.loc, std::move(message));
+    }
+  }
+  check_distinct_signatures(kernel.signatures, diags_);
+  for (const Signature &sig : kernel.signatures) {
+    if (sig.has_return_type && !sig.ret.is_void) {
+      diags_.error(sig.ret.loc, "a kernel returns nothing: its signature is 'void(...)', in '" + sig.str() +
+                                    "'; use @cuda.jit(device=True) for a function that returns a value");
+    }
+    if (sig.args.size() != def.params.size()) {
+      diags_.error(sig.loc, "signature '" + sig.str() + "' has " + std::to_string(sig.args.size()) +
+                                " argument types for the " + std::to_string(def.params.size()) +
+                                " parameters of '" + def.name + "'");
+    }
+  }
+  if (diags_.error_count() == errors_before) program_.kernels.push_back(std::move(kernel));
 }
 
 void DecoratorReader::check_signatures(const UfuncDecl &ufunc) {

@@ -33,6 +33,8 @@ class DecoratorReader {
   /// Checks a helper decorator's options; `signatures` gets its explicit
   /// signatures (`@cuda.jit('float32(float32)', device=True)`), if any.
   bool read_helper(const ast::Decorator &d, Kind kind, std::vector<Signature> &signatures);
+  /// `@cuda.jit` without device=True: a kernel (Program::kernels).
+  void read_kernel(const ast::FunctionDef &def, const ast::Decorator &d);
   void read_signatures(const ast::Expr &e, std::vector<Signature> &out);
   /// `identity=`: 0, 1, None or 'reorderable' (Numba's parse_identity; True,
   /// False, 0.0 and 1.0 are the same dictionary keys in Python).

@@ -152,6 +152,50 @@ const char *compare_opcode_name(CompareOpcode op) {
   return support::enum_name(op, kNames, "?");
 }
 
+const char *memory_space_name(MemorySpace s) {
+  static constexpr support::EnumName<MemorySpace> kNames[] = {
+      {MemorySpace::Shared, "shared"}, {MemorySpace::DynamicShared, "dynamic_shared"}, {MemorySpace::Local, "local"}};
+  return support::enum_name(s, kNames, "?");
+}
+
+const char *atomic_op_name(AtomicOp op) {
+  static constexpr support::EnumName<AtomicOp> kNames[] = {
+      {AtomicOp::Add, "add"},       {AtomicOp::Sub, "sub"},       {AtomicOp::Max, "max"}, {AtomicOp::Min, "min"},
+      {AtomicOp::NanMax, "nanmax"}, {AtomicOp::NanMin, "nanmin"}, {AtomicOp::And, "and"}, {AtomicOp::Or, "or"},
+      {AtomicOp::Xor, "xor"},       {AtomicOp::Inc, "inc"},       {AtomicOp::Dec, "dec"}, {AtomicOp::Exch, "exch"},
+      {AtomicOp::Cas, "cas"}};
+  return support::enum_name(op, kNames, "?");
+}
+
+const char *sync_op_name(SyncOp op) {
+  static constexpr support::EnumName<SyncOp> kNames[] = {
+      {SyncOp::SyncThreads, "syncthreads"},
+      {SyncOp::SyncThreadsCount, "syncthreads_count"},
+      {SyncOp::SyncThreadsAnd, "syncthreads_and"},
+      {SyncOp::SyncThreadsOr, "syncthreads_or"},
+      {SyncOp::SyncWarp, "syncwarp"},
+      {SyncOp::FenceBlock, "threadfence_block"},
+      {SyncOp::FenceDevice, "threadfence"},
+      {SyncOp::FenceSystem, "threadfence_system"},
+      {SyncOp::ShflIdx, "shfl_sync"},
+      {SyncOp::ShflUp, "shfl_up_sync"},
+      {SyncOp::ShflDown, "shfl_down_sync"},
+      {SyncOp::ShflXor, "shfl_xor_sync"},
+      {SyncOp::VoteAll, "all_sync"},
+      {SyncOp::VoteAny, "any_sync"},
+      {SyncOp::VoteUni, "eq_sync"},
+      {SyncOp::Ballot, "ballot_sync"},
+      {SyncOp::MatchAny, "match_any_sync"},
+      {SyncOp::MatchAll, "match_all_sync"},
+      {SyncOp::ActiveMask, "activemask"}};
+  return support::enum_name(op, kNames, "?");
+}
+
+bool sync_waits(SyncOp op) {
+  return op != SyncOp::FenceBlock && op != SyncOp::FenceDevice && op != SyncOp::FenceSystem &&
+         op != SyncOp::ActiveMask;
+}
+
 const char *intrinsic_name(IntrinsicOp op) {
   switch (op) {
 #define UFJIT_INTRINSIC_NAME(name, str, arity) \
@@ -398,6 +442,50 @@ Expr ArraySlice::make(Expr array, std::vector<Dim> dims) {
   auto n = new_expr<ArraySlice>(Type::array(array.type().dtype(), kept));
   n->array = std::move(array);
   n->dims = std::move(dims);
+  return Expr(std::move(n));
+}
+
+Expr ArrayAlloc::make(MemorySpace space, DType dtype, std::vector<int64_t> shape, int64_t offset) {
+  internal_assert(!shape.empty()) << "ArrayAlloc without dimensions";
+  for (int64_t d : shape) internal_assert(d >= 0) << "ArrayAlloc of a negative extent";
+  internal_assert(space != MemorySpace::DynamicShared || shape.size() == 1) << "dynamic shared array of several dims";
+  internal_assert(offset >= 0 && (space == MemorySpace::Shared || offset == 0)) << "ArrayAlloc offset " << offset;
+  auto n = new_expr<ArrayAlloc>(Type::array(dtype, static_cast<int>(shape.size())));
+  n->space = space;
+  n->shape = std::move(shape);
+  n->offset = offset;
+  return Expr(std::move(n));
+}
+
+Expr ArrayAtomic::make(AtomicOp op, Expr array, std::vector<Expr> indices, Expr value, Expr compare) {
+  check_expr(array, "ArrayAtomic");
+  check_scalar(value, "ArrayAtomic");
+  internal_assert(array.type().is_array()) << "ArrayAtomic on " << array.type().str();
+  internal_assert(static_cast<int>(indices.size()) == array.type().ndim())
+      << "ArrayAtomic with " << indices.size() << " indices on " << array.type().str();
+  for (const Expr &i : indices) {
+    check_expr(i, "ArrayAtomic");
+    internal_assert(i.type() == Type::scalar(DType::Int64)) << "ArrayAtomic index of type " << i.type().str();
+  }
+  const DType t = array.type().dtype();
+  internal_assert(value.type().dtype() == t) << "ArrayAtomic of " << value.type().str() << " on " << array.type().str();
+  internal_assert((op == AtomicOp::Cas) == static_cast<bool>(compare)) << "ArrayAtomic compare operand";
+  if (compare) internal_assert(compare.type() == value.type()) << "ArrayAtomic compare of another type";
+  auto n = new_expr<ArrayAtomic>(Type::scalar(t));
+  n->op = op;
+  n->array = std::move(array);
+  n->indices = std::move(indices);
+  n->value = std::move(value);
+  n->compare = std::move(compare);
+  return Expr(std::move(n));
+}
+
+Expr Sync::make(SyncOp op, Type result, std::vector<Expr> args, int line) {
+  for (const Expr &a : args) check_scalar(a, sync_op_name(op));
+  auto n = new_expr<Sync>(std::move(result));
+  n->op = op;
+  n->args = std::move(args);
+  n->line = line;
   return Expr(std::move(n));
 }
 

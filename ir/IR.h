@@ -28,8 +28,10 @@
 //   otherwise (fastmath). These options are part of every cache key.
 // - Select and ShortCircuit evaluate only the operand they pick.
 // - The IR is pure: no expression has a side effect other than through
-//   Assign/ArrayStore statements; helper calls are to IR functions of the same
-//   module (no recursion: the call graph is acyclic).
+//   Assign/ArrayStore statements and the explicit kernels' ArrayAtomic and
+//   Sync, which are never removed, duplicated or moved across one another;
+//   helper calls are to IR functions of the same module (no recursion: the
+//   call graph is acyclic).
 //
 // Nodes are immutable and shared (std::shared_ptr<const Node>). Expr and Stmt
 // are handles; `e.as<Binary>()` gives the node or nullptr. Node kinds are
@@ -62,7 +64,10 @@ namespace ufjit::ir {
   X(TupleGet)                     \
   X(ArrayLoad)                    \
   X(ArrayDim)                     \
-  X(ArraySlice)
+  X(ArraySlice)                   \
+  X(ArrayAlloc)                   \
+  X(ArrayAtomic)                  \
+  X(Sync)
 
 #define UFJIT_FOR_EACH_IR_STMT(X) \
   X(Block)                        \
@@ -302,7 +307,13 @@ struct Call : ExprNode {
   X(Popc, "popc", 1) X(Clz, "clz", 1) X(Ffs, "ffs", 1) X(Brev, "brev", 1)        \
   /* np.gcd/np.lcm on the magnitudes (wrapping to the type): integers of the */     \
   /* result's type (codegen/lower/LowerNumpy.cpp) */                                     \
-  X(Gcd, "gcd", 2) X(Lcm, "lcm", 2)
+  X(Gcd, "gcd", 2) X(Lcm, "lcm", 2)                                               \
+  /* explicit kernels (@cuda.jit): the thread's coordinates, int32 */             \
+  X(ThreadIdxX, "threadIdx.x", 0) X(ThreadIdxY, "threadIdx.y", 0) X(ThreadIdxZ, "threadIdx.z", 0) \
+  X(BlockIdxX, "blockIdx.x", 0) X(BlockIdxY, "blockIdx.y", 0) X(BlockIdxZ, "blockIdx.z", 0)      \
+  X(BlockDimX, "blockDim.x", 0) X(BlockDimY, "blockDim.y", 0) X(BlockDimZ, "blockDim.z", 0)      \
+  X(GridDimX, "gridDim.x", 0) X(GridDimY, "gridDim.y", 0) X(GridDimZ, "gridDim.z", 0)            \
+  X(LaneId, "laneid", 0)
 
 enum class IntrinsicOp : uint8_t {
 #define UFJIT_INTRINSIC_ENUM(name, str, arity) name,
@@ -377,6 +388,82 @@ struct ArraySlice : ExprNode {
   Expr array;
   std::vector<Dim> dims;
   ArraySlice(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// Where an ArrayAlloc's memory lives (explicit kernels).
+enum class MemorySpace : uint8_t {
+  Shared,         // cuda.shared.array(shape, dtype): one per block, static
+  DynamicShared,  // cuda.shared.array(0, dtype): the launch's dynamic shared bytes
+  Local,          // cuda.local.array(shape, dtype): one per thread
+};
+const char *memory_space_name(MemorySpace s);
+
+/// A C-contiguous array of `type` (uninitialised) in `space`: static shared
+/// memory at byte `offset` of the block's region (Module::shared_bytes; the
+/// typer assigns offsets, 16-byte aligned, one per allocation site), the
+/// block's dynamic shared memory (1-d, as many elements as fit in the
+/// launch's dynamic shared bytes; every such array starts at its first
+/// byte, as in CUDA), or the thread's local memory. `shape` is constant.
+struct ArrayAlloc : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayAlloc;
+  static Expr make(MemorySpace space, DType dtype, std::vector<int64_t> shape, int64_t offset = 0);
+  MemorySpace space = MemorySpace::Local;
+  std::vector<int64_t> shape;  // DynamicShared: {0}
+  int64_t offset = 0;          // Shared only
+  ArrayAlloc(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// cuda.atomic.*: reads array[indices], stores `op(old, value)` there
+/// atomically with respect to every other atomic on that element (global or
+/// shared memory), and gives the old value. Add, Sub, And, Or, Xor, Exch as
+/// their names; Max/Min as Python's max/min(old, value), `value > old ?
+/// value : old` (a NaN already there stays, a NaN value is ignored), as
+/// Numba's; NanMax/NanMin as C's fmax/fmin (a NaN on either side is
+/// ignored); Inc
+/// (unsigned): `old >= value ? 0 : old + 1`; Dec: `old == 0 || old > value ?
+/// value : old - 1`; Cas: stores `value` if old == `compare`. `value` and
+/// `compare` have the element type.
+enum class AtomicOp : uint8_t { Add, Sub, Max, Min, NanMax, NanMin, And, Or, Xor, Inc, Dec, Exch, Cas };
+const char *atomic_op_name(AtomicOp op);
+
+struct ArrayAtomic : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayAtomic;
+  static Expr make(AtomicOp op, Expr array, std::vector<Expr> indices, Expr value, Expr compare = Expr());
+  AtomicOp op = AtomicOp::Add;
+  Expr array;
+  std::vector<Expr> indices;  // int64, wrapped as ArrayLoad's
+  Expr value;
+  Expr compare;  // Cas only
+  ArrayAtomic(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
+/// An explicit kernel's meeting with other threads: a block barrier, a warp
+/// collective or a memory fence (codegen/kernel/CpuKernelContext.h says what
+/// each gives; the GPU's instructions are the same operations).
+///   SyncThreads -> void; SyncThreadsCount/And/Or(int32 predicate) -> int32;
+///   SyncWarp(uint32 mask) -> void; Fence{Block,Device,System}() -> void;
+///   Shfl{Idx,Up,Down,Xor}(uint32 mask, T value, int32 lane) -> T (T a
+///   32- or 64-bit integer or float); Vote{All,Any,Uni}(uint32 mask, bool)
+///   -> bool; Ballot(uint32 mask, bool) -> uint32; MatchAny/MatchAll(uint32
+///   mask, T value) -> uint32 (T a 32- or 64-bit integer or float);
+///   ActiveMask() -> uint32.
+/// `line` is the call's source line, for messages of the CPU target.
+enum class SyncOp : uint8_t {
+  SyncThreads, SyncThreadsCount, SyncThreadsAnd, SyncThreadsOr, SyncWarp,
+  FenceBlock, FenceDevice, FenceSystem,
+  ShflIdx, ShflUp, ShflDown, ShflXor, VoteAll, VoteAny, VoteUni, Ballot, MatchAny, MatchAll, ActiveMask,
+};
+const char *sync_op_name(SyncOp op);
+/// Whether `op` makes a thread wait for others (every op but the fences).
+bool sync_waits(SyncOp op);
+
+struct Sync : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::Sync;
+  static Expr make(SyncOp op, Type result, std::vector<Expr> args, int line);
+  SyncOp op = SyncOp::SyncThreads;
+  std::vector<Expr> args;
+  int line = 0;
+  Sync(Type t) : ExprNode(kKind, std::move(t)) {}
 };
 
 // ----------------------------------------------------------------- statements
@@ -577,6 +664,16 @@ struct Module {
   /// the entries take the error-flag parameter (codegen/kernel/KernelABI.h).
   std::vector<RaiseSite> raise_sites;
   bool can_raise() const { return !raise_sites.empty(); }
+  /// An explicit kernel's module (@cuda.jit): its entry is the kernel, and
+  /// on the CPU target every function takes the thread's context
+  /// (codegen/kernel/CpuKernelContext.h) after the error flag.
+  bool explicit_kernel = false;
+  /// Static shared memory of one block, in bytes (the ArrayAllocs of space
+  /// Shared end at or before it).
+  int64_t shared_bytes = 0;
+  /// A thread of the kernel may wait for others (a Sync that sync_waits):
+  /// on the CPU its block runs one fiber per thread.
+  bool threads_wait = false;
   const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }
   const Function *find(const std::string &function_name) const;
   const ExternFunction *find_extern(const std::string &function_name) const;

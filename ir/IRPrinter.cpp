@@ -187,6 +187,47 @@ class Printer {
     out_ += ']';
   }
 
+  // shared_array<float32>(16, 16 @ 0): its space, dtype, shape and offset.
+  void node(const ArrayAlloc *a) {
+    out_ += memory_space_name(a->space);
+    out_ += "_array<";
+    out_ += dtype_name(a->type.dtype());
+    out_ += ">(";
+    for (std::size_t k = 0; k < a->shape.size(); ++k) {
+      if (k > 0) out_ += ", ";
+      out_ += std::to_string(a->shape[k]);
+    }
+    if (a->space == MemorySpace::Shared) {
+      out_ += " @ ";
+      out_ += std::to_string(a->offset);
+    }
+    out_ += ')';
+  }
+
+  void node(const ArrayAtomic *a) {
+    out_ += "atomic_";
+    out_ += atomic_op_name(a->op);
+    out_ += '(';
+    expr(a->array);
+    out_ += '[';
+    list(a->indices);
+    out_ += "], ";
+    if (a->compare) {
+      expr(a->compare);
+      out_ += ", ";
+    }
+    expr(a->value);
+    out_ += ')';
+  }
+
+  void node(const Sync *s) {
+    out_ += sync_op_name(s->op);
+    out_ += '(';
+    list(s->args);
+    out_ += ") @line ";
+    out_ += std::to_string(s->line);
+  }
+
   // Statements, one overload per kind of UFJIT_FOR_EACH_IR_STMT; each line
   // starts with `indent` levels of two spaces.
   void pad(int indent) {
@@ -332,7 +373,11 @@ std::string print(const Module &m) {
     Printer p;
     std::string &out = p.out();
     std::string entry = m.functions.empty() ? std::string("?") : m.entry_function().name;
-    out += "module " + m.name + " entry=" + entry + " fastmath=" + (m.options.fastmath ? "true" : "false") + "\n";
+    out += "module " + m.name + " entry=" + entry + " fastmath=" + (m.options.fastmath ? "true" : "false");
+    if (m.explicit_kernel) {
+      out += " kernel shared_bytes=" + std::to_string(m.shared_bytes) + (m.threads_wait ? " threads_wait" : "");
+    }
+    out += "\n";
     for (const ExternFunction &x : m.externs) {
       out += "extern ";
       out += x.abi == ExternFunction::Abi::C ? "abi=c " : "abi=numba ";

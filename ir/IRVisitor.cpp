@@ -80,6 +80,17 @@ void IRVisitor::visit(const ArraySlice *op) {
   }
 }
 
+void IRVisitor::visit(const ArrayAlloc *op) { (void)op; }
+void IRVisitor::visit(const ArrayAtomic *op) {
+  visit_expr(op->array);
+  for (const Expr &i : op->indices) visit_expr(i);
+  visit_expr(op->value);
+  visit_expr(op->compare);
+}
+void IRVisitor::visit(const Sync *op) {
+  for (const Expr &a : op->args) visit_expr(a);
+}
+
 void IRVisitor::visit(const Block *op) {
   for (const Stmt &s : op->stmts) visit_stmt(s);
 }
@@ -234,6 +245,25 @@ Expr IRMutator::visit(const ArraySlice *op, const Expr &self) {
   return changed ? ArraySlice::make(a, std::move(dims)) : self;
 }
 
+Expr IRMutator::visit(const ArrayAlloc *op, const Expr &self) {
+  (void)op;
+  return self;
+}
+Expr IRMutator::visit(const ArrayAtomic *op, const Expr &self) {
+  Expr a = mutate(op->array);
+  std::vector<Expr> idx;
+  bool changed = mutate_all(*this, op->indices, idx);
+  Expr v = mutate(op->value);
+  Expr c = mutate(op->compare);
+  if (!changed && a.same_as(op->array) && v.same_as(op->value) && c.same_as(op->compare)) return self;
+  return ArrayAtomic::make(op->op, a, std::move(idx), v, c);
+}
+Expr IRMutator::visit(const Sync *op, const Expr &self) {
+  std::vector<Expr> args;
+  if (!mutate_all(*this, op->args, args)) return self;
+  return Sync::make(op->op, op->type, std::move(args), op->line);
+}
+
 Stmt IRMutator::visit(const Block *op, const Stmt &self) {
   std::vector<Stmt> stmts;
   if (!mutate_all(*this, op->stmts, stmts)) return self;
@@ -338,6 +368,15 @@ class ExprWalker : public IRVisitor {
       walk(d.start);
       if (d.length) walk(d.length);
     }
+  }
+  void visit(const ArrayAtomic *op) override {
+    walk(op->array);
+    for (const Expr &i : op->indices) walk(i);
+    walk(op->value);
+    walk(op->compare);
+  }
+  void visit(const Sync *op) override {
+    for (const Expr &a : op->args) walk(a);
   }
   void visit(const Assign *op) override { walk(op->value); }
   void visit(const ArrayStore *op) override {

@@ -208,6 +208,29 @@ class FunctionVerifier : public IRVisitor {
     IRVisitor::visit(op);
   }
 
+  void visit(const ArrayAtomic *op) override {
+    VERIFY_CHECK(module_.explicit_kernel, "an atomic outside an explicit kernel's module");
+    VERIFY_CHECK(array_operand(op->array), "ArrayAtomic on a non-array variable");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArrayAlloc *op) override {
+    VERIFY_CHECK(module_.explicit_kernel, "an array allocation outside an explicit kernel's module");
+    if (op->space == MemorySpace::Shared) {
+      int64_t bytes = static_cast<int64_t>(dtype_size(op->type.dtype()));
+      for (int64_t d : op->shape) bytes *= d;
+      VERIFY_CHECK(op->offset % 16 == 0 && op->offset + bytes <= module_.shared_bytes,
+                   "shared array outside the module's shared_bytes");
+    }
+    IRVisitor::visit(op);
+  }
+
+  void visit(const Sync *op) override {
+    VERIFY_CHECK(module_.explicit_kernel, std::string(sync_op_name(op->op)) + " outside an explicit kernel's module");
+    VERIFY_CHECK(!sync_waits(op->op) || module_.threads_wait, "a waiting Sync in a module without threads_wait");
+    IRVisitor::visit(op);
+  }
+
   void visit(const If *op) override {
     VERIFY_CHECK(op->cond.type().is_bool(), "If condition is not bool");
     IRVisitor::visit(op);
@@ -335,6 +358,22 @@ class FunctionVerifier : public IRVisitor {
       case IntrinsicOp::CAtanh:
       case IntrinsicOp::CPow:
         VERIFY_CHECK(op->type.is_complex() && all_args_are(op->type), name + " types");
+        return;
+      case IntrinsicOp::ThreadIdxX:
+      case IntrinsicOp::ThreadIdxY:
+      case IntrinsicOp::ThreadIdxZ:
+      case IntrinsicOp::BlockIdxX:
+      case IntrinsicOp::BlockIdxY:
+      case IntrinsicOp::BlockIdxZ:
+      case IntrinsicOp::BlockDimX:
+      case IntrinsicOp::BlockDimY:
+      case IntrinsicOp::BlockDimZ:
+      case IntrinsicOp::GridDimX:
+      case IntrinsicOp::GridDimY:
+      case IntrinsicOp::GridDimZ:
+      case IntrinsicOp::LaneId:
+        VERIFY_CHECK(module_.explicit_kernel, name + " outside an explicit kernel's module");
+        VERIFY_CHECK(op->type == Type::scalar(DType::Int32), name + " types");
         return;
       default:
         VERIFY_CHECK(op->type.is_float() && all_args_are(op->type), name + " of " + op->type.str() + " needs float arguments of that type");

@@ -126,6 +126,9 @@ std::vector<std::string> cuda_names(bool fp16) {
 
 Value BodyTyper::call_cuda(const std::string &module, const std::string &name, std::vector<Value> args,
                            const ast::Call &call) {
+  if (module == "numba.cuda") {
+    if (std::optional<Value> v = call_kernel_function(module, name, args, call)) return *v;
+  }
   for (const Value &a : args) {
     if (!a.ok) return Value::error();
   }

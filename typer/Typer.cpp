@@ -109,6 +109,7 @@ ModuleTyper::ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : s
 
 bool ModuleTyper::boundscheck(const ast::FunctionDef &def) const {
   if (env_boundscheck_) return *env_boundscheck_;
+  if (forced_boundscheck_) return true;
   auto it = scope_.program->boundscheck.find(&def);
   return it != scope_.program->boundscheck.end() ? it->second : entry_boundscheck_;
 }
@@ -168,6 +169,9 @@ Module ModuleTyper::finish(Function entry, const std::string &name, const FloatO
   };
   add_callees(entry);
   m.functions.push_back(std::move(entry));
+  m.explicit_kernel = explicit_kernel_;
+  m.shared_bytes = (shared_bytes_ + 15) / 16 * 16;
+  m.threads_wait = threads_wait_;
   m.entry = static_cast<int>(m.functions.size()) - 1;
   number_raise_sites(m);
   return m;
@@ -385,6 +389,50 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
   return m;
 }
 
+/// Types kernel `k` for parameter types `params`; nothing after reporting
+/// errors through `forward`.
+std::optional<Module> type_kernel_module(const ProgramScope &scope, const frontend::KernelDecl &k,
+                                         const std::vector<Type> &params, DiagnosticEngine &diags,
+                                         DiagForwarder &forward) {
+  if (params.size() != k.def->params.size()) {
+    diags.error(def_loc(*k.def), "kernel '" + k.name + "' takes " + plural(k.def->params.size(), "argument") +
+                                     ", but " + std::to_string(params.size()) + " were given");
+    return std::nullopt;
+  }
+  DiagnosticEngine scratch;
+  scratch.set_error_limit(0);  // forwarded: `diags` applies the limit
+  typer::ModuleTyper mt(scope, scratch);
+  mt.set_explicit_kernel();
+  typer::BodyTyper bt(scope, &mt, scratch);
+  bt.set_kernel();
+  if (k.options.debug) mt.force_boundscheck();
+  std::optional<Function> entry = bt.type_function(*k.def, k.name, params, Type::void_type(), true);
+  forward.forward(scratch);
+  if (!entry || scratch.has_errors()) return std::nullopt;
+  FloatOptions options;
+  options.fastmath = k.options.fastmath;
+  Module m = mt.finish(std::move(*entry), k.name, options);
+  verify(m);
+  return m;
+}
+
+/// Every kernel of `prog` with the modules of the signatures it gives.
+void type_kernels(const ProgramScope &scope, const frontend::Program &prog, DiagnosticEngine &diags,
+                  DiagForwarder &forward, TypedProgram &out) {
+  for (const frontend::KernelDecl &k : prog.kernels) {
+    TypedKernel tk;
+    tk.name = k.name;
+    tk.options = k.options;
+    for (const ast::Param &param : k.def->params) tk.params.push_back(param.name);
+    tk.signatures = k.signatures;
+    for (const frontend::Signature &sig : k.signatures) {
+      std::optional<Module> m = type_kernel_module(scope, k, param_types_of(sig), diags, forward);
+      if (m) tk.modules.push_back(std::move(*m));
+    }
+    out.kernels.push_back(std::move(tk));
+  }
+}
+
 /// Gives a module that calls declare_device functions the ufunc's link
 /// files (`cache`: read once per ufunc); false, with an error at the def,
 /// when neither the decorator nor `link` names any.
@@ -414,8 +462,8 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
 
   // A ufunc whose decorator had errors is dropped: those errors say why
   // there is none, so "no @vectorize function" would only repeat them.
-  if (prog.ufuncs.empty() && diags.has_errors()) return std::nullopt;
-  if (prog.ufuncs.empty()) {
+  if (prog.ufuncs.empty() && prog.kernels.empty() && diags.has_errors()) return std::nullopt;
+  if (prog.ufuncs.empty() && prog.kernels.empty()) {
     const ast::FunctionDef *first = prog.helpers.empty() ? nullptr : prog.helpers.front();
     SourceLocation loc = first != nullptr ? def_loc(*first) : SourceLocation{file.get(), 1, 1, 1};
     std::string what = first != nullptr ? "function '" + first->name + "' has no signatures" : "the source has no @vectorize function";
@@ -426,6 +474,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
 
   DiagForwarder forward(diags);
   TypedProgram out;
+  type_kernels(p->scope, prog, diags, forward, out);
   for (const frontend::UfuncDecl &u : prog.ufuncs) {
     if (u.def == nullptr) continue;
     TypedUfunc tu;
@@ -572,6 +621,37 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
       [&] { return compile_on_this_thread(std::move(file), diags, override_signatures, link); });
 }
 
+
+std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags) {
+  return run_with_large_stack([&]() -> std::optional<InferredSignature> {
+    std::unique_ptr<Prepared> p = prepare(file, diags, {});
+    if (!p || diags.has_errors()) return std::nullopt;
+    const frontend::KernelDecl *found = nullptr;
+    for (const frontend::KernelDecl &k : p->prog.kernels) {
+      if (k.name == name) found = &k;
+    }
+    if (found == nullptr) {
+      diags.error(SourceLocation{file.get(), 1, 1, 1}, "the source has no @cuda.jit kernel '" + name + "'");
+      return std::nullopt;
+    }
+    InferredSignature out;
+    out.signature.loc = def_loc(*found->def);
+    out.signature.ret.is_void = true;
+    for (const Type &t : arg_types) {
+      frontend::SigType a;
+      a.dtype = t.dtype();
+      a.ndim = t.is_array() ? t.ndim() : 0;
+      a.loc = out.signature.loc;
+      out.signature.args.push_back(a);
+    }
+    DiagForwarder forward(diags);
+    std::optional<Module> m = type_kernel_module(p->scope, *found, arg_types, diags, forward);
+    if (!m || diags.has_errors()) return std::nullopt;
+    out.module = std::move(*m);
+    return out;
+  });
+}
 
 std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                 const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags,

@@ -32,8 +32,19 @@ struct TypedUfunc {
   bool dynamic = false;
 };
 
+/// One @cuda.jit kernel, with one typed module per signature given (none:
+/// typed at each launch for its arguments' types, type_kernel).
+struct TypedKernel {
+  std::string name;
+  frontend::KernelOptions options;
+  std::vector<std::string> params;  // the def's parameter names
+  std::vector<frontend::Signature> signatures;
+  std::vector<ir::Module> modules;  // modules[i] types signatures[i]
+};
+
 struct TypedProgram {
   std::vector<TypedUfunc> ufuncs;
+  std::vector<TypedKernel> kernels;
 };
 
 /// Parses, collects and types every ufunc and signature. Every error is
@@ -52,7 +63,7 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
                                           const std::vector<std::string> &override_signatures = {},
                                           const LinkOptions &link = {});
 
-/// A signature typed on demand (a dynamic ufunc's or gufunc's), and its module.
+/// A signature typed on demand (a dynamic ufunc's, gufunc's or kernel's), and its module.
 struct InferredSignature {
   frontend::Signature signature;
   ir::Module module;
@@ -87,5 +98,12 @@ std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> f
 std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                     const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags,
                                                     const LinkOptions &link = {});
+
+/// Types the @cuda.jit kernel `name` of `file` for its arguments' types
+/// (arrays of a dtype and ndim, scalars), as Numba's dispatcher does at a
+/// launch with new types: every array is writable, the kernel returns
+/// nothing. Errors go to `diags`, located; returns nullopt then.
+std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
+                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags);
 
 }  // namespace ufjit::ir

@@ -171,6 +171,7 @@ Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, boo
 }
 
 bool BodyTyper::array_writable(const Expr &array) const {
+  if (in_kernel()) return true;  // kernels and their device functions write any array, as Numba's
   Expr root = array;
   while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
   const Var *var = root.as<Var>();

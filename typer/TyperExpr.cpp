@@ -200,6 +200,10 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
     std::optional<std::string> base = module_of(*a->value);
     if (base && *base == "numba" && a->attr == "cuda") return std::string("numba.cuda");
     if (base && *base == "numba.cuda" && a->attr == "fp16") return std::string("numba.cuda.fp16");
+    if (base && *base == "numba.cuda" &&
+        (a->attr == "atomic" || a->attr == "shared" || a->attr == "local" || is_cuda_coordinate_object(a->attr))) {
+      return "numba.cuda." + a->attr;
+    }
     if (base && (*base == "numba" || *base == "numba.cuda") && a->attr == "types") return std::string("numba.types");
     if (base && *base == "numba" && a->attr == "core") return std::string("numba.core");
     if (base && *base == "numba.core" && a->attr == "types") return std::string("numba.types");
@@ -212,6 +216,10 @@ Value BodyTyper::attribute_expr(const ast::Attribute &e) {
   if (mod) {
     if (*mod == "math" || *mod == "cmath") return math_constant(*mod, e.attr, e.attr_loc);
     if (*mod == "numpy") return numpy_constant(e.attr, e.attr_loc);
+    if (*mod == "numba.cuda") return cuda_attribute(*mod, e.attr, e.attr_loc);
+    if (mod->rfind("numba.cuda.", 0) == 0 && is_cuda_coordinate_object(mod->substr(11))) {
+      return cuda_attribute(*mod, e.attr, e.attr_loc);
+    }
     error(e.attr_loc, "'" + ast::to_source(e) + "' cannot be used as a value in a function body");
     return Value::error();
   }
@@ -441,6 +449,12 @@ std::optional<std::string> BodyTyper::numpy_callee(const ast::Expr &callee) cons
 }
 
 Value BodyTyper::call_expr(const ast::Call &e) {
+  if (const ast::Attribute *a = e.func->as<ast::Attribute>(); a != nullptr && a->attr == "array") {
+    std::optional<std::string> mod = module_of(*a->value);
+    if (mod && (*mod == "numba.cuda.shared" || *mod == "numba.cuda.local")) {
+      return array_alloc(*mod == "numba.cuda.local" ? MemorySpace::Local : MemorySpace::Shared, e);
+    }
+  }
   if (e.keywords.size() == 1 && e.starred.empty() && e.args.size() == 1) {
     // np.round(x, decimals=2), np.angle(z, deg=True): the keyword arguments a body may pass.
     std::optional<std::string> np_name = numpy_callee(*e.func);
@@ -471,6 +485,7 @@ Value BodyTyper::call_expr(const ast::Call &e) {
     }
     if (*mod == "numpy") return call_numpy(a->attr, std::move(args), e);
     if (*mod == "numba.cuda" || *mod == "numba.cuda.fp16") return call_cuda(*mod, a->attr, std::move(args), e);
+    if (*mod == "numba.cuda.atomic") return *call_kernel_function(*mod, a->attr, args, e);
     error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
     return Value::error();
   }

@@ -167,6 +167,12 @@ class BodyTyper {
     is_gufunc_ = true;
     output_params_ = std::move(outputs);
   }
+  /// Makes the next type_function an explicit kernel's (@cuda.jit): void,
+  /// every array writable.
+  void set_kernel() {
+    is_gufunc_ = true;
+    is_kernel_ = true;
+  }
   /// Types a module constant's expression (no locals, no calls of helpers).
   Value type_constant(const ast::Expr &e);
 
@@ -174,6 +180,7 @@ class BodyTyper {
   // The handlers of library calls (LibraryCall.h), one class per family.
   friend class BuiltinCall;
   friend class CudaCall;
+  friend class KernelCall;
   friend class MathCall;
   friend class NumpyCall;
 
@@ -409,6 +416,25 @@ class BodyTyper {
   Value ldexp_exponent(const Value &n);
   // ---- cuda.* and cuda.fp16.* (CudaCalls.cpp); module is "numba.cuda" or "numba.cuda.fp16"
   Value call_cuda(const std::string &module, const std::string &name, std::vector<Value> args, const ast::Call &call);
+  // ---- explicit kernels (KernelCalls.cpp)
+  /// Whether this body belongs to an explicit kernel's module.
+  bool in_kernel() const;
+  /// True in a kernel's module; else reports that `what` is for kernels.
+  bool require_kernel(const std::string &what, const SourceLocation &loc);
+  /// A kernel-only cuda.* or cuda.atomic.* call; nullopt when `name` is not
+  /// one (a cuda.* call of ufunc bodies, CudaCalls.cpp).
+  std::optional<Value> call_kernel_function(const std::string &module, const std::string &name,
+                                            std::vector<Value> &args, const ast::Call &call);
+  /// `cuda.laneid`, `cuda.warpsize` (object "numba.cuda") and
+  /// `cuda.threadIdx.x` (object "numba.cuda.threadIdx"), ...
+  Value cuda_attribute(const std::string &object, const std::string &attr, const SourceLocation &loc);
+  /// cuda.shared.array / cuda.local.array(shape, dtype).
+  Value array_alloc(MemorySpace space, const ast::Call &call);
+  /// The index of an atomic (an integer, or a tuple of one per dimension).
+  bool atomic_indices(const Value &array, const ast::Expr &index, std::vector<Expr> &out);
+  /// The dtype a dtype argument names (`float32`, `np.float32`, `'f4'`).
+  std::optional<DType> dtype_of_expression(const ast::Expr &e) const;
+
   /// "math", "cmath", "numpy", "numba", "numba.cuda", "numba.cuda.fp16" or
   /// "numba.types" (also numba.cuda.types, numba.core.types) when `e` names such a module.
   std::optional<std::string> module_of(const ast::Expr &e) const;
@@ -423,6 +449,7 @@ class BodyTyper {
   const ast::FunctionDef *def_ = nullptr;
   bool is_ufunc_ = false;
   bool is_gufunc_ = false;
+  bool is_kernel_ = false;  // an explicit kernel's entry (set_kernel)
   bool boundscheck_ = false;  // array indices of this body are checked
   std::set<std::string> output_params_;
   std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
@@ -470,6 +497,13 @@ class BodyTyper {
   std::optional<std::vector<Value>> pending_args_;
 };
 
+/// The largest cuda.shared.array or cuda.local.array, in bytes.
+inline constexpr int64_t kMaxKernelArrayBytes = int64_t{1} << 30;
+
+/// Whether `name` is one of cuda's coordinate objects (threadIdx, blockIdx,
+/// blockDim, gridDim).
+bool is_cuda_coordinate_object(const std::string &name);
+
 /// Helper calls nested deeper than this (f0 called by f1 called by f2 ...)
 /// are an error: each level types its callee recursively. Python's own
 /// default recursion limit is 1000.
@@ -498,6 +532,9 @@ class ModuleTyper {
   bool boundscheck(const ast::FunctionDef &def) const;
   /// Makes `def` the module's entry, whose boundscheck option helpers inherit.
   void set_entry(const ast::FunctionDef &def);
+  /// Checks every index of the module (a kernel's debug=True), whatever the
+  /// decorators say; NUMBA_BOUNDSCHECK=0 still turns checking off.
+  void force_boundscheck() { forced_boundscheck_ = true; }
   /// The IR function (int64, no parameters) that raises IndexError("index is
   /// out of bounds") located at `loc`: a checked index calls it when out of range.
   std::string index_error_function(const SourceLocation &loc);
@@ -506,6 +543,19 @@ class ModuleTyper {
   Module finish(Function entry, const std::string &name, const FloatOptions &options);
 
   static std::string mangle(const std::string &name, const std::vector<Type> &arg_types);
+
+  /// Explicit kernels (@cuda.jit): the module's functions may use the
+  /// kernel-only cuda.* operations (KernelCalls.cpp).
+  void set_explicit_kernel() { explicit_kernel_ = true; }
+  bool explicit_kernel() const { return explicit_kernel_; }
+  /// The byte offset of a new static shared array of `bytes` (16-byte aligned).
+  int64_t allocate_shared(int64_t bytes) {
+    const int64_t offset = (shared_bytes_ + 15) / 16 * 16;
+    shared_bytes_ = offset + bytes;
+    return offset;
+  }
+  /// A body makes threads wait for each other (ir::Module::threads_wait).
+  void note_threads_wait() { threads_wait_ = true; }
 
  private:
   struct Entry {
@@ -518,6 +568,10 @@ class ModuleTyper {
   std::optional<bool> env_boundscheck_;      // NUMBA_BOUNDSCHECK, read when the typer is made
   bool entry_boundscheck_ = false;
   std::vector<std::string> in_progress_;     // the call chain being typed, outermost first
+  bool explicit_kernel_ = false;
+  bool forced_boundscheck_ = false;
+  int64_t shared_bytes_ = 0;
+  bool threads_wait_ = false;
   std::set<std::string> in_progress_names_;  // the same names, for a lookup per call
   int muted_depth_ = 0;
 };

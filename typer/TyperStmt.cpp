@@ -21,6 +21,15 @@ void collect_target_names(const ast::Expr &target, std::set<std::string> &out) {
   }
 }
 
+/// Whether `e` holds an explicit kernel's atomic or Sync (ir/IR.h: never dropped).
+bool has_effect(const Expr &e) {
+  bool found = false;
+  for_each_expr(Evaluate::make(e), [&](const Expr &x) {
+    found = found || x.as<ArrayAtomic>() != nullptr || x.as<Sync>() != nullptr;
+  });
+  return found;
+}
+
 /// Whether `e` reads a variable named in `names`.
 bool reads_any(const Expr &e, const std::set<std::string> &names) {
   bool found = false;
@@ -398,7 +407,8 @@ void BodyTyper::stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out) {
       if (e.isa<ast::StrLit>()) return;  // a string statement is a comment
       Value v = expr(e);
       flush_pre(out);
-      if (v.ok && v.expr && v.expr.as<Call>() != nullptr) out.push_back(Evaluate::make(v.expr));
+      // A call, an atomic or a barrier is kept for what it does; other values are dropped.
+      if (v.ok && v.expr && (v.expr.as<Call>() != nullptr || has_effect(v.expr))) out.push_back(Evaluate::make(v.expr));
       return;
     }
     case ast::StmtKind::Assign:
@@ -671,7 +681,9 @@ void BodyTyper::return_stmt(const ast::Return &s, std::vector<Stmt> &out) {
     return;
   }
   if (is_gufunc_) {
-    error(s.value->loc, "a generalized ufunc returns no value: it writes its results to its output arrays");
+    error(s.value->loc, is_kernel_ ? "a kernel returns no value: it writes its results to its arrays (use "
+                                     "@cuda.jit(device=True) for a function that returns one)"
+                                   : "a generalized ufunc returns no value: it writes its results to its output arrays");
     flow_.reachable = false;
     return;
   }
