@@ -63,7 +63,10 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
       "operand its pointer, outer 'strides', and for array parameters 'core_shape'/'core_strides' (the first "
       "ndim-of-the-parameter values used); one thread per outer element. 'launch' is the grid the entry is "
       "fastest with (any grid is correct): 'full' = ceil(count / (block * elements_per_thread)) blocks, "
-      "'capped' = a few waves of resident blocks.";
+      "'capped' = a few waves of resident blocks. 'kernel' entries (@cuda.jit) are launched with the grid, "
+      "block and dynamic shared memory of your choice and take, per kernel parameter in order, an array's "
+      "pointer with its 'shape' and 'strides' (8 int64 each, the first ndim used), or a scalar's value; no "
+      "'launch' advice.";
   json list = json::array();
   for (const ManifestEntry &e : entries) {
     json item;
@@ -73,13 +76,15 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
     if (e.variant.kind == codegen::KernelKind::Gufunc) {
       item["variant"] = {{"layout", "gufunc"}, {"index32", false}, {"scalar_mask", 0}};
       item["gufunc_layout"] = e.layout;
+    } else if (e.variant.kind == codegen::KernelKind::Explicit) {
+      item["variant"] = {{"layout", "kernel"}, {"index32", false}, {"scalar_mask", 0}};
     } else {
       item["variant"] = {{"layout", e.variant.layout == codegen::Layout::Contiguous ? "contiguous" : "strided"},
                          {"index32", e.variant.index32},
                          {"scalar_mask", e.variant.scalar_mask}};
     }
     item["params"] = entry_params(e);
-    if (request.target == "cuda") {
+    if (request.target == "cuda" && e.variant.kind != codegen::KernelKind::Explicit) {
       item["launch"] = {{"grid", e.launch.elements_per_thread > 0 ? "full" : "capped"},
                         {"elements_per_thread", e.launch.elements_per_thread}};
     }
@@ -161,6 +166,41 @@ struct Entries {
   std::vector<driver::ManifestEntry> manifest;
 };
 
+/// The entries of the @cuda.jit kernels with signatures (as
+/// collect_entries, whose request they share); whether one was named.
+bool collect_kernel_entries(const ir::TypedProgram &program, const CompileRequest &request, CompileResult &result,
+                            Entries &entries) {
+  bool found = false;
+  for (const ir::TypedKernel &kernel : program.kernels) {
+    if (!request.function.empty() && kernel.name != request.function) continue;
+    found = true;
+    for (std::size_t s = 0; s < kernel.modules.size(); ++s) {
+      const frontend::Signature &sig = kernel.signatures[s];
+      const ir::Module &module = kernel.modules[s];
+      if (request.emit == EmitKind::Ir) {
+        result.output += ir::print(module);
+        continue;
+      }
+      codegen::EntryRequest entry;
+      entry.module = &module;
+      entry.base_name = codegen::entry_base_name(kernel.name, dtype_names(sig.args));
+      entry.variants = {codegen::explicit_variant()};
+      entry.done_flag = false;
+      codegen::EntrySignature entry_sig;
+      for (const frontend::SigType &t : sig.args) {
+        entry_sig.args.push_back(t.dtype);
+        entry_sig.arg_ndims.push_back(t.ndim);
+      }
+      entry_sig.can_raise = module.can_raise();
+      const codegen::KernelVariant v = codegen::explicit_variant();
+      entries.manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), kernel.name,
+                                                       sig.str(), v, codegen::make_kernel_spec(entry_sig, v), ""});
+      entries.requests.push_back(std::move(entry));
+    }
+  }
+  return found;
+}
+
 /// The entries of `request.function` (every ufunc when empty); with
 /// `--emit ir`, the modules' text goes to `result` instead.
 Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &request,
@@ -199,8 +239,9 @@ Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &r
       entries.requests.push_back(std::move(entry));
     }
   }
+  found = collect_kernel_entries(program, request, result, entries) || found;
   if (!found) {
-    throw Error("no ufunc named '" + request.function + "' in " + request.source_name);
+    throw Error("no ufunc or kernel named '" + request.function + "' in " + request.source_name);
   }
   return entries;
 }

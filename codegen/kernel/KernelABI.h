@@ -34,6 +34,21 @@
 //     `out`, `aux` and `out_has` (make_method_spec gives their dtypes), then
 //     the error flag. On the CPU, `begin`/`end` count segments or rows.
 //
+//   Explicit (a @cuda.jit kernel; one entry per signature): per kernel
+//     parameter in order, an array's pointer, its shape and its byte strides
+//     (the first ndim entries used), or a scalar's value (complex: two);
+//     then the error flag. The kernel's own code reads the thread's
+//     coordinates: special registers on the GPU, where the runtime launches
+//     it with the caller's grid, block and dynamic shared memory. On the CPU
+//     `params` holds one more pointer after the table's, at the block's
+//     CpuThreadContext (codegen/kernel/CpuKernelContext.h: grid and block
+//     dims, dynamic shared memory); the entry runs blocks [begin, end) of
+//     the grid (linear index, x fastest), looping over their threads, and
+//     allocates their static shared memory itself. A kernel whose threads
+//     wait for each other (ir::Module::threads_wait) has instead a
+//     CpuThreadEntry `void(CpuThreadContext *ctx, void *const *params)`
+//     that runs ONE thread, for the runtime's block runner.
+//
 // Scalar parameters (elementwise, bit i of `scalar_mask` set): passed by
 // value in their storage type: bool as 1 byte (0/1), integers as themselves,
 // float16 as its 16 raw bits, float32/float64 as themselves,
@@ -103,7 +118,7 @@ struct Dims {
 enum class Layout : uint8_t { Contiguous, Strided };
 
 /// What an entry computes.
-enum class KernelKind : uint8_t { Elementwise, Gufunc, Method };
+enum class KernelKind : uint8_t { Elementwise, Gufunc, Method, Explicit };
 
 /// The output alignment, in bytes, that a streaming_stores entry requires at
 /// `begin`: a cache line, and a multiple of every vector width.
@@ -142,11 +157,21 @@ inline KernelVariant gufunc_variant() {
   return v;
 }
 
+/// The one variant of an explicit kernel's signature.
+inline KernelVariant explicit_variant() {
+  KernelVariant v;
+  v.layout = Layout::Strided;
+  v.kind = KernelKind::Explicit;
+  return v;
+}
+
 /// The dtypes an entry moves between memory and the core function: the
 /// signature of one specialisation. Elementwise: inputs then the result.
 /// Gufunc: every operand (inputs, then outputs) in `args`, `arg_ndims[k]` the
 /// array dims the core function takes for it (0: a scalar parameter),
 /// `outputs` how many of the last args are outputs; `ret` unused.
+/// Explicit: every kernel parameter in `args`, `arg_ndims` as for gufuncs
+/// (0: a scalar), no outputs.
 struct EntrySignature {
   std::vector<DType> args;
   DType ret = DType::Float64;

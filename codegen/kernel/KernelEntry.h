@@ -40,6 +40,16 @@ llvm::Function *build_gpu_gufunc_entry(llvm::Module &module, llvm::Function &cor
 llvm::Function *build_cpu_gufunc_entry(llvm::Module &module, llvm::Function &core, const EntrySignature &sig,
                                        const std::string &name);
 
+/// Explicit kernel entries (KernelABI.h, kind Explicit): the GPU's calls the
+/// kernel once per thread of the caller's launch; the CPU's runs blocks
+/// [begin, end) looping over their threads, allocating `shared_bytes` of
+/// static shared memory per block, or (`one_thread`, for kernels whose
+/// threads wait for each other) is a CpuThreadEntry running one thread.
+llvm::Function *build_gpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
+                                         const std::string &name);
+llvm::Function *build_cpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
+                                         const std::string &name, int64_t shared_bytes, bool one_thread);
+
 /// A CPU entry `void(int64 begin, int64 end, void *const *params)`: a counted
 /// loop the loop vectorizer can widen (contiguous), or a loop over rows whose
 /// innermost dimension is a counted loop (strided).

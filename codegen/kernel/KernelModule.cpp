@@ -73,7 +73,8 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
     target.fastmath = module.options.fastmath;
     info.all_fastmath = info.all_fastmath && target.fastmath;
     info.any_fastmath = info.any_fastmath || target.fastmath;
-    EntrySignature sig = request.gufunc_outputs > 0
+    // A gufunc's or kernel's entry function takes arrays; a kernel has no outputs.
+    EntrySignature sig = request.gufunc_outputs > 0 || module.explicit_kernel
                              ? gufunc_entry_signature(module.entry_function(), request.gufunc_outputs)
                              : entry_signature(module.entry_function());
     sig.can_raise = module.can_raise();
@@ -90,6 +91,18 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
       internal_assert(item.sig.args.size() <= sizeof(variant.scalar_mask) * 8 || variant.scalar_mask == 0)
           << "scalar mask beyond its width";
       std::string name = entry_name(item.request->base_name, variant);
+      if (variant.kind == KernelKind::Explicit) {
+        const ir::Module &module = *item.request->module;
+        internal_assert(module.explicit_kernel) << "kernel variant for a ufunc's request";
+        if (kind == TargetKind::Cuda) {
+          llvm::Function *entry = build_gpu_explicit_entry(out, *item.scalar, item.sig, name);
+          if (module.options.fastmath) mark_gpu_fastmath(*entry);
+        } else {
+          build_cpu_explicit_entry(out, *item.scalar, item.sig, name, module.shared_bytes, module.threads_wait);
+        }
+        info.entry_names.push_back(name);
+        continue;
+      }
       if (variant.kind == KernelKind::Gufunc) {
         internal_assert(item.request->gufunc_outputs > 0) << "gufunc variant for an elementwise request";
         if (kind == TargetKind::Cuda) {

@@ -21,6 +21,9 @@ std::string KernelVariant::suffix() const {
   if (kind == KernelKind::Method) {
     return "method";
   }
+  if (kind == KernelKind::Explicit) {
+    return "kernel";
+  }
   std::string s = layout == Layout::Contiguous ? "contig" : "strided";
   s += index32 ? "_i32" : "_i64";
   if (scalar_mask != 0) {
@@ -39,14 +42,15 @@ KernelSpec make_kernel_spec(const EntrySignature &sig, const KernelVariant &vari
   spec.variant = variant;
   spec.error_flag = sig.can_raise;
   spec.done_flag = sig.done_flag && variant.kind == KernelKind::Elementwise;
-  if (variant.kind == KernelKind::Gufunc) {
+  if (variant.kind == KernelKind::Gufunc || variant.kind == KernelKind::Explicit) {
     internal_assert(sig.arg_ndims.size() == sig.args.size() && sig.outputs <= sig.args.size())
-        << "gufunc entry signature without core dims";
+        << "gufunc or kernel entry signature without array dims";
     for (std::size_t k = 0; k < sig.args.size(); ++k) {
       OperandSpec op;
       op.dtype = sig.args[k];
       op.is_output = k + sig.outputs >= sig.args.size();
       op.core_ndim = sig.arg_ndims[k];
+      op.is_scalar = variant.kind == KernelKind::Explicit && op.core_ndim == 0;
       spec.operands.push_back(op);
     }
     return spec;
@@ -90,11 +94,33 @@ std::vector<KernelParam> method_params(const KernelSpec &spec) {
   return params;
 }
 
+/// An explicit kernel's: each parameter as the kernel takes it, no iteration.
+std::vector<KernelParam> explicit_params(const KernelSpec &spec) {
+  std::vector<KernelParam> params;
+  for (std::size_t k = 0; k < spec.operands.size(); ++k) {
+    const OperandSpec &op = spec.operands[k];
+    const int i = static_cast<int>(k);
+    if (op.is_scalar) {
+      params.push_back({ParamRole::Value, i, op.dtype});
+      if (dtype_kind(op.dtype) == 'c') params.push_back({ParamRole::ValueImag, i, op.dtype});
+      continue;
+    }
+    params.push_back({ParamRole::Data, i, op.dtype});
+    params.push_back({ParamRole::CoreShape, i, op.dtype});
+    params.push_back({ParamRole::CoreStrides, i, op.dtype});
+  }
+  if (spec.error_flag) params.push_back({ParamRole::ErrorFlag, -1, DType::UInt32});
+  return params;
+}
+
 }  // namespace
 
 std::vector<KernelParam> kernel_params(const KernelSpec &spec) {
   if (spec.variant.kind == KernelKind::Method) {
     return method_params(spec);
+  }
+  if (spec.variant.kind == KernelKind::Explicit) {
+    return explicit_params(spec);
   }
   const bool gufunc = spec.variant.kind == KernelKind::Gufunc;
   const bool strided = gufunc || spec.variant.layout == Layout::Strided;
@@ -189,7 +215,15 @@ std::string KernelParam::name(const KernelSpec &spec) const {
     return operand >= 0 && operand < 4 ? kMethodOperands[operand] : "?";
   }
   // Elementwise: in0, in1, ..., out. Gufunc: in0, ..., out0, out1, ...
+  // Explicit: arg0, arg1, ... (arg0_shape, arg0_strides).
   const std::size_t k = static_cast<std::size_t>(operand);
+  if (spec.variant.kind == KernelKind::Explicit) {
+    const std::string base = "arg" + std::to_string(k);
+    return role == ParamRole::CoreShape     ? base + "_shape"
+           : role == ParamRole::CoreStrides ? base + "_strides"
+           : role == ParamRole::ValueImag   ? base + "_imag"
+                                            : base;
+  }
   std::size_t inputs = 0;
   for (const OperandSpec &op : spec.operands) {
     inputs += op.is_output ? 0 : 1;

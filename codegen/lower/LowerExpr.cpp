@@ -82,6 +82,14 @@ llvm::Value *FunctionLowerer::emit_call(const ir::Call &c) {
   for (const ir::Expr &arg : c.args) {
     args.push_back(emit(arg));
   }
+  if (ms_.kernel_context && it->second->arg_size() == args.size() + 1 + (ms_.can_raise ? 1 : 0)) {
+    // An IR function of a kernel's module on the CPU: the flag, then the context.
+    if (ms_.can_raise) args.push_back(error_flag_);
+    args.push_back(kernel_context_);
+    llvm::Value *result = builder_.CreateCall(it->second, args);
+    if (ms_.can_raise) emit_raise_check();
+    return result;
+  }
   if (ms_.can_raise && it->second->arg_size() == args.size() + 1) {
     // An IR function of this module (externs take no flag).
     args.push_back(error_flag_);
@@ -98,7 +106,7 @@ llvm::Value *FunctionLowerer::emit_intrinsic(const ir::Intrinsic &i) {
   for (const ir::Expr &arg : i.args) {
     args.push_back(emit(arg));
   }
-  internal_assert(!i.args.empty()) << "intrinsic " << ir::intrinsic_name(i.op) << " without arguments";
+  if (i.args.empty()) return emit_coordinate(i.op);  // the explicit kernels' (LowerKernel.cpp)
   DType arg_type = dtype_of(i.args[0]);
   switch (i.op) {
     case IntrinsicOp::MakeComplex:
@@ -234,6 +242,12 @@ llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
     }
     case ir::NodeKind::ArraySlice:
       return emit_array_slice(*e.as<ir::ArraySlice>());
+    case ir::NodeKind::ArrayAlloc:
+      return emit_array_alloc(*e.as<ir::ArrayAlloc>());
+    case ir::NodeKind::ArrayAtomic:
+      return emit_array_atomic(*e.as<ir::ArrayAtomic>());
+    case ir::NodeKind::Sync:
+      return emit_sync(*e.as<ir::Sync>());
     default:
       break;
   }

@@ -145,6 +145,23 @@ class FunctionLowerer {
 
   llvm::AllocaInst *slot(const std::string &name) const;
 
+  // Explicit kernels (LowerKernel.cpp).
+  /// A field of the CPU thread context at byte `offset`.
+  llvm::Value *context_field(std::size_t offset, llvm::Type *type);
+  llvm::Value *emit_coordinate(ir::IntrinsicOp op);
+  /// A generic pointer to the block's static (or dynamic) shared memory.
+  llvm::Value *shared_base(bool dynamic);
+  llvm::Value *emit_array_alloc(const ir::ArrayAlloc &a);
+  llvm::Value *emit_array_atomic(const ir::ArrayAtomic &a);
+  llvm::Value *emit_float_atomic_loop(ir::AtomicOp op, llvm::Value *address, llvm::Value *value);
+  /// Null for the Syncs that give no value.
+  llvm::Value *emit_sync(const ir::Sync &s);
+  llvm::Value *emit_gpu_barrier(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+  llvm::Value *emit_gpu_warp(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+  llvm::Value *gpu_shuffle(ir::SyncOp op, llvm::Value *mask, llvm::Value *word, llvm::Value *lane);
+  llvm::Value *emit_cpu_barrier(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+  llvm::Value *emit_cpu_warp(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+
   ModuleState &ms_;
   const ir::Function &fn_;
   llvm::Function *out_;
@@ -153,6 +170,7 @@ class FunctionLowerer {
   std::map<std::string, llvm::AllocaInst *> slots_;
   std::vector<Loop> loops_;
   llvm::Value *error_flag_ = nullptr;  // the last parameter when ms_.can_raise
+  llvm::Value *kernel_context_ = nullptr;  // after it when ms_.kernel_context
 
   /// Set while lowering a part: where its exits go.
   struct PartState {

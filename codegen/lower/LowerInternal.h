@@ -30,6 +30,11 @@ struct ModuleState {
   /// The module has raise sites: every IR function takes a last parameter,
   /// the error flag (a pointer to a uint32; may be null). LowerRaise.cpp.
   bool can_raise = false;
+  /// An explicit kernel's module on the CPU: every IR function takes the
+  /// thread's context (codegen/kernel/CpuKernelContext.h) last.
+  bool kernel_context = false;
+  /// ir::Module::shared_bytes of the module being lowered.
+  int64_t shared_bytes = 0;
 
   llvm::LLVMContext &ctx() const { return module.getContext(); }
   /// Fast-math flags for float operations: empty unless target.fastmath.

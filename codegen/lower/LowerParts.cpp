@@ -174,6 +174,7 @@ FunctionLowerer::FunctionLowerer(const FunctionLowerer &caller, llvm::Function *
   builder_.setFastMathFlags(ms_.fast_math_flags());
   llvm::Value *frame_ptr = part->getArg(0);
   if (ms_.can_raise) error_flag_ = part->getArg(1);
+  if (ms_.kernel_context) kernel_context_ = part->getArg(ms_.can_raise ? 2 : 1);
   // The caller has a slot for each variable its parts name: all of the
   // function's, or (a part itself) those its own part names.
   for (const std::string &name : variables.used) {
@@ -296,6 +297,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
 
   std::vector<llvm::Type *> params = {llvm::PointerType::get(ctx, 0)};
   if (ms_.can_raise) params.push_back(llvm::PointerType::get(ctx, 0));
+  if (ms_.kernel_context) params.push_back(llvm::PointerType::get(ctx, 0));
   llvm::FunctionType *part_type = llvm::FunctionType::get(builder_.getInt32Ty(), params, false);
   llvm::Function *owner = ms_.functions.at(fn_.name);
   for (std::size_t p = 0; p < starts.size(); ++p) {
@@ -318,6 +320,7 @@ void FunctionLowerer::emit_chain_parts(const std::vector<const ir::If *> &chain,
     }
     std::vector<llvm::Value *> args = {frame_ptr};
     if (ms_.can_raise) args.push_back(error_flag_);
+    if (ms_.kernel_context) args.push_back(kernel_context_);
     llvm::Value *ended = builder_.CreateCall(part, args);
     for (const std::string &name : variables[p].written) {
       llvm::AllocaInst *a = slot(name);

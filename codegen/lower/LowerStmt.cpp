@@ -28,6 +28,10 @@ FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::
     error_flag_ = out->getArg(static_cast<unsigned>(fn.params.size()));
     error_flag_->setName("ufjit.error");
   }
+  if (ms.kernel_context) {
+    kernel_context_ = out->getArg(static_cast<unsigned>(fn.params.size() + (ms.can_raise ? 1 : 0)));
+    kernel_context_->setName("ufjit.thread");
+  }
   for (const ir::Variable &local : fn.locals) {
     internal_assert(slots_.count(local.name) == 0) << "local '" << local.name << "' shadows a parameter";
     slots_[local.name] = builder_.CreateAlloca(value_type(ms.ctx(), local.type), nullptr, local.name);
@@ -331,6 +335,8 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
                              const LoweringTarget &target) {
   lower::ModuleState ms{out, target, name_prefix, {}, {}};
   ms.can_raise = module.can_raise();
+  ms.kernel_context = module.explicit_kernel && target.kind == TargetKind::Cpu;
+  ms.shared_bytes = module.shared_bytes;
   llvm::LLVMContext &ctx = out.getContext();
   lower::declare_externs(module, ms);
   // Callers are created before their callees (the IR lists callees first):
@@ -344,6 +350,9 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
       params.push_back(value_type(ctx, param.type));
     }
     if (ms.can_raise) {
+      params.push_back(llvm::PointerType::get(ctx, 0));
+    }
+    if (ms.kernel_context) {
       params.push_back(llvm::PointerType::get(ctx, 0));
     }
     llvm::FunctionType *type = llvm::FunctionType::get(value_type(ctx, fn.ret), params, false);
