@@ -139,6 +139,14 @@ void suspend(State &s, ThreadState &t) {
   fiber_leave(s.fibers[t.index]->context(), s.runner_context);
 }
 
+/// Gives up the block when generated code passes an op this runner lacks
+/// (code and runtime of different versions).
+[[noreturn]] void give_up_unknown(State &s, ThreadState &t, const char *what, int32_t op, int32_t line) {
+  s.error = "thread " + coords(t.ctx.thread_idx) + " calls an unknown " + what + " (" + std::to_string(op) +
+            ") at line " + std::to_string(line);
+  give_up(s, t);
+}
+
 int32_t barrier_result(int32_t op, int nonzero, int arrived) {
   switch (static_cast<CpuSyncOp>(op)) {
     case CpuSyncOp::Count:
@@ -175,9 +183,7 @@ int32_t block_sync(CpuThreadContext *ctx, int32_t op, int32_t value, int32_t lin
   auto &t = *static_cast<ThreadState *>(ctx->runner);
   State &s = *t.block;
   if (op < 0 || op > static_cast<int32_t>(CpuSyncOp::Or)) {
-    s.error = "thread " + coords(ctx->thread_idx) + " calls an unknown barrier (" + std::to_string(op) +
-              ") at line " + std::to_string(line);
-    give_up(s, t);
+    give_up_unknown(s, t, "barrier", op, line);
   }
   t.wait = Wait::Barrier;
   t.op = op;
@@ -315,9 +321,7 @@ uint64_t warp_collective(CpuThreadContext *ctx, int32_t op, uint64_t value, int3
     return s.warps[warp].live;
   }
   if (op < 0 || op >= kWarpOpCount) {
-    s.error = "thread " + coords(ctx->thread_idx) + " calls an unknown warp collective (" + std::to_string(op) +
-              ") at line " + std::to_string(line);
-    give_up(s, t);
+    give_up_unknown(s, t, "warp collective", op, line);
   }
   t.wait = Wait::Warp;
   t.op = op;

@@ -239,6 +239,15 @@ void mixed_collective_kernel(CpuThreadContext *c, void *const *) {
   }
 }
 
+/// Calls a barrier and a warp collective that the runner does not know.
+void unknown_ops_kernel(CpuThreadContext *c, void *const *) {
+  if (c->block_idx[0] == 0) {
+    c->sync(c, 9, 0, 5);
+  } else {
+    c->warp(c, 12, 0, 0, kFullMask, 6);
+  }
+}
+
 /// Writes each thread's coordinates, then after a barrier reads the next
 /// thread's; out2 = ballot of (x == 0).
 void coordinates_kernel(CpuThreadContext *c, void *const *params) {
@@ -456,6 +465,15 @@ TEST(CpuBlockRunner, DifferentCollectivesInOneWarpAreAnError) {
   EXPECT_EQ(runner.run(block_of(32), &mixed_collective_kernel, nullptr),
             "threads of block (0,0,0) disagree at a warp collective: thread (31,0,0) calls ballot_sync at line 4, "
             "thread (0,0,0) shfl_sync at line 3");
+}
+
+TEST(CpuBlockRunner, UnknownOpsAreAnError) {
+  CpuBlockRunner runner(4);
+  CpuThreadContext block = block_of(4);
+  EXPECT_EQ(runner.run(block, &unknown_ops_kernel, nullptr), "thread (0,0,0) calls an unknown barrier (9) at line 5");
+  block.block_idx[0] = 1;
+  EXPECT_EQ(runner.run(block, &unknown_ops_kernel, nullptr),
+            "thread (0,0,0) calls an unknown warp collective (12) at line 6");
 }
 
 TEST(CpuBlockRunner, ThreeDimensionalThreadIndicesWithXFastest) {
