@@ -273,7 +273,7 @@ std::string disagree_message(const State &s, int base, uint32_t group, const Thr
              kWarpOps[other.op].name + " at line " + std::to_string(other.line);
     }
   }
-  return "";
+  return "lanes disagree at a warp collective";
 }
 
 /// Completes the collective of `caller`'s lanes if every one of them that
@@ -286,16 +286,20 @@ bool try_complete(State &s, int warp, const ThreadState &caller, ThreadState &ru
     return false;
   }
   const int base = warp * kWarpSize;
-  s.error = disagree_message(s, base, group, caller);
-  if (!s.error.empty()) {
-    give_up(s, running);
-  }
+  const WarpKind kind = kWarpOps[caller.op].kind;
+  bool same_kind = true;
   uint32_t nonzero = 0;
   for (uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
     const int lane = std::countr_zero(lanes);
-    if (s.threads[base + lane].value != 0) {
+    const ThreadState &t = s.threads[base + lane];
+    same_kind = same_kind && kWarpOps[t.op].kind == kind;
+    if (t.value != 0) {
       nonzero |= lane_bit(lane);
     }
+  }
+  if (!same_kind) {
+    s.error = disagree_message(s, base, group, caller);
+    give_up(s, running);
   }
   for (uint32_t lanes = group; lanes != 0; lanes &= lanes - 1) {
     ThreadState &t = s.threads[base + std::countr_zero(lanes)];
