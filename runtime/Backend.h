@@ -167,6 +167,20 @@ struct PreparedGufunc {
   int64_t loop_size = 1;            // > 0: Call.cpp does not run empty loops
 };
 
+/// One launch of an explicit kernel (@cuda.jit; runtime/KernelLaunch.cpp
+/// prepares it). All checks are done: the configuration is within CUDA's
+/// limits, `args` match the signature's parameters (an array of the
+/// parameter's dtype and ndim, or a scalar converted to its dtype).
+struct PreparedKernel {
+  const CompiledSignature *signature = nullptr;
+  /// Per kernel parameter: an array (host or device; `is_scalar` false) or
+  /// a scalar's bytes.
+  std::vector<PreparedOperand> args;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  int64_t shared_bytes = 0;  // dynamic shared memory per block
+};
+
 /// The kernel variant for a call: Contiguous when every array operand (and
 /// the output) collapsed to one dim (or none) with stride == element size and
 /// its data pointer is aligned to the element size; index32 when the element
@@ -197,6 +211,10 @@ class KernelParams {
                const std::vector<const void *> &input_data, void *output_data, void *error_flag = nullptr);
   /// A gufunc call; `data[k]` the address the kernel uses for operand k.
   KernelParams(const PreparedGufunc &call, const std::vector<const void *> &data, void *error_flag = nullptr);
+  /// One launch of an explicit kernel; `data[k]` the address the kernel
+  /// uses for array argument k (ignored for scalars).
+  KernelParams(const PreparedKernel &launch, std::span<const codegen::KernelParam> table,
+               const std::vector<const void *> &data, void *error_flag = nullptr);
   /// One launch of a method entry; `table`: method_params of its signature.
   KernelParams(const MethodArgs &args, std::span<const codegen::KernelParam> table);
   KernelParams(const KernelParams &) = delete;
@@ -328,6 +346,11 @@ class Backend {
   /// Runs a prepared gufunc call: one core call per outer element (one GPU
   /// thread, or one CPU iteration). Streams and host operands as execute().
   virtual void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) = 0;
+
+  /// Launches an explicit kernel. `stream` null: synchronous (host arrays
+  /// copied in, and back after the kernel); else enqueued (device arrays
+  /// only, KernelLaunch.cpp checks). A raise is reported as KernelError.
+  virtual void execute_kernel(const PreparedKernel &launch, StreamImpl *stream) = 0;
 
   /// Runs a method kernel synchronously (runtime/Methods.cpp; CpuMethods.cpp,
   /// cuda/CudaMethods.cpp). The default throws InternalError.

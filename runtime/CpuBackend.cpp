@@ -26,6 +26,7 @@
 #include "runtime/CpuToolchain.h"
 #include "runtime/CpuMethods.h"
 #include "runtime/HotKernels.h"
+#include "runtime/CpuKernels.h"
 #include "runtime/JitEngine.h"
 #include "runtime/KernelRequest.h"
 #include "runtime/KernelErrors.h"
@@ -134,6 +135,11 @@ class CpuBackend final : public Backend {
 
   void run_method(const MethodLaunch &launch) override {
     run_cpu_method(launch, engine_, pool_, interrupt_);
+  }
+
+  void execute_kernel(const PreparedKernel &launch, StreamImpl * /*stream: KernelLaunch.cpp refuses one*/) override {
+    const HotKernel<CpuKernel> &kernel = kernel_for(*launch.signature, codegen::explicit_variant());
+    run_cpu_kernel(launch, kernel.kernel().entry, kernel.params(), pool_, interrupt_);
   }
 
  private:

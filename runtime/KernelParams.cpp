@@ -153,6 +153,40 @@ KernelParams::KernelParams(const PreparedGufunc &call, const std::vector<const v
   finish();
 }
 
+KernelParams::KernelParams(const PreparedKernel &launch, std::span<const codegen::KernelParam> table,
+                           const std::vector<const void *> &data, void *error_flag) {
+  for (const codegen::KernelParam &param : table) {
+    if (push_flag(param, error_flag, nullptr)) continue;
+    const std::size_t k = static_cast<std::size_t>(param.operand);
+    internal_assert(k < launch.args.size()) << "parameter table and kernel launch disagree on arguments";
+    const PreparedOperand &arg = launch.args[k];
+    switch (param.role) {
+      case codegen::ParamRole::Data: {
+        const void *ptr = data.at(k);
+        push(&ptr, sizeof ptr);
+        break;
+      }
+      case codegen::ParamRole::CoreShape:
+      case codegen::ParamRole::CoreStrides: {
+        const bool shape = param.role == codegen::ParamRole::CoreShape;
+        const std::size_t ndim = arg.array.shape.size();
+        const codegen::Dims d = dims_of(shape ? arg.array.shape : arg.array.strides, 0, ndim, shape ? 1 : 0);
+        push(&d, sizeof d);
+        break;
+      }
+      case codegen::ParamRole::Value:
+        push(arg.scalar_bytes.data(), param.size());
+        break;
+      case codegen::ParamRole::ValueImag:
+        push(arg.scalar_bytes.data() + param.size(), param.size());
+        break;
+      default:
+        internal_assert(false) << "parameter role " << param.kind_name() << " in a kernel launch";
+    }
+  }
+  finish();
+}
+
 std::vector<codegen::KernelParam> method_params(const CompiledSignature &sig, codegen::MethodKernel method) {
   return codegen::kernel_params(
       codegen::make_method_spec(sig.entry_signature(), method == codegen::MethodKernel::ReduceWhere));

@@ -154,8 +154,8 @@ void finish_signature(CompiledSignature &sig) {
     internal_assert(n_out <= sig.params.size()) << "gufunc " << sig.ufunc_name << " has fewer arguments than outputs";
     sig.out_dtypes.assign(sig.params.end() - static_cast<std::ptrdiff_t>(n_out), sig.params.end());
     sig.params.resize(sig.params.size() - n_out);
-  } else {
-    sig.arg_ndims.clear();
+  } else if (!sig.module->explicit_kernel) {
+    sig.arg_ndims.clear();  // a kernel's arguments keep theirs
   }
   sig.ret = entry.ret.is_void() ? DType::Bool : entry.ret.dtype();
   sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
@@ -171,6 +171,11 @@ codegen::EntrySignature CompiledSignature::entry_signature() const {
   entry.args = params;
   entry.can_raise = module != nullptr && module->can_raise();
   entry.done_flag = module != nullptr;  // CUDA C++ entries (external) do not signal their end
+  if (module != nullptr && module->explicit_kernel) {
+    entry.arg_ndims = arg_ndims;
+    entry.done_flag = false;
+    return entry;
+  }
   if (!generalized()) {
     entry.ret = ret;
     return entry;

@@ -94,6 +94,7 @@ struct UFJIT_API Operand {
 
 class Runtime;
 class Stream;
+class Kernel;
 struct UfuncState;
 
 /// NumPy's `axes=` / `axis=` of a generalized ufunc call: which axes of each
@@ -387,6 +388,14 @@ class UFJIT_API Runtime {
   /// `options.source_name` is ignored: diagnostics name `path`.
   UfuncSet load_file(const std::string &path);
   UfuncSet load_file(const std::string &path, const VectorizeOptions &options);
+
+  /// The @cuda.jit kernel `name` of `source` (empty: its only kernel), an
+  /// explicit kernel launched over a grid (ufjit/kernel.h). Throws
+  /// CompileError for a source that does not compile, InputError for an
+  /// unknown name.
+  Kernel kernel(const std::string &source, const std::string &name = "");
+  /// The same from a .ufn file, read as load_file reads one.
+  Kernel kernel_file(const std::string &path, const std::string &name = "");
 
   /// Copies a host view to a new device array (C-contiguous). Needs a GPU.
   /// The view is checked as a call's operands are (errors.h).

@@ -13,4 +13,5 @@
 #include "ufjit/device.h"
 #include "ufjit/dtype.h"
 #include "ufjit/errors.h"
+#include "ufjit/kernel.h"
 #include "ufjit/runtime.h"

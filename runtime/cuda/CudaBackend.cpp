@@ -271,6 +271,45 @@ class CudaBackend final : public Backend {
     flag.check_now(nullptr);
   }
 
+  void execute_kernel(const PreparedKernel &launch, StreamImpl *stream) override {
+    context_->make_current();
+    const CompiledSignature &sig = *launch.signature;
+    const int64_t threads = launch.grid[0] * launch.grid[1] * launch.grid[2] * launch.block[0] * launch.block[1] *
+                            launch.block[2];
+    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(sig, codegen::explicit_variant(), threads);
+    // Host arrays are copied in (their byte extent, strides kept) and back
+    // after the kernel, as Numba does; device arrays are used in place.
+    std::vector<Array> scratch;
+    std::vector<const void *> data;
+    for (const PreparedOperand &arg : launch.args) {
+      const bool host = !arg.is_scalar && arg.array.residence == Residence::Host;
+      data.push_back(arg.is_scalar ? nullptr : host ? stage_extent(arg.array, scratch) : arg.array.data);
+    }
+    cuda::RaiseFlag flag(context_, sig, cuda::stream_handle(stream));
+    const KernelParams params(launch, kernel.params(), data, flag.device());
+    cuda::LaunchConfig config;
+    config.grid = {static_cast<unsigned>(launch.grid[0]), static_cast<unsigned>(launch.grid[1]),
+                   static_cast<unsigned>(launch.grid[2])};
+    config.block = {static_cast<unsigned>(launch.block[0]), static_cast<unsigned>(launch.block[1]),
+                    static_cast<unsigned>(launch.block[2])};
+    config.shared_bytes = static_cast<unsigned>(launch.shared_bytes);
+    config.stream = cuda::stream_handle(stream);
+    cuda::launch(kernel.kernel(), config, params.pointers());
+    if (stream != nullptr || scratch.empty()) {
+      finish_device_call(flag, stream);
+      return;
+    }
+    for (std::size_t k = 0; k < launch.args.size(); ++k) {
+      const PreparedOperand &arg = launch.args[k];
+      if (arg.is_scalar || arg.array.residence != Residence::Host) continue;
+      const auto [lo, hi] = byte_extent(arg.array);
+      staging_.copy_to_host(static_cast<char *>(arg.array.data) + lo,
+                            device_ptr(static_cast<const char *>(data[k]) + lo), static_cast<std::size_t>(hi - lo));
+    }
+    UFJIT_CU_CHECK(context_->drv(), cuStreamSynchronize, nullptr);
+    flag.check_now(nullptr);
+  }
+
   Array to_device(const ArrayView &host) override {
     internal_assert(host.residence == Residence::Host) << "to_device of a device view (Runtime::to_device checks)";
     Array contiguous;

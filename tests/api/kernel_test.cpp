@@ -1,0 +1,336 @@
+// Explicit kernels (@cuda.jit, LANGUAGE.md section 9) through the C++ API on
+// the default target (UFJIT_TARGET=cuda runs this suite on the GPU): the
+// thread's coordinates, barriers and shared memory, atomics, warp
+// collectives, and the errors of a bad launch. Expected values come from
+// plain loops here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <ufjit/ufjit.h>
+
+namespace {
+
+using ufjit::LaunchConfig;
+using ufjit::view;
+
+class Kernels : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { rt_ = std::make_unique<ufjit::Runtime>(); }
+  static void TearDownTestSuite() { rt_.reset(); }
+  static ufjit::Runtime &rt() { return *rt_; }
+  static std::unique_ptr<ufjit::Runtime> rt_;
+};
+std::unique_ptr<ufjit::Runtime> Kernels::rt_;
+
+constexpr const char *kAdd = R"src(
+from numba import cuda
+
+@cuda.jit("void(float32[:], float32[:], float32[:])")
+def add(x, y, out):
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for i in range(start, x.shape[0], stride):
+        out[i] = x[i] + y[i]
+)src";
+
+TEST_F(Kernels, AGridStrideLoopCoversEveryElementWithFewerThreads) {
+  ufjit::Kernel add = rt().kernel(kAdd);
+  std::vector<float> x(10000), y(10000), out(10000, -1.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(i);
+    y[i] = 0.5f * static_cast<float>(i);
+  }
+  add({.grid = 7, .block = 64}, view(x), view(y), view(out));
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], x[i] + y[i]) << i;
+  EXPECT_EQ(add.name(), "add");
+  EXPECT_EQ(add.signatures(), std::vector<std::string>{"void(float32[:], float32[:], float32[:])"});
+}
+
+constexpr const char *kScale = R"src(
+from numba import cuda
+
+@cuda.jit
+def scale(a, factor):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= factor
+)src";
+
+TEST_F(Kernels, AKernelWithoutSignaturesIsCompiledPerArgumentTypes) {
+  ufjit::Kernel scale = rt().kernel(kScale);
+  std::vector<double> a = {1, 2, 3, 4, 5};
+  scale({.grid = 1, .block = 32}, view(a), 3);
+  EXPECT_EQ(a, (std::vector<double>{3, 6, 9, 12, 15}));
+  std::vector<int32_t> b = {1, 2, 3};
+  scale({.grid = 2, .block = 2}, view(b), 2);
+  EXPECT_EQ(b, (std::vector<int32_t>{2, 4, 6}));
+  EXPECT_EQ(scale.signatures(), (std::vector<std::string>{"void(float64[:], int64)", "void(int32[:], int64)"}));
+}
+
+constexpr const char *kTranspose = R"src(
+from numba import cuda
+
+@cuda.jit("void(int64[:, :], int64[:, :])")
+def transpose(a, out):
+    i, j = cuda.grid(2)
+    if i < out.shape[0] and j < out.shape[1]:
+        out[i, j] = a[j, i] + 1000 * cuda.blockIdx.z + 10000 * cuda.threadIdx.z
+)src";
+
+TEST_F(Kernels, TwoDimensionalGridsAndBlocksIndexMatrices) {
+  ufjit::Kernel transpose = rt().kernel(kTranspose);
+  const int64_t rows = 5, cols = 7;  // out is cols x rows
+  std::vector<int64_t> a(rows * cols), out(cols * rows, -1);
+  std::iota(a.begin(), a.end(), 0);
+  transpose({.grid = {2, 3}, .block = {4, 3}}, ufjit::view(a.data(), {rows, cols}), ufjit::view(out.data(), {cols, rows}));
+  for (int64_t i = 0; i < cols; ++i) {
+    for (int64_t j = 0; j < rows; ++j) ASSERT_EQ(out[i * rows + j], a[j * cols + i]);
+  }
+}
+
+constexpr const char *kBlockSum = R"src(
+from numba import cuda, float32
+
+@cuda.jit("void(float32[:], float32[:])")
+def block_sum(x, partial):
+    tile = cuda.shared.array(128, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    tile[t] = x[i] if i < x.size else 0
+    cuda.syncthreads()
+    step = 64
+    while step > 0:
+        if t < step:
+            tile[t] += tile[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        partial[cuda.blockIdx.x] = tile[0]
+)src";
+
+TEST_F(Kernels, SharedMemoryAndBarriersReduceEachBlock) {
+  ufjit::Kernel block_sum = rt().kernel(kBlockSum);
+  std::vector<float> x(1000), partial(8, -1.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 17);
+  block_sum({.grid = 8, .block = 128}, view(x), view(partial));
+  for (std::size_t b = 0; b < 8; ++b) {
+    float want = 0;
+    for (std::size_t i = b * 128; i < std::min<std::size_t>((b + 1) * 128, x.size()); ++i) want += x[i];
+    EXPECT_EQ(partial[b], want) << b;
+  }
+}
+
+constexpr const char *kMatmul = R"src(
+from numba import cuda, float64
+
+TPB = 8
+
+@cuda.jit("void(float64[:, :], float64[:, :], float64[:, :])")
+def matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float64)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float64)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
+    tmp = 0.0
+    for i in range(bpg):
+        sA[tx, ty] = 0
+        sB[tx, ty] = 0
+        if x < A.shape[0] and (ty + i * TPB) < A.shape[1]:
+            sA[tx, ty] = A[x, ty + i * TPB]
+        if y < B.shape[1] and (tx + i * TPB) < B.shape[0]:
+            sB[tx, ty] = B[tx + i * TPB, y]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sA[tx, j] * sB[j, ty]
+        cuda.syncthreads()
+    if x < C.shape[0] and y < C.shape[1]:
+        C[x, y] = tmp
+)src";
+
+TEST_F(Kernels, TheTutorialsTiledMatmulMatchesALoop) {
+  ufjit::Kernel matmul = rt().kernel(kMatmul);
+  const int64_t n = 20;
+  std::vector<double> a(n * n), b(n * n), c(n * n, -1);
+  for (int64_t i = 0; i < n * n; ++i) {
+    a[i] = static_cast<double>(i % 7) - 3;
+    b[i] = static_cast<double>(i % 5) * 0.5;
+  }
+  matmul({.grid = {3, 3}, .block = {8, 8}}, ufjit::view(a.data(), {n, n}), ufjit::view(b.data(), {n, n}),
+         ufjit::view(c.data(), {n, n}));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (int64_t k = 0; k < n; ++k) want += a[i * n + k] * b[k * n + j];
+      ASSERT_DOUBLE_EQ(c[i * n + j], want) << i << "," << j;
+    }
+  }
+}
+
+constexpr const char *kAtomics = R"src(
+from numba import cuda
+
+@cuda.jit
+def histogram(values, bins, biggest, old_sum):
+    i = cuda.grid(1)
+    if i < values.size:
+        v = values[i]
+        cuda.atomic.add(bins, v % bins.size, 1)
+        cuda.atomic.max(biggest, 0, v)
+        old_sum[i] = cuda.atomic.add(biggest, 1, 1)
+)src";
+
+TEST_F(Kernels, AtomicsCountEveryThreadAndReturnTheOldValue) {
+  ufjit::Kernel histogram = rt().kernel(kAtomics);
+  std::vector<int32_t> values(1000), bins(10, 0), biggest(2, 0), old(1000, -1);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>((i * 7919) % 1001);
+  histogram({.grid = 4, .block = 256}, view(values), view(bins), view(biggest), view(old));
+  std::vector<int32_t> want(10, 0);
+  for (int32_t v : values) want[static_cast<std::size_t>(v % 10)]++;
+  EXPECT_EQ(bins, want);
+  EXPECT_EQ(biggest[0], *std::max_element(values.begin(), values.end()));
+  EXPECT_EQ(biggest[1], 1000);
+  std::vector<int32_t> sorted = old;
+  std::sort(sorted.begin(), sorted.end());
+  for (int32_t i = 0; i < 1000; ++i) ASSERT_EQ(sorted[static_cast<std::size_t>(i)], i);  // each old value once
+}
+
+constexpr const char *kWarp = R"src(
+from numba import cuda, int32
+
+@cuda.jit
+def warp_ops(values, sums, ballots, lanes):
+    i = cuda.grid(1)
+    v = values[i]
+    total = v
+    offset = 16
+    while offset > 0:
+        total += cuda.shfl_down_sync(0xffffffff, total, offset)
+        offset //= 2
+    ballot = cuda.ballot_sync(0xffffffff, v % 2 == 1)
+    if cuda.laneid == 0:
+        sums[i // 32] = total
+        ballots[i // 32] = ballot
+    lanes[i] = cuda.shfl_sync(0xffffffff, cuda.laneid, 31 - cuda.laneid) + 100 * cuda.syncthreads_count(v > 5)
+)src";
+
+TEST_F(Kernels, WarpShufflesBallotsAndBarrierCountsSeeThirtyTwoLanes) {
+  ufjit::Kernel warp_ops = rt().kernel(kWarp);
+  std::vector<int32_t> values(128), sums(4, 0), ballots(4, 0), lanes(128, -1);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>((i * 13) % 11);
+  warp_ops({.grid = 2, .block = 64}, view(values), view(sums), view(ballots), view(lanes));
+  for (std::size_t w = 0; w < 4; ++w) {
+    int32_t sum = 0;
+    uint32_t ballot = 0;
+    for (std::size_t l = 0; l < 32; ++l) {
+      sum += values[w * 32 + l];
+      if (values[w * 32 + l] % 2 == 1) ballot |= 1u << l;
+    }
+    EXPECT_EQ(sums[w], sum) << w;
+    EXPECT_EQ(static_cast<uint32_t>(ballots[w]), ballot) << w;
+  }
+  for (std::size_t b = 0; b < 2; ++b) {
+    int32_t count = 0;
+    for (std::size_t t = 0; t < 64; ++t) count += values[b * 64 + t] > 5 ? 1 : 0;
+    for (std::size_t t = 0; t < 64; ++t) {
+      ASSERT_EQ(lanes[b * 64 + t], static_cast<int32_t>(31 - t % 32) + 100 * count) << b << "," << t;
+    }
+  }
+}
+
+constexpr const char *kReverse = R"src(
+from numba import cuda, float32
+
+@cuda.jit(device=True)
+def fill(row, value):
+    for k in range(row.size):
+        row[k] = value + k
+
+@cuda.jit
+def reverse(a, scratch_out):
+    buf = cuda.shared.array(0, float32)
+    local = cuda.local.array(4, float32)
+    t = cuda.threadIdx.x
+    n = cuda.blockDim.x
+    buf[t] = a[t]
+    cuda.syncthreads()
+    a[t] = buf[n - 1 - t]
+    fill(local, t)
+    scratch_out[t] = local[3] + buf.size
+)src";
+
+TEST_F(Kernels, DynamicSharedLocalArraysAndDeviceFunctionsThatWriteArrays) {
+  ufjit::Kernel reverse = rt().kernel(kReverse);
+  std::vector<float> a(48), out(48, -1.0f);
+  std::iota(a.begin(), a.end(), 0.0f);
+  reverse({.grid = 1, .block = 48, .shared_bytes = 48 * 4}, view(a), view(out));
+  for (std::size_t t = 0; t < 48; ++t) {
+    EXPECT_EQ(a[t], static_cast<float>(47 - t));
+    EXPECT_EQ(out[t], static_cast<float>(t) + 3 + 48);
+  }
+}
+
+constexpr const char *kChecked = R"src(
+from numba import cuda
+
+@cuda.jit("void(float64[:])")
+def checked(a):
+    i = cuda.grid(1)
+    if i < a.size and a[i] < 0:
+        raise ValueError("negative element")
+)src";
+
+TEST_F(Kernels, ARaiseInAKernelIsReportedAfterTheLaunch) {
+  ufjit::Kernel checked = rt().kernel(kChecked);
+  std::vector<double> fine = {1, 2, 3}, bad = {1, -2, 3};
+  checked({.grid = 1, .block = 32}, view(fine));
+  try {
+    checked({.grid = 1, .block = 32}, view(bad));
+    FAIL() << "no KernelError";
+  } catch (const ufjit::KernelError &e) {
+    EXPECT_EQ(e.exception(), "ValueError");
+    EXPECT_EQ(e.message(), "negative element");
+  }
+}
+
+TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
+  ufjit::Kernel add = rt().kernel(kAdd);
+  std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
+  EXPECT_THROW(add({.grid = 0, .block = 32}, view(x), view(y), view(out)), ufjit::InputError);
+  EXPECT_THROW(add({.grid = 1, .block = 2048}, view(x), view(y), view(out)), ufjit::InputError);
+  EXPECT_THROW(add({.grid = 1, .block = {32, 32, 2}}, view(x), view(y), view(out)), ufjit::InputError);
+  EXPECT_THROW(add({.grid = 1, .block = 32, .shared_bytes = -1}, view(x), view(y), view(out)), ufjit::InputError);
+  EXPECT_THROW(add({.grid = 1, .block = 32}, view(x), view(y)), ufjit::InputError);
+  const std::vector<float> frozen(4, 0.0f);
+  EXPECT_THROW(add({.grid = 1, .block = 32}, view(x), view(y), frozen), ufjit::InputError);
+  std::vector<double> wide(4, 0.0);
+  EXPECT_THROW(add({.grid = 1, .block = 32}, view(x), view(y), view(wide)), ufjit::DispatchError);
+  EXPECT_EQ(out, std::vector<float>(4, 0.0f));  // nothing ran
+  EXPECT_THROW(ufjit::Kernel().name(), ufjit::InputError);
+}
+
+TEST_F(Kernels, KernelSourcesAreCheckedWhenCompiled) {
+  EXPECT_THROW(rt().kernel(kAdd, "nope"), ufjit::InputError);
+  EXPECT_THROW(rt().kernel("from numba import vectorize\n@vectorize(['f8(f8)'])\ndef f(x):\n    return x\n"),
+               ufjit::InputError);
+  try {
+    rt().kernel("from numba import cuda\n@cuda.jit('void(float32[:])')\ndef k(a):\n    return 1\n");
+    FAIL() << "no CompileError";
+  } catch (const ufjit::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find("a kernel returns no value"), std::string::npos) << e.what();
+  }
+  try {
+    rt().vectorize("from numba import vectorize, cuda\n@vectorize(['f8(f8)'])\ndef f(x):\n    cuda.syncthreads()\n"
+                   "    return x\n");
+    FAIL() << "no CompileError";
+  } catch (const ufjit::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find("only be used in a @cuda.jit kernel"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
