@@ -221,6 +221,11 @@ const std::string &Kernel::name() const {
   return state_->name;
 }
 
+const std::vector<std::string> &Kernel::parameters() const {
+  if (!state_) empty_kernel();
+  return state_->params;
+}
+
 std::vector<std::string> Kernel::signatures() const {
   if (!state_) empty_kernel();
   std::lock_guard<std::mutex> lock(state_->mutex);

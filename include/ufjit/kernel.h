@@ -57,6 +57,8 @@ class UFJIT_API Kernel {
   explicit Kernel(std::shared_ptr<KernelState> state) : state_(std::move(state)) {}
 
   const std::string &name() const;
+  /// The kernel's parameter names, in order (`def add(x, y, out)`: x, y, out).
+  const std::vector<std::string> &parameters() const;
   /// The signatures compiled so far (given by the decorator, or typed at
   /// launches), canonical text: "void(float32[:], float32[:], int64)".
   std::vector<std::string> signatures() const;

@@ -47,6 +47,7 @@ TEST_F(Kernels, AGridStrideLoopCoversEveryElementWithFewerThreads) {
   add({.grid = 7, .block = 64}, view(x), view(y), view(out));
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], x[i] + y[i]) << i;
   EXPECT_EQ(add.name(), "add");
+  EXPECT_EQ(add.parameters(), (std::vector<std::string>{"x", "y", "out"}));
   EXPECT_EQ(add.signatures(), std::vector<std::string>{"void(float32[:], float32[:], float32[:])"});
 }
 
