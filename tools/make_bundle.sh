@@ -69,6 +69,14 @@ else
   g++ -std=c++20 -O2 -Iinclude benchmarks/gpu/bench_methods.cpp -L"$stage/lib" -lufjit \
     -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_methods"
 fi
+# bench_kernels (explicit kernels; compare_kernels.py is its Numba and CuPy side): public API only.
+if [[ -x "$build/benchmarks/kernels/bench_kernels" ]]; then
+  cp "$build/benchmarks/kernels/bench_kernels" "$stage/bench/"
+else
+  g++ -std=c++20 -O2 -Iinclude benchmarks/kernels/bench_kernels.cpp -L"$stage/lib" -lufjit \
+    -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_kernels"
+fi
+cp benchmarks/kernels/compare_kernels.py "$stage/bench/"
 cp benchmarks/compare/*.py benchmarks/compare/*.json "$stage/bench/"
 # The other benchmarks of tools/gpu_bench_all.sh, when built (-DUFJIT_BUILD_BENCHMARKS=ON).
 for b in gpu/bench_first_call cpu/bench_cpu bench_compile; do

@@ -420,6 +420,12 @@ Value BodyTyper::array_alloc(MemorySpace space, const ast::Call &call) {
   if (extents.empty()) extents.push_back(1);
   Int128 bytes = static_cast<Int128>(dtype_size(*element));
   for (int64_t d : extents) bytes *= d;
+  if (space == MemorySpace::Local && bytes > kMaxLocalArrayBytes) {
+    error(shape->loc, std::string(what) + "() of " + std::to_string(static_cast<int64_t>(bytes)) +
+                          " bytes: a thread's local array holds at most " + std::to_string(kMaxLocalArrayBytes) +
+                          " bytes (the CPU target runs threads on small stacks); use a shared or a global array");
+    return Value::error();
+  }
   if (bytes > kMaxKernelArrayBytes) {
     error(shape->loc, std::string(what) + "() of " + std::to_string(static_cast<int64_t>(bytes)) +
                           " bytes: at most " + std::to_string(kMaxKernelArrayBytes) + " per array");
@@ -430,6 +436,12 @@ Value BodyTyper::array_alloc(MemorySpace space, const ast::Call &call) {
     alloc = ArrayAlloc::make(MemorySpace::DynamicShared, *element, {0});
   } else if (space == MemorySpace::Shared) {
     const int64_t offset = emitting() ? module_->allocate_shared(static_cast<int64_t>(bytes)) : 0;
+    if (module_->static_shared_bytes() > kMaxStaticSharedBytes) {
+      error(shape->loc, "the kernel's static shared arrays take " + std::to_string(module_->static_shared_bytes()) +
+                            " bytes with this one; a block has at most " + std::to_string(kMaxStaticSharedBytes) +
+                            " (48 KiB, CUDA's limit): use dynamic shared memory, cuda.shared.array(0, dtype)");
+      return Value::error();
+    }
     alloc = ArrayAlloc::make(MemorySpace::Shared, *element, extents, offset);
   } else {
     alloc = ArrayAlloc::make(MemorySpace::Local, *element, extents);

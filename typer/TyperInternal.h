@@ -499,6 +499,11 @@ class BodyTyper {
 
 /// The largest cuda.shared.array or cuda.local.array, in bytes.
 inline constexpr int64_t kMaxKernelArrayBytes = int64_t{1} << 30;
+/// The largest cuda.local.array: the CPU target runs a kernel with barriers
+/// on fibers of 64 KiB stacks (runtime/Fiber.h).
+inline constexpr int64_t kMaxLocalArrayBytes = 16 * 1024;
+/// A kernel's static shared memory, at most (CUDA's 48 KiB).
+inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
 /// Whether `name` is one of cuda's coordinate objects (threadIdx, blockIdx,
 /// blockDim, gridDim).
@@ -554,6 +559,7 @@ class ModuleTyper {
     shared_bytes_ = offset + bytes;
     return offset;
   }
+  int64_t static_shared_bytes() const { return shared_bytes_; }
   /// A body makes threads wait for each other (ir::Module::threads_wait).
   void note_threads_wait() { threads_wait_ = true; }
 

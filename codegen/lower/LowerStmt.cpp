@@ -190,7 +190,15 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
   }
   llvm::Value *safe_magnitude = builder_.CreateSelect(runs, magnitude, one);
   llvm::Value *safe_span = builder_.CreateSelect(runs, span, one);
-  llvm::Value *count = builder_.CreateAdd(builder_.CreateUDiv(builder_.CreateSub(safe_span, one), safe_magnitude), one);
+  // One iteration needs no division: a kernel's grid-stride loop (one per
+  // thread, usually once round) paid a 64-bit udiv per thread for it.
+  llvm::Value *once = builder_.CreateICmpULE(safe_span, safe_magnitude);
+  llvm::Value *count = emit_if_else(
+      emitter_, once, [&] { return std::vector<llvm::Value *>{one}; },
+      [&] {
+        llvm::Value *q = builder_.CreateUDiv(builder_.CreateSub(safe_span, one), safe_magnitude);
+        return std::vector<llvm::Value *>{builder_.CreateAdd(q, one)};
+      })[0];
   count = builder_.CreateSelect(runs, count, zero, "trip.count");
 
   llvm::AllocaInst *index_slot = emitter_.entry_alloca(t, "range.index");

@@ -325,6 +325,13 @@ TEST_F(Kernels, KernelSourcesAreCheckedWhenCompiled) {
   } catch (const ufjit::CompileError &e) {
     EXPECT_NE(std::string(e.what()).find("a kernel returns no value"), std::string::npos) << e.what();
   }
+  const std::string big_shared =
+      "from numba import cuda, float64\n@cuda.jit('void(float64[:])')\ndef k(a):\n"
+      "    s = cuda.shared.array(4096, float64)\n    t = cuda.shared.array(4096, float64)\n    a[0] = s[0] + t[0]\n";
+  EXPECT_THROW(rt().kernel(big_shared), ufjit::CompileError);
+  const std::string big_local = "from numba import cuda\n@cuda.jit('void(float64[:])')\ndef k(a):\n"
+                                "    s = cuda.local.array(100000, 'f8')\n    a[0] = s[0]\n";
+  EXPECT_THROW(rt().kernel(big_local), ufjit::CompileError);
   try {
     rt().vectorize("from numba import vectorize, cuda\n@vectorize(['f8(f8)'])\ndef f(x):\n    cuda.syncthreads()\n"
                    "    return x\n");

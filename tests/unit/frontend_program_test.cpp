@@ -161,9 +161,10 @@ TEST(CollectProgram, DecoratorErrors) {
        "expected a list of signature strings like ['float32(float32, float32)'], found '1'", 1, 13},
       {"@vectoriz(['f4(f4)'])\ndef f(x):\n    return x\n",
        "unknown decorator '@vectoriz'; did you mean '@vectorize'?", 1, 2},
-      {"@cuda.jit\ndef f(x):\n    return x\n",
-       "'@cuda.jit' without device=True declares a CUDA kernel, which ufjit does not compile; use "
-       "@vectorize(..., target='cuda') for a ufunc or @cuda.jit(device=True) for a helper", 1, 2},
+      {"@cuda.jit('float32(float32)')\ndef f(x):\n    return x\n",
+       "a kernel returns nothing: its signature is 'void(...)', in 'float32(float32)'; use "
+       "@cuda.jit(device=True) for a function that returns a value", 1, 12},
+      {"@cuda.jit(lnk=1)\ndef f(x):\n    pass\n", "unknown option 'lnk' for '@cuda.jit'; did you mean 'link'?", 1, 11},
       {"@cuda.jit(device=True, foo=1)\ndef f(x):\n    return x\n",
        "unknown option 'foo' for '@cuda.jit'", 1, 24},
       {"@njit\n@vectorize(['f4(f4)'])\ndef f(x):\n    return x\n",
