@@ -56,6 +56,11 @@ step memcheck "${UFJIT_T_SAN:-200}" sh -c "'$sanitizer' --tool memcheck --error-
 race_filter=${UFJIT_RACE_FILTER:-'GpuMethods*:*Reduce*:*Accumulate*:*Scan*'}
 step racecheck "${UFJIT_T_RACE:-200}" sh -c "'$sanitizer' --tool racecheck --error-exitcode 9 --log-file '$OUT/racecheck.log' \
   '$B/tests/ufjit_gpu_tests' --gtest_filter='$race_filter'"
+# Explicit kernels (@cuda.jit: shared memory, barriers, atomics, warps) under each tool.
+for tool in memcheck racecheck synccheck; do
+  step "${tool}_kernels" "${UFJIT_T_SAN_KERNELS:-120}" sh -c "UFJIT_TARGET=cuda '$sanitizer' --tool $tool --error-exitcode 9 \
+    --log-file '$OUT/${tool}_kernels.log' '$B/tests/ufjit_api_tests' --gtest_filter='Kernels.*'"
+done
 step memcheck_cudacpp "${UFJIT_T_SAN_CPP:-90}" sh -c "'$sanitizer' --tool memcheck --error-exitcode 9 \
   --log-file '$OUT/sanitizer_cudacpp.log' '$B/tests/ufjit_cudacpp_gpu_tests'"
 step cli_methods_cuda 90 sh -c "cd '$B/tests/data/cli' && UFJIT_TOOL='$B/bin/ufjit' UFJIT_CLI_TARGET=cuda \
@@ -66,6 +71,9 @@ else
 step bench "${UFJIT_T_BENCH:-75}" "$B/bench/bench_gpu" --json "$OUT/bench_ufjit.json"
 if [[ -f "$OUT/bench_ufjit.json" ]]; then
   step compare "${UFJIT_T_CMP:-120}" python3 "$B/bench/compare.py" --ufjit "$OUT/bench_ufjit.json" --out "$OUT/compare.json" ${UFJIT_CMP_ARGS:-}
+fi
+step bench_kernels 90 sh -c "UFJIT_TARGET=cuda '$B/bench/bench_kernels' > '$OUT/bench_kernels.json'"
+step compare_kernels 120 sh -c "python3 '$B/bench/compare_kernels.py' > '$OUT/compare_kernels.json'"
 fi
 fi
 
@@ -89,7 +97,8 @@ for suite in ("gpu_tests", "cudacpp_gpu_tests", "runtime_gpu_tests", "api_tests"
                 skipped += 1
     summary[suite] = {"tests": d.get("tests"), "failed": failed, "skipped": skipped, "failed_names": names[:40]}
 for tool, logname in (("memcheck", "sanitizer.log"), ("racecheck", "racecheck.log"),
-                      ("memcheck_cudacpp", "sanitizer_cudacpp.log")):
+                      ("memcheck_cudacpp", "sanitizer_cudacpp.log"), ("memcheck_kernels", "memcheck_kernels.log"),
+                      ("racecheck_kernels", "racecheck_kernels.log"), ("synccheck_kernels", "synccheck_kernels.log")):
     path = os.path.join(out, logname)
     if os.path.exists(path):
         text = open(path, errors="replace").read()
