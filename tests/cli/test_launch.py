@@ -433,6 +433,20 @@ class Errors(LaunchCase):
         self.assertEqual(sorted(os.listdir(self.path("out"))), ["y.npy"])
 
 
+class CudaTarget(LaunchCase):
+    def test_the_cuda_target_launches_or_exits_3_writing_nothing(self):
+        src = self.source(ADD)
+        x, y = self.add_inputs(300)
+        before = self.snapshot()
+        r = self.launch(src, "add", "--grid", "2", "--block", "64", *self.add_args(), target="cuda")
+        if r.returncode == 3:  # no GPU here: a device error, nothing written
+            self.assertIn("ufjit: error:", r.stderr)
+            self.assertEqual(self.snapshot(), before)
+            return
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(npyfile.read(self.path("out/out.npy"))[3], [a + b for a, b in zip(x, y)])
+
+
 class Help(unittest.TestCase):
     def test_launch_help_ends_with_an_example_and_the_top_level_help_lists_launch(self):
         r = ufjit("launch", "--help")
@@ -465,9 +479,10 @@ class CompileAndCheckKernels(LaunchCase):
         self.assertEqual(add["signature"], "void(float32[:], float32[:], float32[:])")
         self.assertEqual(add["variant"]["layout"], "kernel")
         self.assertNotIn("launch", add)
-        kinds = [p["kind"] for p in add["params"]]
-        self.assertEqual(kinds.count("array"), 3, add["params"])
-        self.assertIn("kernel", manifest["abi"])
+        # Per array parameter in order: its pointer, then 8 int64 of shape and 8 of strides.
+        kinds = [(p["kind"], p["type"]) for p in add["params"]]
+        self.assertEqual(kinds, [("array", "float32*"), ("core_shape", "int64[8]"), ("core_strides", "int64[8]")] * 3)
+        self.assertIn("'kernel' entries (@cuda.jit)", manifest["abi"])
 
     def test_compile_emits_ptx_with_a_manifest_of_kernel_entries(self):
         manifest = self.compile("ptx", "k.ptx")
