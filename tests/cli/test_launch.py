@@ -121,13 +121,19 @@ class LaunchCase(TempDir):
 
     def snapshot(self):
         """Every file under the temporary directory with its bytes and mtime,
-        and every folder (as None)."""
+        every folder (as None) and every symlink (as its target)."""
         files = {}
         for root, dirs, names in os.walk(self.d):
-            for name in dirs:
-                files[os.path.relpath(os.path.join(root, name), self.d)] = None
+            for name in dirs + names:
+                path = os.path.join(root, name)
+                if os.path.islink(path):
+                    files[os.path.relpath(path, self.d)] = os.readlink(path)
+                elif name in dirs:
+                    files[os.path.relpath(path, self.d)] = None
             for name in names:
                 path = os.path.join(root, name)
+                if os.path.islink(path):
+                    continue
                 with open(path, "rb") as f:
                     files[os.path.relpath(path, self.d)] = (f.read(), os.stat(path).st_mtime_ns)
         return files
@@ -296,6 +302,16 @@ class Files(LaunchCase):
         self.assertEqual(npyfile.read(self.path("out/out.npy"))[3], [a + b for a, b in zip(x, y)])
         self.assertEqual(sorted(os.listdir(self.path("out"))), ["keep.txt", "out.npy", "x.npy", "y.npy"])
 
+    def test_an_out_dir_that_links_to_a_directory_is_written_through_the_link(self):
+        src = self.source(ADD)
+        self.add_inputs(10)
+        os.mkdir(self.path("real"))
+        os.symlink(self.path("real"), self.path("out"))
+        r = self.launch(src, "add", "--grid", "1", "--block", "32", *self.add_args())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(self.path("out")))
+        self.assertEqual(sorted(os.listdir(self.path("real"))), ["out.npy", "x.npy", "y.npy"])
+
     def test_a_fortran_ordered_input_is_saved_as_it_was_laid_out(self):
         src = self.source(FILL_2D)
         npyfile.write(self.path("a.npy"), "<i8", (3, 2), [0] * 6, fortran=True)
@@ -415,6 +431,11 @@ class Errors(LaunchCase):
                           "--block", "32", *self.inputs(), out_dir="file")
         self.assert_fails(2, "is not a directory", "add", "--grid", "1", "--block", "32", *self.inputs(),
                           out_dir="file/sub")
+
+    def test_an_out_dir_that_is_a_broken_symlink_is_refused(self):
+        os.symlink(self.path("nowhere"), self.path("link"))
+        self.assert_fails(2, "is a symbolic link to nothing", "add", "--grid", "1", "--block", "32", *self.inputs(),
+                          out_dir="link")
 
     def test_an_output_that_would_replace_an_input_is_refused(self):
         # --out-dir the inputs' own folder: x.npy would be written over the input x.npy.
