@@ -113,7 +113,8 @@ ExitCode run_compile(const CompileOptions &options) {
 void add_compile_command(CLI::App &app, ExitCode &exit_code) {
   auto options = std::make_shared<CompileOptions>();
   CLI::App *cmd = app.add_subcommand(
-      "compile", "Compile every ufunc of a .ufn file into one module (PTX by default) plus a JSON manifest");
+      "compile",
+      "Compile every ufunc and kernel of a .ufn file into one module (PTX by default) plus a JSON manifest");
   cmd->add_option("file", options->file, "the .ufn source")->required();
   cmd->add_option("-o,--output", options->output, "output file (default: stdout); the manifest goes beside it as .json");
   cmd->add_option("--arch", options->arch, "GPU architecture, e.g. sm_80, sm_90")->capture_default_str();

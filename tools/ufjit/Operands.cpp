@@ -50,7 +50,7 @@ std::optional<double> parse_float(const std::string &text) {
 }
 
 /// Python's int() syntax: [+-] then decimal digits.
-std::optional<int64_t> parse_int(const std::string &text) {
+std::optional<int64_t> parse_int(const std::string &text, const std::string &option) {
   const std::size_t start = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
   if (start == text.size()) return std::nullopt;
   for (std::size_t i = start; i < text.size(); ++i) {
@@ -60,7 +60,7 @@ std::optional<int64_t> parse_int(const std::string &text) {
   const char *first = text.data() + (text[0] == '+' ? 1 : 0);
   auto [ptr, ec] = std::from_chars(first, text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size()) {
-    throw InputError("--in " + text + ": the integer does not fit in int64 (write " + text +
+    throw InputError(option + " " + text + ": the integer does not fit in int64 (write " + text +
                      ".0 for a float, or use a .npy file)");
   }
   return value;
@@ -94,15 +94,15 @@ std::optional<std::complex<double>> parse_complex(std::string text) {
 
 }  // namespace
 
-std::optional<Operand> parse_scalar(const std::string &text) {
+std::optional<Operand> parse_scalar(const std::string &text, const std::string &option) {
   if (!text.empty() && (text.front() == '[' || (text.front() == '(' && text.find(',') != std::string::npos))) {
-    throw UsageError("--in " + text +
+    throw UsageError(option + " " + text +
                      ": a list is not an operand; save the array to a .npy file (np.save('a.npy', np.array(" + text +
                      "))) and pass its path, or pass one number");
   }
   if (text == "True" || text == "true") return Operand(true);
   if (text == "False" || text == "false") return Operand(false);
-  if (std::optional<int64_t> i = parse_int(text)) return Operand(*i);
+  if (std::optional<int64_t> i = parse_int(text, option)) return Operand(*i);
   if (std::optional<double> d = parse_float(text)) return Operand(*d);
   if (std::optional<std::complex<double>> c = parse_complex(text)) return Operand(*c);
   return std::nullopt;

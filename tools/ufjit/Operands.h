@@ -1,4 +1,5 @@
-// What a `--in` argument of `ufjit run` is: a weak scalar or a .npy file.
+// What a `--in` argument of `ufjit run` (or an `--arg` of `ufjit launch`)
+// is: a weak scalar or a .npy file.
 //
 // The rule: a Python number literal is a number, anything else a path.
 // Numbers are Python's: `2`, `-3`, `+7` (int64), `2.5`, `1e3`, `.5`, `nan`,
@@ -18,7 +19,8 @@ namespace ufjit::tool {
 
 /// The scalar `text` denotes, or nothing when it is not a number literal
 /// (then it is a path). Throws UsageError for a list or tuple literal and
-/// ufjit::InputError for an integer beyond int64.
-std::optional<Operand> parse_scalar(const std::string &text);
+/// ufjit::InputError for an integer beyond int64; `option` names the
+/// option in those messages.
+std::optional<Operand> parse_scalar(const std::string &text, const std::string &option = "--in");
 
 }  // namespace ufjit::tool

@@ -25,6 +25,7 @@ void set_verb_callback(CLI::App *cmd, ExitCode &exit_code, Run run) {
 void add_check_command(CLI::App &app, ExitCode &exit_code);
 void add_compile_command(CLI::App &app, ExitCode &exit_code);
 void add_run_command(CLI::App &app, ExitCode &exit_code);
+void add_launch_command(CLI::App &app, ExitCode &exit_code);
 void add_info_command(CLI::App &app, ExitCode &exit_code);
 void add_cache_command(CLI::App &app, ExitCode &exit_code);
 

@@ -1,8 +1,9 @@
-// ufjit: compile `.ufn` files to PTX and run them on `.npy` files.
+// ufjit: compile `.ufn` files to PTX and run them (ufuncs, kernels) on `.npy` files.
 //
 //   ufjit check FILE.ufn
 //   ufjit compile FILE.ufn [-o OUT] [--arch sm_90] [--emit ...] [--func NAME] [--target cuda|cpu]
 //   ufjit run FILE.ufn FUNC --in a.npy --in 2.5 [--out out.npy] [--target cuda|cpu]
+//   ufjit launch FILE.ufn KERNEL --grid G[,G,G] --block B[,B,B] --arg x.npy --arg 2 --out-dir DIR
 //   ufjit info
 //   ufjit cache list|stats|verify|prune|clear
 #include <iostream>
@@ -12,13 +13,16 @@
 
 int main(int argc, char **argv) {
   using ufjit::tool::ExitCode;
-  CLI::App app{"ufjit: a JIT compiler for scalar-function ufuncs (Numba @vectorize for C++ and the shell)"};
+  CLI::App app{
+      "ufjit: a JIT compiler for scalar-function ufuncs and explicit kernels (Numba @vectorize and @cuda.jit for "
+      "C++ and the shell)"};
   app.set_version_flag("--version", "ufjit " + ufjit::version());
   app.require_subcommand(1);
   ExitCode exit_code = ExitCode::Ok;
   ufjit::tool::add_check_command(app, exit_code);
   ufjit::tool::add_compile_command(app, exit_code);
   ufjit::tool::add_run_command(app, exit_code);
+  ufjit::tool::add_launch_command(app, exit_code);
   ufjit::tool::add_info_command(app, exit_code);
   ufjit::tool::add_cache_command(app, exit_code);
   try {
