@@ -65,7 +65,7 @@ std::string manifest_json(const std::vector<ManifestEntry> &entries, const Compi
       "fastest with (any grid is correct): 'full' = ceil(count / (block * elements_per_thread)) blocks, "
       "'capped' = a few waves of resident blocks. 'kernel' entries (@cuda.jit) are launched with the grid, "
       "block and dynamic shared memory of your choice and take, per kernel parameter in order, an array's "
-      "pointer with its 'shape' and 'strides' (8 int64 each, the first ndim used), or a scalar's value; no "
+      "pointer with its 'core_shape' and 'core_strides' (8 int64 each, the first ndim used), or a scalar's value; no "
       "'launch' advice.";
   json list = json::array();
   for (const ManifestEntry &e : entries) {
@@ -174,6 +174,10 @@ bool collect_kernel_entries(const ir::TypedProgram &program, const CompileReques
   for (const ir::TypedKernel &kernel : program.kernels) {
     if (!request.function.empty() && kernel.name != request.function) continue;
     found = true;
+    if (kernel.signatures.empty() && !request.function.empty()) {
+      throw Error("kernel '" + kernel.name + "' has no signatures, and ufjit compile compiles signatures only: "
+                  "give its @cuda.jit one, as @cuda.jit(\"void(float32[:], float32[:])\")");
+    }
     for (std::size_t s = 0; s < kernel.modules.size(); ++s) {
       const frontend::Signature &sig = kernel.signatures[s];
       const ir::Module &module = kernel.modules[s];
@@ -193,8 +197,12 @@ bool collect_kernel_entries(const ir::TypedProgram &program, const CompileReques
       }
       entry_sig.can_raise = module.can_raise();
       const codegen::KernelVariant v = codegen::explicit_variant();
-      entries.manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry.base_name, v), kernel.name,
-                                                       sig.str(), v, codegen::make_kernel_spec(entry_sig, v), ""});
+      codegen::KernelSpec spec = codegen::make_kernel_spec(entry_sig, v);
+      for (std::size_t k = 0; k < spec.operands.size() && k < kernel.params.size(); ++k) {
+        spec.operands[k].name = kernel.params[k];  // the manifest names parameters as the source does
+      }
+      entries.manifest.push_back(
+          driver::ManifestEntry{codegen::entry_name(entry.base_name, v), kernel.name, sig.str(), v, spec, ""});
       entries.requests.push_back(std::move(entry));
     }
   }

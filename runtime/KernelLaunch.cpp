@@ -257,9 +257,14 @@ void Kernel::launch_on(TargetKind target, const LaunchConfig &config, std::span<
     }
     stream = config.stream->impl();
   }
-  const runtime::CompiledSignature &sig = signature_for(*state_, args);
+  const runtime::CompiledSignature &sig = ufjit::signature_for(*state_, args);
   const runtime::PreparedKernel launch = prepare_launch(sig, config, args);
   state_->core->backend(target).execute_kernel(launch, stream);
+}
+
+std::string Kernel::signature_for(std::span<const Operand> args) const {
+  if (!state_) empty_kernel();
+  return ufjit::signature_for(*state_, args).signature;
 }
 
 std::string Kernel::ptx(const std::string &signature, const std::string &arch) const {

@@ -187,6 +187,7 @@ struct OperandSpec {
   bool is_output = false;
   bool is_scalar = false;  // elementwise: passed by value
   int core_ndim = 0;       // gufunc: dims of the core function's array (0: scalar parameter)
+  std::string name{};      // explicit kernels: the parameter's name for the manifest (empty: argK)
 };
 
 /// An entry's kind, variant and operands: all the table depends on.

@@ -218,7 +218,8 @@ std::string KernelParam::name(const KernelSpec &spec) const {
   // Explicit: arg0, arg1, ... (arg0_shape, arg0_strides).
   const std::size_t k = static_cast<std::size_t>(operand);
   if (spec.variant.kind == KernelKind::Explicit) {
-    const std::string base = "arg" + std::to_string(k);
+    const std::string &named = spec.operands.at(k).name;
+    const std::string base = named.empty() ? "arg" + std::to_string(k) : named;
     return role == ParamRole::CoreShape     ? base + "_shape"
            : role == ParamRole::CoreStrides ? base + "_strides"
            : role == ParamRole::ValueImag   ? base + "_imag"

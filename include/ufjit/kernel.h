@@ -87,6 +87,11 @@ class UFJIT_API Kernel {
   /// Launches on `target` instead of the Runtime's default.
   void launch_on(TargetKind target, const LaunchConfig &config, std::span<const Operand> args) const;
 
+  /// The signature a launch with `args` uses (compiling it first for a
+  /// kernel without signatures), as `launch` chooses it; DispatchError or
+  /// CompileError as `launch` would throw.
+  std::string signature_for(std::span<const Operand> args) const;
+
   /// Generated PTX for one signature ("void(float32[:], float32[:])") and arch.
   std::string ptx(const std::string &signature, const std::string &arch = "sm_90") const;
 

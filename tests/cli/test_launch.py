@@ -503,6 +503,7 @@ class CompileAndCheckKernels(LaunchCase):
         # Per array parameter in order: its pointer, then 8 int64 of shape and 8 of strides.
         kinds = [(p["kind"], p["type"]) for p in add["params"]]
         self.assertEqual(kinds, [("array", "float32*"), ("core_shape", "int64[8]"), ("core_strides", "int64[8]")] * 3)
+        self.assertEqual([p["name"] for p in add["params"]][:3], ["x", "x_shape", "x_strides"])
         self.assertIn("'kernel' entries (@cuda.jit)", manifest["abi"])
 
     def test_compile_emits_ptx_with_a_manifest_of_kernel_entries(self):

@@ -163,52 +163,6 @@ std::vector<std::unique_ptr<OutputFile>> open_outputs(const std::vector<std::str
   return files;
 }
 
-/// The signature text of an array argument's parameter: "float32[:, :]".
-std::string array_type_text(const ArrayView &array) {
-  std::string text = std::string(dtype_name(array.dtype)) + "[";
-  for (std::size_t d = 0; d < array.shape.size(); ++d) text += d == 0 ? ":" : ", :";
-  return text + "]";
-}
-
-/// The parameter types of a canonical signature, "void(float32[:, :], int64)".
-std::vector<std::string> parameter_types(const std::string &signature) {
-  std::vector<std::string> types;
-  const std::size_t open = signature.find('(');
-  std::string current;
-  int depth = 0;
-  for (std::size_t i = open + 1; open != std::string::npos && i + 1 < signature.size(); ++i) {
-    const char c = signature[i];
-    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
-    if (c == ',' && depth == 0) {
-      types.push_back(current);
-      current.clear();
-    } else if (c != ' ' || depth > 0) {
-      current += c;
-    }
-  }
-  if (!current.empty()) types.push_back(current);
-  return types;
-}
-
-/// The signature a launch with `operands` used, as Kernel::launch picks it:
-/// the first whose arrays match the arguments' dtypes and dimensions.
-std::string signature_used(const Kernel &kernel, const std::vector<Operand> &operands) {
-  for (const std::string &signature : kernel.signatures()) {
-    const std::vector<std::string> types = parameter_types(signature);
-    bool all = types.size() == operands.size();
-    for (std::size_t k = 0; all && k < operands.size(); ++k) {
-      const bool is_array = types[k].find('[') != std::string::npos;
-      if (operands[k].kind == Operand::Kind::Scalar) {
-        all = !is_array && (types[k].rfind("complex", 0) == 0 || !is_complex(operands[k].scalar.dtype));
-      } else {
-        all = is_array && types[k] == array_type_text(operands[k].array);
-      }
-    }
-    if (all) return signature;
-  }
-  return "?";
-}
-
 void save_arrays(const std::vector<Operand> &operands, std::vector<std::unique_ptr<OutputFile>> &files) {
   for (std::size_t k = 0; k < files.size(); ++k) {
     if (!files[k]) continue;
@@ -254,7 +208,7 @@ ExitCode run_launch(const LaunchOptions &options) {
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
   if (options.verbose) {
     std::fprintf(stderr, "ufjit: kernel '%s' %s on %s, grid %s, block %s, %lld shared bytes: %.3f ms (compilation "
-                 "included)\n", kernel.name().c_str(), signature_used(kernel, operands).c_str(),
+                 "included)\n", kernel.name().c_str(), kernel.signature_for(operands).c_str(),
                  target_name(runtime.target()), dim3_text(config.grid).c_str(), dim3_text(config.block).c_str(),
                  static_cast<long long>(config.shared_bytes), elapsed.count());
   }
