@@ -179,6 +179,9 @@ struct PreparedKernel {
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t shared_bytes = 0;  // dynamic shared memory per block
+  /// Every array argument is C-contiguous: the launch uses
+  /// codegen::explicit_variant(true), which knows their strides.
+  bool contiguous = false;
 };
 
 /// The kernel variant for a call: Contiguous when every array operand (and

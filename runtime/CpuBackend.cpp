@@ -138,7 +138,7 @@ class CpuBackend final : public Backend {
   }
 
   void execute_kernel(const PreparedKernel &launch, StreamImpl * /*stream: KernelLaunch.cpp refuses one*/) override {
-    const HotKernel<CpuKernel> &kernel = kernel_for(*launch.signature, codegen::explicit_variant());
+    const HotKernel<CpuKernel> &kernel = kernel_for(*launch.signature, codegen::explicit_variant(launch.contiguous));
     run_cpu_kernel(launch, kernel.kernel().entry, kernel.params(), pool_, interrupt_);
   }
 

@@ -159,6 +159,7 @@ runtime::PreparedKernel prepare_launch(const runtime::CompiledSignature &sig, co
   launch.grid = {config.grid.x, config.grid.y, config.grid.z};
   launch.block = {config.block.x, config.block.y, config.block.z};
   launch.shared_bytes = config.shared_bytes;
+  launch.contiguous = true;
   const std::vector<ir::Variable> &params = sig.module->entry_function().params;
   for (std::size_t k = 0; k < args.size(); ++k) {
     runtime::PreparedOperand p;
@@ -168,6 +169,7 @@ runtime::PreparedKernel prepare_launch(const runtime::CompiledSignature &sig, co
       p.scalar_bytes = runtime::convert_scalar(args[k].scalar, p.dtype);
     } else {
       p.array = args[k].array;
+      launch.contiguous = launch.contiguous && p.array.is_c_contiguous();
     }
     launch.args.push_back(std::move(p));
   }

@@ -103,6 +103,22 @@ static_assert(offsetof(CpuThreadContext, dynamic_shared_bytes) == kCtxDynamicSha
 static_assert(offsetof(CpuThreadContext, sync) == kCtxSync);
 static_assert(offsetof(CpuThreadContext, warp) == kCtxWarp);
 
+/// The values an int32 coordinate field at byte `offset` can hold, [lo, hi)
+/// (CUDA's limits, which a launch checks): generated code tells LLVM, so
+/// that an index built from them is known non-negative (no wrap of a
+/// negative index, accesses it can vectorize). {0, 0} for other offsets.
+struct FieldRange {
+  int64_t lo = 0;
+  int64_t hi = 0;
+};
+constexpr FieldRange context_field_range(std::size_t offset) {
+  if (offset >= kCtxThreadIdx && offset < kCtxBlockIdx) return {0, 1024};
+  if (offset >= kCtxBlockIdx && offset < kCtxBlockDim) return {0, (int64_t{1} << 31) - 1};
+  if (offset >= kCtxBlockDim && offset < kCtxGridDim) return {1, 1025};
+  if (offset >= kCtxGridDim && offset < kCtxShared) return {1, int64_t{1} << 31};
+  return {};
+}
+
 /// The CPU entry of a kernel with barriers or warp collectives: one thread.
 /// `params` as every CPU entry's (codegen/kernel/KernelABI.h, kind Explicit).
 using CpuThreadEntry = void (*)(CpuThreadContext *ctx, void *const *params);

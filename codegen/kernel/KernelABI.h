@@ -157,10 +157,14 @@ inline KernelVariant gufunc_variant() {
   return v;
 }
 
-/// The one variant of an explicit kernel's signature.
-inline KernelVariant explicit_variant() {
+/// The variants of an explicit kernel's signature: Strided takes any array;
+/// Contiguous (chosen per launch when every array argument is C-contiguous)
+/// computes the strides from the shapes instead of reading them, so that
+/// the code knows them (vector loads on the CPU, simpler addressing). Both
+/// take the same parameters.
+inline KernelVariant explicit_variant(bool contiguous = false) {
   KernelVariant v;
-  v.layout = Layout::Strided;
+  v.layout = contiguous ? Layout::Contiguous : Layout::Strided;
   v.kind = KernelKind::Explicit;
   return v;
 }

@@ -45,10 +45,12 @@ llvm::Function *build_cpu_gufunc_entry(llvm::Module &module, llvm::Function &cor
 /// [begin, end) looping over their threads, allocating `shared_bytes` of
 /// static shared memory per block, or (`one_thread`, for kernels whose
 /// threads wait for each other) is a CpuThreadEntry running one thread.
+/// `variant`: explicit_variant(contiguous).
 llvm::Function *build_gpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
-                                         const std::string &name);
+                                         const KernelVariant &variant, const std::string &name);
 llvm::Function *build_cpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
-                                         const std::string &name, int64_t shared_bytes, bool one_thread);
+                                         const KernelVariant &variant, const std::string &name, int64_t shared_bytes,
+                                         bool one_thread);
 
 /// A CPU entry `void(int64 begin, int64 end, void *const *params)`: a counted
 /// loop the loop vectorizer can widen (contiguous), or a loop over rows whose

@@ -9,6 +9,8 @@
 // `void(begin, end, params)` running blocks [begin, end) with a loop over
 // each block's threads, or, for a kernel whose threads wait for each other,
 // `void(ctx, params)` running one thread (codegen/kernel/CpuKernelContext.h).
+#include <llvm/IR/MDBuilder.h>
+
 #include "codegen/kernel/CpuKernelContext.h"
 #include "codegen/kernel/KernelEntry.h"
 #include "support/InternalAssert.h"
@@ -23,11 +25,12 @@ enum class ExplicitEntry { Gpu, CpuBlocks, CpuThread };
 
 class ExplicitEntryBuilder {
  public:
-  ExplicitEntryBuilder(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig, ExplicitEntry kind)
+  ExplicitEntryBuilder(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig, ExplicitEntry kind,
+                       bool contiguous)
       : module_(module),
         ctx_(module.getContext()),
         kernel_(kernel),
-        spec_(make_kernel_spec(sig, explicit_variant())),
+        spec_(make_kernel_spec(sig, explicit_variant(contiguous))),
         params_(kernel_params(spec_)),
         kind_(kind),
         b_(ctx_) {}
@@ -88,12 +91,18 @@ std::vector<llvm::Value *> ExplicitEntryBuilder::kernel_arguments(const BoundPar
     if (kind_ == ExplicitEntry::Gpu) generic = b_.CreateAddrSpaceCast(op.pointer, b_.getPtrTy(0));
     llvm::Value *view = llvm::PoisonValue::get(want);
     view = b_.CreateInsertValue(view, generic, {0});
-    for (int d = 0; d < op.core_ndim; ++d) {
+    // Contiguous: C order's strides, from the innermost dimension outwards.
+    const bool contiguous = spec_.variant.layout == Layout::Contiguous;
+    llvm::Value *c_stride = b_.getInt64(element_size(op.dtype));
+    for (int d = op.core_ndim - 1; d >= 0; --d) {
       const auto u = static_cast<unsigned>(d);
       llvm::Value *extent = b_.CreateAlignedLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, op.core_shape, u), llvm::Align(8));
-      llvm::Value *stride = b_.CreateAlignedLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, op.core_strides, u), llvm::Align(8));
+      llvm::Value *stride = contiguous ? c_stride
+                                       : b_.CreateAlignedLoad(i64, b_.CreateConstInBoundsGEP1_64(i64, op.core_strides, u),
+                                                              llvm::Align(8));
       view = b_.CreateInsertValue(view, extent, {1, u});
       view = b_.CreateInsertValue(view, stride, {2, u});
+      c_stride = b_.CreateMul(c_stride, extent);
     }
     args.push_back(view);
   }
@@ -112,8 +121,16 @@ void ExplicitEntryBuilder::call_kernel(std::vector<llvm::Value *> args, llvm::Va
 }
 
 llvm::Value *ExplicitEntryBuilder::context_i32(llvm::Value *context, std::size_t offset) {
-  return b_.CreateAlignedLoad(b_.getInt32Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, offset),
-                              llvm::Align(4));
+  llvm::LoadInst *load = b_.CreateAlignedLoad(
+      b_.getInt32Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, offset), llvm::Align(4));
+  const FieldRange range = context_field_range(offset);
+  if (range.hi > range.lo) {
+    llvm::MDBuilder md(ctx_);
+    load->setMetadata(llvm::LLVMContext::MD_range,
+                      md.createRange(llvm::APInt(32, static_cast<uint64_t>(range.lo)),
+                                     llvm::APInt(32, static_cast<uint64_t>(range.hi))));
+  }
+  return load;
 }
 
 void ExplicitEntryBuilder::store_context_i32(llvm::Value *context, std::size_t offset, llvm::Value *value) {
@@ -200,14 +217,17 @@ llvm::Function *ExplicitEntryBuilder::build(const std::string &name, int64_t sha
 }  // namespace
 
 llvm::Function *build_gpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
-                                         const std::string &name) {
-  return ExplicitEntryBuilder(module, kernel, sig, ExplicitEntry::Gpu).build(name, 0);
+                                         const KernelVariant &variant, const std::string &name) {
+  const bool contiguous = variant.layout == Layout::Contiguous;
+  return ExplicitEntryBuilder(module, kernel, sig, ExplicitEntry::Gpu, contiguous).build(name, 0);
 }
 
 llvm::Function *build_cpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
-                                         const std::string &name, int64_t shared_bytes, bool one_thread) {
+                                         const KernelVariant &variant, const std::string &name, int64_t shared_bytes,
+                                         bool one_thread) {
   const ExplicitEntry kind = one_thread ? ExplicitEntry::CpuThread : ExplicitEntry::CpuBlocks;
-  return ExplicitEntryBuilder(module, kernel, sig, kind).build(name, shared_bytes);
+  const bool contiguous = variant.layout == Layout::Contiguous;
+  return ExplicitEntryBuilder(module, kernel, sig, kind, contiguous).build(name, shared_bytes);
 }
 
 }  // namespace ufjit::codegen

@@ -95,10 +95,11 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
         const ir::Module &module = *item.request->module;
         internal_assert(module.explicit_kernel) << "kernel variant for a ufunc's request";
         if (kind == TargetKind::Cuda) {
-          llvm::Function *entry = build_gpu_explicit_entry(out, *item.scalar, item.sig, name);
+          llvm::Function *entry = build_gpu_explicit_entry(out, *item.scalar, item.sig, variant, name);
           if (module.options.fastmath) mark_gpu_fastmath(*entry);
         } else {
-          build_cpu_explicit_entry(out, *item.scalar, item.sig, name, module.shared_bytes, module.threads_wait);
+          build_cpu_explicit_entry(out, *item.scalar, item.sig, variant, name, module.shared_bytes,
+                                   module.threads_wait);
         }
         info.entry_names.push_back(name);
         continue;

@@ -22,7 +22,7 @@ std::string KernelVariant::suffix() const {
     return "method";
   }
   if (kind == KernelKind::Explicit) {
-    return "kernel";
+    return layout == Layout::Contiguous ? "kernel_contig" : "kernel";
   }
   std::string s = layout == Layout::Contiguous ? "contig" : "strided";
   s += index32 ? "_i32" : "_i64";

@@ -7,6 +7,7 @@
 // meet there as the GPU's would.
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include "codegen/kernel/CpuKernelContext.h"
 #include "codegen/lower/LowerFunction.h"
@@ -85,7 +86,15 @@ llvm::Value *from_bits(llvm::IRBuilder<> &b, llvm::Value *bits, llvm::Type *t) {
 llvm::Value *FunctionLowerer::context_field(std::size_t offset, llvm::Type *type) {
   internal_assert(kernel_context_ != nullptr) << "a kernel operation without the CPU thread context";
   llvm::Value *at = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), kernel_context_, offset);
-  return builder_.CreateAlignedLoad(type, at, llvm::Align(type->isPointerTy() ? 8 : 4));
+  llvm::LoadInst *load = builder_.CreateAlignedLoad(type, at, llvm::Align(type->isIntegerTy(32) ? 4 : 8));
+  const FieldRange range = context_field_range(offset);
+  if (range.hi > range.lo && type->isIntegerTy(32)) {
+    llvm::MDBuilder md(ms_.ctx());
+    load->setMetadata(llvm::LLVMContext::MD_range,
+                      md.createRange(llvm::APInt(32, static_cast<uint64_t>(range.lo)),
+                                     llvm::APInt(32, static_cast<uint64_t>(range.hi))));
+  }
+  return load;
 }
 
 llvm::Value *FunctionLowerer::emit_coordinate(IntrinsicOp op) {

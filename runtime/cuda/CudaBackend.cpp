@@ -276,7 +276,7 @@ class CudaBackend final : public Backend {
     const CompiledSignature &sig = *launch.signature;
     const int64_t threads = launch.grid[0] * launch.grid[1] * launch.grid[2] * launch.block[0] * launch.block[1] *
                             launch.block[2];
-    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(sig, codegen::explicit_variant(), threads);
+    const HotKernel<cuda::CudaKernel> &kernel = kernel_for(sig, codegen::explicit_variant(launch.contiguous), threads);
     // Host arrays are copied in (their byte extent, strides kept) and back
     // after the kernel, as Numba does; device arrays are used in place.
     std::vector<Array> scratch;
