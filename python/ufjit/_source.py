@@ -27,6 +27,9 @@ import types
 import numpy as np
 
 _MODULES = {"math", "cmath", "numpy"}
+# ufjit's and Numba's cuda modules: an alias (`from ufjit import cuda as cu`)
+# is imported as numba's, the one the kernel language knows.
+_CUDA_MODULES = {"ufjit.cuda", "numba.cuda"}
 
 # The compiler flags of `from __future__ import ...`, which code objects carry.
 _FUTURE_FLAGS = 0
@@ -261,6 +264,26 @@ def _declaration(name, value):
     return None
 
 
+def _dtype_name(value):
+    """The name of the kernel language's dtype that ``value`` stands for
+    (``float32`` for ufjit's and Numba's ``float32`` type objects, NumPy's
+    ``np.float32`` and ``np.dtype('f4')``), or None for anything else: as an
+    argument of ``cuda.shared.array(128, float32)`` or a cast."""
+    from .types import ScalarType
+
+    if isinstance(value, ScalarType):
+        return value.name if value.name not in ("void", "bool") else None
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        return dtype.name if dtype.kind in "iufc" and dtype.isnative else None
+    if type(value).__module__.startswith("numba.") and isinstance(getattr(value, "name", None), str):
+        try:  # Numba's scalar types: numba.float32.name == 'float32'
+            return _dtype_name(np.dtype(value.name))
+        except TypeError:
+            return None
+    return None
+
+
 def _constant(value):
     """A module constant's text in the kernel language, or None."""
     if isinstance(value, np.generic):
@@ -304,6 +327,13 @@ class _Collector:
                 if module in _MODULES:
                     line = f"import {module}" if name == module else f"import {module} as {name}"
                     self.imports.setdefault(name, line)
+                elif module in _CUDA_MODULES and name != "cuda":  # `cuda` itself is always numba.cuda
+                    self.imports.setdefault(name, f"from numba import cuda as {name}")
+                continue
+            dtype = _dtype_name(value)
+            if dtype is not None:
+                if name != dtype:  # `float32` is always a dtype; an alias is imported as one
+                    self.imports.setdefault(name, f"from numpy import {dtype} as {name}")
                 continue
             module = getattr(value, "__module__", None)
             if isinstance(value, types.BuiltinFunctionType) and module in ("math", "cmath"):

@@ -1,22 +1,26 @@
-"""``ufjit.cuda``: the parts of ``numba.cuda`` that ufuncs use.
+"""``ufjit.cuda``: the parts of ``numba.cuda`` that kernels and ufuncs use.
 
-``@cuda.jit(device=True)`` marks a device function: a helper that kernels in
-the same module call; its source is compiled with theirs. ``to_device``,
-``device_array``, ``stream``, ``external_stream``, ``synchronize`` and
-``is_available`` mirror numba.cuda's.
+``@cuda.jit`` makes an explicit kernel (``kernel[griddim, blockdim](args)``,
+_kernels.py); ``@cuda.jit(device=True)`` a device function: a helper that
+kernels in the same module call; its source is compiled with theirs.
+``to_device``, ``device_array``, ``device_array_like``, ``stream``,
+``external_stream``, ``synchronize`` and ``is_available`` mirror
+numba.cuda's.
 """
 
 import functools
+import numbers
 import os
 import sys
 
 import numpy as np
 
 from . import _ufjit
+from ._kernels import KernelDispatcher, decorator_line, is_function, signature_list
 from ._streams import as_stream, stream
 
-__all__ = ["jit", "DeviceFunction", "declare_device", "DeclaredDevice", "to_device", "device_array", "stream",
-           "external_stream", "synchronize", "is_available"]
+__all__ = ["jit", "DeviceFunction", "KernelDispatcher", "declare_device", "DeclaredDevice", "to_device",
+           "device_array", "device_array_like", "stream", "external_stream", "synchronize", "is_available"]
 
 
 class DeviceFunction:
@@ -30,15 +34,33 @@ class DeviceFunction:
         return self.py_func(*args)
 
 
-def jit(fn=None, device=False, **options):
-    """``@cuda.jit(device=True)``: a device function. Kernels (``device=False``)
-    are not supported: write them with ``@ufjit.vectorize``."""
-    if not device:
-        raise NotImplementedError("ufjit.cuda.jit makes device functions only (device=True); write kernels "
-                                  "with @ufjit.vectorize(..., target='cuda')")
-    if fn is None:
-        return DeviceFunction
-    return DeviceFunction(fn)
+def jit(func_or_sig=None, device=False, **options):
+    """Numba's ``@cuda.jit``: a kernel, or with ``device=True`` a device function.
+
+    ``@cuda.jit``, ``@cuda.jit()``, ``@cuda.jit("void(float32[:], int64)")``,
+    ``@cuda.jit(["void(float32[:])", "void(float64[:])"])`` or with type
+    objects (``void(float32[:])``). A kernel is launched with
+    ``kernel[griddim, blockdim](args)`` (also ``[griddim, blockdim, stream]``
+    and ``[griddim, blockdim, stream, dynamic_shared_bytes]``) or
+    ``kernel.forall(n)(args)``; without signatures it is compiled for the
+    argument types of each launch with types not seen before. Options:
+    ``fastmath``, ``debug`` (every index checked, an IndexError),
+    ``boundscheck``; ``opt``, ``lineinfo``, ``cache``, ``max_registers``,
+    ``inline`` are accepted and change nothing.
+    """
+    if device:
+        if is_function(func_or_sig):
+            return DeviceFunction(func_or_sig)
+        return DeviceFunction  # @cuda.jit(device=True), @cuda.jit("f4(f4)", device=True)
+    if is_function(func_or_sig):
+        return KernelDispatcher(func_or_sig, [], options)
+    signatures = [] if func_or_sig is None else signature_list(func_or_sig)
+    decorator_line(signatures, options)  # an unknown option is an error here, at the decorator
+
+    def decorate(fn):
+        return KernelDispatcher(fn, signatures, options)
+
+    return decorate
 
 
 class DeclaredDevice:
@@ -80,16 +102,56 @@ def declare_device(name, sig, link=None, abi="numba", **options):
                           caller.f_lineno)
 
 
-def to_device(array, stream=None):
-    """Copies a host array to a new ufjit DeviceArray (synchronously)."""
-    return _ufjit.to_device(np.asarray(array))
+def to_device(obj, stream=0, copy=True, to=None):
+    """Numba's ``cuda.to_device``: a new ufjit DeviceArray holding ``obj``'s
+    elements (``copy=False``: allocated, not filled), or, given ``to`` (a
+    DeviceArray of ``obj``'s shape), ``obj`` copied into it. Synchronous."""
+    if to is not None:
+        to.copy_to_device(obj)
+        return to
+    if not copy:
+        return device_array_like(np.asarray(obj))
+    return _ufjit.to_device(np.asarray(obj))
 
 
-def device_array(shape, dtype=np.float64):
-    """An uninitialised C-contiguous ufjit DeviceArray."""
-    if isinstance(shape, int):
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """An uninitialised C-contiguous ufjit DeviceArray (``strides`` and
+    ``order`` other than C order are not supported)."""
+    if strides is not None or order != "C":
+        raise NotImplementedError("ufjit device arrays are C-contiguous: give order='C' and no strides")
+    if isinstance(shape, numbers.Integral):
         shape = (shape,)
-    return _ufjit.device_empty(list(shape), np.dtype(dtype))
+    return _ufjit.device_empty([int(n) for n in shape], np.dtype(dtype))
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialised C-contiguous DeviceArray of ``ary``'s shape and dtype."""
+    return device_array(ary.shape, ary.dtype)
+
+
+def _identity(x):
+    return x
+
+
+@functools.lru_cache(maxsize=1)
+def _copier():
+    """A GPU ufunc that copies its operand into ``out=`` (host to device)."""
+    from ._decorators import vectorize
+
+    return vectorize(target="cuda")(_identity)
+
+
+def _copy_to_device(self, ary, stream=0):
+    """Numba's ``DeviceArray.copy_to_device(ary)``: ``ary`` (a host or
+    device array of this array's shape and dtype) copied into this array."""
+    source = ary if hasattr(ary, "__cuda_array_interface__") else np.asarray(ary)
+    if tuple(source.shape) != self.shape or np.dtype(source.dtype) != self.dtype:
+        raise ValueError(f"copy_to_device: {source.dtype}{list(source.shape)} into {self.dtype}{list(self.shape)}: "
+                         f"give an array of the same shape and dtype")
+    _copier()(source, out=self, target="cuda")
+
+
+_ufjit.DeviceArray.copy_to_device = _copy_to_device
 
 
 def external_stream(handle):
