@@ -62,6 +62,8 @@ def decorator_line(signatures, options):
 
 def _dims(dims, name):
     """A grid's or block's extents as a tuple of 1 to 3 ints (Numba's checks)."""
+    if type(dims) is int:  # the usual launch, kernel[blocks, threads]: no more to check
+        return (dims,)
     items = list(dims) if isinstance(dims, (tuple, list)) else [dims]
     if not 1 <= len(items) <= 3:
         raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {dims!r}")
@@ -120,9 +122,10 @@ class LaunchConfiguration:
         self.sharedmem = sharedmem
         if not isinstance(sharedmem, numbers.Integral):
             raise TypeError(f"dynamic shared memory is a number of bytes, not {sharedmem!r}")
+        self._stream = _stream(stream)
 
     def __call__(self, *args):
-        self.dispatcher._launch(self.griddim, self.blockdim, _stream(self.stream), int(self.sharedmem), args)
+        self.dispatcher._launch(self.griddim, self.blockdim, self._stream, int(self.sharedmem), args)
 
     def __repr__(self):
         return f"<launch of {self.dispatcher.__name__}[{self.griddim}, {self.blockdim}]>"
@@ -182,7 +185,7 @@ class KernelDispatcher:
             return self._kernel
 
     def _launch(self, griddim, blockdim, stream, sharedmem, args):
-        kernel = self._compiled()
+        kernel = self._kernel or self._compiled()
         try:
             kernel.launch(griddim, blockdim, sharedmem, stream, *args)
         except (_ufjit.CompileError, _ufjit.KernelError) as e:

@@ -329,6 +329,8 @@ class _Collector:
                     self.imports.setdefault(name, line)
                 elif module in _CUDA_MODULES and name != "cuda":  # `cuda` itself is always numba.cuda
                     self.imports.setdefault(name, f"from numba import cuda as {name}")
+                elif module == "ufjit":  # ufjit.cuda.grid(1), ufjit.float32: numba's names
+                    self.imports.setdefault(name, f"import numba as {name}")
                 continue
             dtype = _dtype_name(value)
             if dtype is not None:

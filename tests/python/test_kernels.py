@@ -135,6 +135,12 @@ def fill(a, value):
         a[i] = value
 
 
+@cuda.jit()
+def negate(a):
+    for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+        a[i] = -a[i]
+
+
 @cuda.jit(device=True)
 def store(out, i, value):
     out[i] = value
@@ -188,6 +194,16 @@ def lane_ids(out):
     i = cu.grid(1)
     if i < out.size:
         out[i] = cu.laneid
+
+
+@ufjit.cuda.jit
+def reverse_quads(a):
+    s = ufjit.cuda.shared.array(4, ufjit.float32)
+    i = ufjit.cuda.grid(1)
+    t = ufjit.cuda.threadIdx.x
+    s[t] = a[i]
+    ufjit.cuda.syncthreads()
+    a[i] = s[3 - t]
 
 
 @cuda.jit(debug=True)
@@ -268,6 +284,16 @@ def test_lazily_typed_kernel_compiles_per_argument_types():
     np.testing.assert_array_equal(f, np.full(4, 0.5, dtype=np.float32))
     assert scale.signatures[:3] == ["void(float64[:], int64)", "void(int32[:], int64)",
                                     "void(complex128[:], complex128)"]
+
+
+def test_decorator_with_parentheses_and_the_generated_ptx():
+    a = np.arange(6, dtype=np.int16)
+    negate[1, 4](a)
+    np.testing.assert_array_equal(a, -np.arange(6))
+    assert negate.signatures == ["void(int16[:])"]
+    assert ".entry" in fill.ptx("void(int32[:], int32)")
+    with pytest.raises(ufjit.DispatchError, match="no signature 'void\\(int8\\[:\\]\\)'"):
+        negate.ptx("void(int8[:])")
 
 
 def test_signatures_given_as_type_objects_and_lists():
@@ -419,6 +445,9 @@ def test_cuda_under_another_name():
     lane_ids[1, 70](out)
     np.testing.assert_array_equal(out, np.arange(70) % 32)
     assert "from numba import cuda as cu" in lane_ids.source
+    a = np.arange(8, dtype=np.float32)
+    reverse_quads[2, 4](a)
+    np.testing.assert_array_equal(a, [3, 2, 1, 0, 7, 6, 5, 4])
 
 
 def test_compile_errors_point_at_the_kernel_line():
