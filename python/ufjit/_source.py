@@ -27,9 +27,18 @@ import types
 import numpy as np
 
 _MODULES = {"math", "cmath", "numpy"}
-# ufjit's and Numba's cuda modules: an alias (`from ufjit import cuda as cu`)
-# is imported as numba's, the one the kernel language knows.
-_CUDA_MODULES = {"ufjit.cuda", "numba.cuda"}
+# ufjit's and Numba's modules as the kernel language knows them (Numba's):
+# the import that gives one its name in the source, and the name it has
+# there without one (None: it needs the import).
+_NUMBA_MODULES = {
+    "ufjit": ("import numba", "numba"),  # ufjit.cuda.grid(1), ufjit.float32
+    "numba": ("import numba", "numba"),
+    "ufjit.cuda": ("from numba import cuda", "cuda"),  # from ufjit import cuda as cu
+    "numba.cuda": ("from numba import cuda", "cuda"),
+    "ufjit.types": ("from numba import types", None),  # types.float32
+    "numba.types": ("from numba import types", None),
+    "numba.core.types": ("from numba import types", None),
+}
 
 # The compiler flags of `from __future__ import ...`, which code objects carry.
 _FUTURE_FLAGS = 0
@@ -327,10 +336,9 @@ class _Collector:
                 if module in _MODULES:
                     line = f"import {module}" if name == module else f"import {module} as {name}"
                     self.imports.setdefault(name, line)
-                elif module in _CUDA_MODULES and name != "cuda":  # `cuda` itself is always numba.cuda
-                    self.imports.setdefault(name, f"from numba import cuda as {name}")
-                elif module == "ufjit":  # ufjit.cuda.grid(1), ufjit.float32: numba's names
-                    self.imports.setdefault(name, f"import numba as {name}")
+                elif module in _NUMBA_MODULES and name != _NUMBA_MODULES[module][1]:
+                    line = _NUMBA_MODULES[module][0]
+                    self.imports.setdefault(name, line if line.endswith(f" {name}") else f"{line} as {name}")
                 continue
             dtype = _dtype_name(value)
             if dtype is not None:

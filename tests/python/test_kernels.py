@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ufjit
-from ufjit import cuda, float32, void
+from ufjit import cuda, float32, types, void
 from ufjit import cuda as cu
 from ufjit import float32 as f32
 
@@ -198,7 +198,7 @@ def lane_ids(out):
 
 @ufjit.cuda.jit
 def reverse_quads(a):
-    s = ufjit.cuda.shared.array(4, ufjit.float32)
+    s = ufjit.cuda.shared.array(4, types.float32)
     i = ufjit.cuda.grid(1)
     t = ufjit.cuda.threadIdx.x
     s[t] = a[i]
