@@ -222,6 +222,12 @@ class KernelDispatcher:
         """The generated PTX of one of ``signatures``."""
         return self._compiled().ptx(signature, arch)
 
+    def inspect_asm(self, signature=None):
+        """Numba's: the PTX of ``signature``, or {signature: PTX} of every compiled one."""
+        if signature is not None:
+            return self.ptx(signature_text(signature))
+        return {sig: self.ptx(sig) for sig in self.signatures}
+
     def __repr__(self):
         return f"<ufjit.cuda kernel {self.__name__}>"
 

@@ -3,11 +3,13 @@
 ``@cuda.jit`` makes an explicit kernel (``kernel[griddim, blockdim](args)``,
 _kernels.py); ``@cuda.jit(device=True)`` a device function: a helper that
 kernels in the same module call; its source is compiled with theirs.
-``to_device``, ``device_array``, ``device_array_like``, ``stream``,
+``to_device``, ``device_array``, ``device_array_like``, ``pinned_array``,
+``mapped_array``, ``pinned``, ``is_cuda_array``, ``stream``,
 ``external_stream``, ``synchronize`` and ``is_available`` mirror
 numba.cuda's.
 """
 
+import contextlib
 import functools
 import numbers
 import os
@@ -20,7 +22,8 @@ from ._kernels import KernelDispatcher, decorator_line, is_function, signature_l
 from ._streams import as_stream, stream
 
 __all__ = ["jit", "DeviceFunction", "KernelDispatcher", "declare_device", "DeclaredDevice", "to_device",
-           "device_array", "device_array_like", "stream", "external_stream", "synchronize", "is_available"]
+           "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "is_cuda_array", "stream",
+           "external_stream", "synchronize", "is_available"]
 
 
 class DeviceFunction:
@@ -109,6 +112,8 @@ def to_device(obj, stream=0, copy=True, to=None):
     if to is not None:
         to.copy_to_device(obj)
         return to
+    if is_cuda_array(obj):  # already on the device, as Numba's
+        return obj
     if not copy:
         return device_array_like(np.asarray(obj))
     return _ufjit.to_device(np.asarray(obj))
@@ -162,6 +167,29 @@ def external_stream(handle):
 def synchronize():
     """Waits for all work ufjit enqueued."""
     _ufjit.synchronize()
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    """Numba's page-locked host array, here a plain NumPy array: launches and
+    copies take it as any host array (synchronously)."""
+    return np.empty(shape, dtype, order=order)
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+    """Numba's host array mapped into the device, here a plain NumPy array: a
+    launch copies it to the device and back, so kernels see it as Numba's."""
+    return np.empty(shape, dtype, order=order)
+
+
+@contextlib.contextmanager
+def pinned(*arrays):
+    """Numba's ``with cuda.pinned(a, b):``: nothing to do here."""
+    yield
+
+
+def is_cuda_array(obj):
+    """Whether ``obj`` is a device array (has ``__cuda_array_interface__``)."""
+    return hasattr(obj, "__cuda_array_interface__")
 
 
 @functools.lru_cache(maxsize=1)

@@ -292,6 +292,8 @@ def test_decorator_with_parentheses_and_the_generated_ptx():
     np.testing.assert_array_equal(a, -np.arange(6))
     assert negate.signatures == ["void(int16[:])"]
     assert ".entry" in fill.ptx("void(int32[:], int32)")
+    assert list(fill.inspect_asm()) == fill.signatures
+    assert fill.inspect_asm("void(int32[:], int32)") == fill.ptx("void(int32[:], int32)")
     with pytest.raises(ufjit.DispatchError, match="no signature 'void\\(int8\\[:\\]\\)'"):
         negate.ptx("void(int8[:])")
 
@@ -481,3 +483,14 @@ def test_device_functions_stay_device_functions():
 
     assert isinstance(twice, cuda.DeviceFunction) and twice(4) == 8
     assert isinstance(thrice, cuda.DeviceFunction) and thrice(2) == 6
+
+
+def test_numba_host_array_helpers_are_host_arrays():
+    pinned = cuda.pinned_array(100, np.float64)
+    mapped = cuda.mapped_array((100,), np.float64)
+    pinned[:] = 1.0
+    mapped[:] = 2.0
+    with cuda.pinned(pinned, mapped):
+        add_kernel.forall(100)(pinned, mapped, pinned)
+    np.testing.assert_array_equal(pinned, np.full(100, 3.0))
+    assert not cuda.is_cuda_array(pinned)

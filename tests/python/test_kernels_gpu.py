@@ -61,9 +61,10 @@ def test_to_device_into_an_existing_array_and_copy_to_device(gpu):
 def test_launch_on_a_stream(gpu):
     s = cuda.stream()
     d = cuda.to_device(np.ones(1000))
-    scale[4, 256, s](d, 3.0)
-    s.synchronize()
+    with s.auto_synchronize():
+        scale[4, 256, s](d, 3.0)
     np.testing.assert_array_equal(d.copy_to_host(), np.full(1000, 3.0))
+    assert cuda.is_cuda_array(d) and cuda.to_device(d) is d
     with pytest.raises(ufjit.InputError, match="every array must be on the device"):
         scale[4, 256, s](np.ones(10), 3.0)
 
