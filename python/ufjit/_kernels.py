@@ -151,6 +151,30 @@ class ForAll:
         self.dispatcher[grid, block, self.stream, self.sharedmem](*args)
 
 
+class _Ptx:
+    """``kernel.ptx``: called with a signature's text (and an arch), or
+    indexed by a signature as Numba's ``kernel.ptx[sig]``."""
+
+    def __init__(self, dispatcher):
+        self._kernel = dispatcher._compiled()
+
+    def __call__(self, signature, arch="sm_90"):
+        return self._kernel.ptx(signature, arch)
+
+    def __getitem__(self, signature):
+        text = signature_text(signature)
+        # The compiled signatures are written canonically ("float32[:, :]"),
+        # without the contiguity a decorator may give ("float32[:,::1]").
+        wanted = _loose(text)
+        found = [sig for sig in self._kernel.signatures if _loose(sig) == wanted]
+        return self._kernel.ptx(found[0] if found else text, "sm_90")
+
+
+def _loose(signature):
+    """A signature's text without spaces or contiguity marks, for comparing."""
+    return signature.replace(" ", "").replace("::1", ":")
+
+
 class KernelDispatcher:
     """A ``@cuda.jit`` kernel: ``kernel[grid, block](args)`` launches it.
 
@@ -218,14 +242,16 @@ class KernelDispatcher:
         """The kernel's parameter names."""
         return self._compiled().parameters
 
-    def ptx(self, signature, arch="sm_90"):
-        """The generated PTX of one of ``signatures``."""
-        return self._compiled().ptx(signature, arch)
+    @property
+    def ptx(self):
+        """The generated PTX: ``kernel.ptx(signature, arch="sm_90")``, or as
+        Numba's mapping, ``kernel.ptx[signature]`` (a string or type objects)."""
+        return _Ptx(self)
 
     def inspect_asm(self, signature=None):
         """Numba's: the PTX of ``signature``, or {signature: PTX} of every compiled one."""
         if signature is not None:
-            return self.ptx(signature_text(signature))
+            return self.ptx[signature]
         return {sig: self.ptx(sig) for sig in self.signatures}
 
     def __repr__(self):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ufjit
-from ufjit import cuda, float32, types, void
+from ufjit import cuda, float32, int32, types, void
 from ufjit import cuda as cu
 from ufjit import float32 as f32
 
@@ -293,6 +293,9 @@ def test_decorator_with_parentheses_and_the_generated_ptx():
     assert negate.signatures == ["void(int16[:])"]
     assert ".entry" in fill.ptx("void(int32[:], int32)")
     assert list(fill.inspect_asm()) == fill.signatures
+    assert fill.ptx[(int32[:], int32)] == fill.ptx("void(int32[:], int32)")  # Numba's mapping
+    assert increment_2d.ptx["void(float64[:, ::1], float64[:,:])"] == increment_2d.inspect_asm(
+        "void(float64[:, :], float64[:, :])")
     assert fill.inspect_asm("void(int32[:], int32)") == fill.ptx("void(int32[:], int32)")
     with pytest.raises(ufjit.DispatchError, match="no signature 'void\\(int8\\[:\\]\\)'"):
         negate.ptx("void(int8[:])")
