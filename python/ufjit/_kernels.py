@@ -20,6 +20,8 @@ import numbers
 import threading
 import types
 
+import numpy as np
+
 from . import _ufjit
 from ._source import kernel_source
 from ._streams import as_stream
@@ -189,6 +191,8 @@ class KernelDispatcher:
         self.py_func = fn
         self.targetoptions = dict(options)
         self._line = decorator_line(signatures, options)
+        self._given = bool(signatures)
+        self.specializations = {}  # specialize's kernels, by argument types and layouts
         self._kernel = None  # the C++ Kernel, made at the first launch
         self._where = None  # _Where, for its errors
         self._lock = threading.Lock()
@@ -243,6 +247,24 @@ class KernelDispatcher:
         return self._compiled().parameters
 
     @property
+    def overloads(self):
+        """Numba's: the compiled signatures (the decorator's, or one per
+        argument types launched), each mapped to its own text."""
+        return {sig: sig for sig in self.signatures}
+
+    def specialize(self, *args):
+        """Numba's: a kernel compiled for ``args``' types only (the same one
+        for the same types and layouts, kept in ``specializations``)."""
+        if self._given:
+            raise RuntimeError("Dispatcher already specialized")
+        types = [_argument_type(a) for a in args]
+        key = tuple(types)
+        if key not in self.specializations:
+            sig = f"void({', '.join(t.replace('::1', ':') for t in types)})"
+            self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
+        return self.specializations[key]
+
+    @property
     def ptx(self):
         """The generated PTX: ``kernel.ptx(signature, arch="sm_90")``, or as
         Numba's mapping, ``kernel.ptx[signature]`` (a string or type objects)."""
@@ -256,6 +278,29 @@ class KernelDispatcher:
 
     def __repr__(self):
         return f"<ufjit.cuda kernel {self.__name__}>"
+
+
+def _argument_type(arg):
+    """The type a launch gives ``arg``, as a signature writes it, with the
+    layout of a contiguous array (``float64[:, ::1]``, ``float64[::1, :]``)."""
+    if isinstance(arg, bool):
+        return "bool"
+    if isinstance(arg, int):
+        return "int64"
+    if isinstance(arg, float):
+        return "float64"
+    if isinstance(arg, complex):
+        return "complex128"
+    if isinstance(arg, np.generic):
+        return arg.dtype.name
+    a = arg if hasattr(arg, "__cuda_array_interface__") else np.asarray(arg)
+    dims = [":"] * len(a.shape)
+    flags = getattr(a, "flags", None)
+    if dims and flags is not None and flags.c_contiguous:
+        dims[-1] = "::1"
+    elif dims and flags is not None and flags.f_contiguous:
+        dims[0] = "::1"
+    return f"{np.dtype(a.dtype).name}[{', '.join(dims)}]"
 
 
 def is_function(value):

@@ -497,3 +497,25 @@ def test_numba_host_array_helpers_are_host_arrays():
         add_kernel.forall(100)(pinned, mapped, pinned)
     np.testing.assert_array_equal(pinned, np.full(100, 3.0))
     assert not cuda.is_cuda_array(pinned)
+
+
+def test_specialize_and_overloads_as_numba():
+    @cuda.jit
+    def copy(x, y):
+        for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+            y[i] = x[i]
+
+    f32 = np.arange(4, dtype=np.float32)
+    only_f32 = copy.specialize(f32, f32)
+    assert copy.specialize(f32, f32) is only_f32 and len(copy.specializations) == 1
+    fortran = np.zeros((2, 2), order="F")
+    assert copy.specialize(fortran, fortran) is not copy.specialize(np.zeros((2, 2)), np.zeros((2, 2)))
+    out = np.zeros(4, dtype=np.float32)
+    only_f32[1, 4](f32, out)
+    np.testing.assert_array_equal(out, f32)
+    assert list(only_f32.overloads) == ["void(float32[:], float32[:])"]
+    with pytest.raises(ufjit.DispatchError):
+        only_f32[1, 4](np.zeros(4), np.zeros(4))
+    with pytest.raises(RuntimeError, match="already specialized"):
+        only_f32.specialize(f32, f32)
+    assert copy.overloads == {}
