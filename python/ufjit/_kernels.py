@@ -81,6 +81,37 @@ def _stream(stream):
     return as_stream(stream)
 
 
+# KernelError's subclasses for the user's own exception classes, by class.
+_USER_ERRORS = {}
+
+
+def _as_user_class(error, fn):
+    """``error`` (a KernelError) as an instance of the class the kernel
+    raised when the kernel's module or closure defines it (``class
+    MyError(Exception)``, then ``raise MyError("...")``), so that ``except
+    MyError`` catches it as it catches Numba's; else ``error`` itself.
+    Builtin classes are the extension's (a KernelError that is a ValueError)."""
+    scope = dict(fn.__globals__)
+    if fn.__closure__:
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # an empty cell
+                pass
+    cls = scope.get(getattr(error, "exception", None))
+    if not isinstance(cls, type) or not issubclass(cls, Exception) or isinstance(error, cls):
+        return error
+    try:
+        if cls not in _USER_ERRORS:
+            _USER_ERRORS[cls] = type(cls.__name__, (type(error), cls), {"__module__": cls.__module__})
+        raised = _USER_ERRORS[cls](*error.args)
+    except TypeError:  # a layout that does not mix, or a constructor that wants more
+        return error
+    for attr in ("exception", "message", "file", "line", "column"):
+        setattr(raised, attr, getattr(error, attr))
+    return raised
+
+
 class _Where:
     """Points errors about a kernel's compiled text at the user's file.
 
@@ -216,9 +247,15 @@ class KernelDispatcher:
         kernel = self._kernel or self._compiled()
         try:
             kernel.launch(griddim, blockdim, sharedmem, stream, *args)
-        except (_ufjit.CompileError, _ufjit.KernelError) as e:
+        except _ufjit.CompileError as e:
             self._where.locate(e)
             raise
+        except _ufjit.KernelError as e:
+            self._where.locate(e)
+            raised = _as_user_class(e, self.py_func)
+            if raised is e:
+                raise
+            raise raised.with_traceback(e.__traceback__) from None
 
     def __getitem__(self, config):
         if not isinstance(config, tuple) or len(config) not in (2, 3, 4):

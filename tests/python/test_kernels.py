@@ -432,6 +432,24 @@ def test_raise_in_a_kernel_is_a_kernel_error():
     np.testing.assert_array_equal(ok, [2.0, 3.0])
 
 
+class OutOfRange(Exception):
+    pass
+
+
+@cuda.jit("void(int32[:], int32)")
+def check_range(a, limit):
+    i = cuda.grid(1)
+    if i < a.size and a[i] > limit:
+        raise OutOfRange("over the limit")
+
+
+def test_the_users_exception_class_is_raised():
+    check_range[1, 8](np.arange(4, dtype=np.int32), 10)
+    with pytest.raises(OutOfRange, match="over the limit") as info:
+        check_range[1, 8](np.arange(4, dtype=np.int32), 2)
+    assert isinstance(info.value, ufjit.KernelError) and info.value.exception == "OutOfRange"
+
+
 def test_debug_checks_every_index():
     with pytest.raises(IndexError):
         off_by_one[1, 4](np.zeros(4))
