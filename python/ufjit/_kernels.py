@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from . import _ufjit
+from ._host_device import HostStream
 from ._source import kernel_source
 from ._streams import as_stream
 from .types import signature_text
@@ -75,8 +76,9 @@ def _dims(dims, name):
 
 
 def _stream(stream):
-    """None for the default stream (0 or None: a synchronous launch), else a ufjit.Stream."""
-    if stream is None or (isinstance(stream, int) and stream == 0):
+    """None for the default stream (0 or None: a synchronous launch; a
+    HostStream of the CPU target), else a ufjit.Stream."""
+    if stream is None or (isinstance(stream, int) and stream == 0) or isinstance(stream, HostStream):
         return None
     return as_stream(stream)
 

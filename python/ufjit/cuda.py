@@ -19,9 +19,10 @@ import numpy as np
 
 from . import _ufjit
 from ._kernels import KernelDispatcher, decorator_line, is_function, signature_list
-from ._streams import as_stream, stream
+from ._host_device import HostDeviceArray, HostStream, host_array, host_copy, on_host
+from ._streams import as_stream
 
-__all__ = ["jit", "DeviceFunction", "KernelDispatcher", "declare_device", "DeclaredDevice", "to_device",
+__all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "declare_device", "DeclaredDevice", "to_device",
            "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "is_cuda_array", "stream",
            "external_stream", "synchronize", "is_available"]
 
@@ -106,32 +107,60 @@ def declare_device(name, sig, link=None, abi="numba", **options):
 
 
 def to_device(obj, stream=0, copy=True, to=None):
-    """Numba's ``cuda.to_device``: a new ufjit DeviceArray holding ``obj``'s
+    """Numba's ``cuda.to_device``: a new device array holding ``obj``'s
     elements (``copy=False``: allocated, not filled), or, given ``to`` (a
-    DeviceArray of ``obj``'s shape), ``obj`` copied into it. Synchronous."""
+    device array of ``obj``'s shape), ``obj`` copied into it; a device array
+    is returned as it is. Synchronous. Where kernels run on the CPU target,
+    the device array is host memory (a HostDeviceArray)."""
     if to is not None:
         to.copy_to_device(obj)
         return to
     if is_cuda_array(obj):  # already on the device, as Numba's
         return obj
+    if on_host():
+        return host_copy(obj) if copy else device_array_like(np.asarray(obj))
     if not copy:
         return device_array_like(np.asarray(obj))
-    return _ufjit.to_device(np.asarray(obj))
+    return gpu_copy(obj)
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
-    """An uninitialised C-contiguous ufjit DeviceArray (``strides`` and
-    ``order`` other than C order are not supported)."""
+    """Numba's ``cuda.device_array``: an uninitialised device array (a
+    HostDeviceArray where kernels run on the CPU target). On the GPU it is
+    C-contiguous (``strides`` and ``order`` other than C order are refused)."""
+    if isinstance(shape, numbers.Integral):
+        shape = (shape,)
+    if on_host():
+        return host_array(shape, dtype, order)
     if strides is not None or order != "C":
         raise NotImplementedError("ufjit device arrays are C-contiguous: give order='C' and no strides")
+    return gpu_empty(shape, dtype)
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialised device array of ``ary``'s shape and dtype."""
+    order = "F" if ary.ndim > 1 and getattr(ary, "flags", None) is not None and ary.flags.f_contiguous \
+        and not ary.flags.c_contiguous else "C"
+    return device_array(ary.shape, ary.dtype, order=order if on_host() else "C")
+
+
+def gpu_copy(array, stream=None):
+    """``ufjit.to_device``: copies a host array to a new ufjit DeviceArray
+    (C-contiguous, synchronously; needs a GPU)."""
+    return _ufjit.to_device(np.asarray(array))
+
+
+def gpu_empty(shape, dtype=np.float64):
+    """``ufjit.device_array``: an uninitialised C-contiguous ufjit DeviceArray (needs a GPU)."""
     if isinstance(shape, numbers.Integral):
         shape = (shape,)
     return _ufjit.device_empty([int(n) for n in shape], np.dtype(dtype))
 
 
-def device_array_like(ary, stream=0):
-    """An uninitialised C-contiguous DeviceArray of ``ary``'s shape and dtype."""
-    return device_array(ary.shape, ary.dtype)
+def stream():
+    """Numba's ``cuda.stream()``: a new stream of ufjit's device context;
+    where kernels run on the CPU target, a HostStream (nothing to wait for)."""
+    return HostStream() if on_host() else _ufjit.Stream()
 
 
 def _identity(x):
@@ -188,8 +217,9 @@ def pinned(*arrays):
 
 
 def is_cuda_array(obj):
-    """Whether ``obj`` is a device array (has ``__cuda_array_interface__``)."""
-    return hasattr(obj, "__cuda_array_interface__")
+    """Whether ``obj`` is a device array (has ``__cuda_array_interface__``,
+    or is a HostDeviceArray of the CPU target)."""
+    return hasattr(obj, "__cuda_array_interface__") or isinstance(obj, HostDeviceArray)
 
 
 @functools.lru_cache(maxsize=1)

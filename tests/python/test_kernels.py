@@ -537,3 +537,29 @@ def test_specialize_and_overloads_as_numba():
     with pytest.raises(RuntimeError, match="already specialized"):
         only_f32.specialize(f32, f32)
     assert copy.overloads == {}
+
+
+def test_numba_device_array_code_runs_where_kernels_run_on_the_cpu():
+    if ufjit._ufjit.default_target() != "cpu":
+        pytest.skip("kernels run on the GPU here: test_kernels_gpu.py has these")
+    x = np.arange(1000, dtype=np.float64)
+    stream = cuda.stream()
+    dx = cuda.to_device(x, stream)
+    dout = cuda.device_array_like(dx)
+    assert cuda.is_cuda_array(dx) and cuda.to_device(dx) is dx
+    with stream.auto_synchronize():
+        add_kernel[4, 128, stream](dx, dx, dout)
+    host = np.zeros_like(x)
+    assert dout.copy_to_host(host, stream=stream) is host
+    np.testing.assert_array_equal(host, 2 * x)
+    result = dout.copy_to_host()
+    assert type(result) is np.ndarray and result[1] == 2.0
+    dout.copy_to_device(np.ones(1000))
+    np.testing.assert_array_equal(dout.copy_to_host(), np.ones(1000))
+    empty = cuda.device_array((2, 3), np.int32, order="F")
+    assert empty.shape == (2, 3) and empty.is_f_contiguous()
+    assert cuda.to_device(x, copy=False).shape == x.shape
+    with pytest.raises(ValueError, match="same shape and dtype"):
+        dout.copy_to_device(np.ones(3))
+    stream.synchronize()
+    cuda.synchronize()
