@@ -6,7 +6,8 @@ kernels in the same module call; its source is compiled with theirs.
 ``to_device``, ``device_array``, ``device_array_like``, ``pinned_array``,
 ``mapped_array``, ``pinned``, ``is_cuda_array``, ``stream``,
 ``external_stream``, ``synchronize`` and ``is_available`` mirror
-numba.cuda's.
+numba.cuda's; where kernels run on the CPU target, device arrays and
+streams are host ones (_host_device.py).
 """
 
 import contextlib
