@@ -39,9 +39,7 @@ class HostDeviceArray(np.ndarray):
     def copy_to_device(self, ary, stream=0):
         """``ary`` (an array of this array's shape and dtype) copied into this array."""
         source = np.asarray(ary)
-        if source.shape != self.shape or source.dtype != self.dtype:
-            raise ValueError(f"copy_to_device: {source.dtype}{list(source.shape)} into {self.dtype}{list(self.shape)}: "
-                             f"give an array of the same shape and dtype")
+        check_copy(source, self)
         np.copyto(self, source)
 
     def is_c_contiguous(self):
@@ -52,6 +50,13 @@ class HostDeviceArray(np.ndarray):
 
     def bind(self, stream=0):
         return self
+
+
+def check_copy(source, target):
+    """copy_to_device's check: ValueError unless ``source`` has ``target``'s shape and dtype."""
+    if tuple(source.shape) != tuple(target.shape) or np.dtype(source.dtype) != np.dtype(target.dtype):
+        raise ValueError(f"copy_to_device: {source.dtype}{list(source.shape)} into {target.dtype}"
+                         f"{list(target.shape)}: give an array of the same shape and dtype")
 
 
 def host_array(shape, dtype, order="C"):

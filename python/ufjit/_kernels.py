@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _ufjit
 from ._host_device import HostStream
-from ._source import kernel_source
+from ._source import kernel_source, scope_of
 from ._streams import as_stream
 from .types import signature_text
 
@@ -93,14 +93,7 @@ def _as_user_class(error, fn):
     MyError(Exception)``, then ``raise MyError("...")``), so that ``except
     MyError`` catches it as it catches Numba's; else ``error`` itself.
     Builtin classes are the extension's (a KernelError that is a ValueError)."""
-    scope = dict(fn.__globals__)
-    if fn.__closure__:
-        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-            try:
-                scope[name] = cell.cell_contents
-            except ValueError:  # an empty cell
-                pass
-    cls = scope.get(getattr(error, "exception", None))
+    cls = scope_of(fn).get(getattr(error, "exception", None))
     if not isinstance(cls, type) or not issubclass(cls, Exception) or isinstance(error, cls):
         return error
     try:
@@ -296,10 +289,9 @@ class KernelDispatcher:
         for the same types and layouts, kept in ``specializations``)."""
         if self._given:
             raise RuntimeError("Dispatcher already specialized")
-        types = [_argument_type(a) for a in args]
-        key = tuple(types)
+        key = tuple(_argument_type(a) for a in args)
         if key not in self.specializations:
-            sig = f"void({', '.join(t.replace('::1', ':') for t in types)})"
+            sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"
             self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
         return self.specializations[key]
 

@@ -216,7 +216,7 @@ def _names_read(node):
     return [n for n in read if n not in bound and not (n in seen or seen.add(n))]
 
 
-def _scope(fn):
+def scope_of(fn):
     """What the function's free names refer to: its closure, then its module."""
     values = dict(fn.__globals__)
     if fn.__closure__:
@@ -326,7 +326,7 @@ class _Collector:
         self._visited = set()
 
     def visit(self, piece, fn):
-        scope = _scope(fn)
+        scope = scope_of(fn)
         for name in piece.names:
             if name not in scope:
                 continue

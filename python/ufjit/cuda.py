@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _ufjit
 from ._kernels import KernelDispatcher, decorator_line, is_function, signature_list
-from ._host_device import HostDeviceArray, HostStream, host_array, host_copy, on_host
+from ._host_device import HostDeviceArray, HostStream, check_copy, host_array, host_copy, on_host
 from ._streams import as_stream
 
 __all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "declare_device", "DeclaredDevice", "to_device",
@@ -180,9 +180,7 @@ def _copy_to_device(self, ary, stream=0):
     """Numba's ``DeviceArray.copy_to_device(ary)``: ``ary`` (a host or
     device array of this array's shape and dtype) copied into this array."""
     source = ary if hasattr(ary, "__cuda_array_interface__") else np.asarray(ary)
-    if tuple(source.shape) != self.shape or np.dtype(source.dtype) != self.dtype:
-        raise ValueError(f"copy_to_device: {source.dtype}{list(source.shape)} into {self.dtype}{list(self.shape)}: "
-                         f"give an array of the same shape and dtype")
+    check_copy(source, self)
     _copier()(source, out=self, target="cuda")
 
 
