@@ -161,6 +161,13 @@ class Piece:
         self.def_line = first_line + node.lineno - 1 if first_line > 0 else 0
         self.names = _names_read(node)
 
+    def rename(self, name):
+        """The function under another name: the one its caller reads it by
+        (an alias, a lambda assigned to a name), which the compiled text's
+        calls must use."""
+        self.text = self.text.replace(f"def {self.name}(", f"def {name}(", 1)
+        self.name = name
+
     def _from_lambda(self, fn, lines):
         """A lambda as the kernel language's ``def``: ``lambda a, b: a + b``
         becomes ``def lambda_<line>(a, b): return (a + b)`` at the lambda's
@@ -323,7 +330,7 @@ class _Collector:
         self.declarations = {}  # name -> _Declaration
         self.links = []  # files of declare_device(..., link=[...])
         self.helpers = []  # Pieces, callees before callers
-        self._visited = set()
+        self._visited = set()  # (id(function), name it is called by)
 
     def visit(self, piece, fn):
         scope = scope_of(fn)
@@ -361,16 +368,16 @@ class _Collector:
                 self.constants.setdefault(name, f"{name} = {text}")
                 continue
             helper = _helper_function(value, fn.__module__)
-            if helper is not None and helper is not fn and id(helper) not in self._visited:
-                self._visited.add(id(helper))
+            if helper is not None and helper is not fn and (id(helper), name) not in self._visited:
+                self._visited.add((id(helper), name))
                 try:
                     helper_piece = Piece(helper)
                 except StaleSourceError:
                     raise
                 except TypeError:
                     continue  # no source (a builtin or C function): the compiler names it
-                if helper_piece.name != name:
-                    continue  # an alias; the kernel language calls helpers by their own name
+                if helper_piece.name != name:  # an alias (`wrapped = cuda.jit(device=True)(f)`)
+                    helper_piece.rename(name)
                 self.visit(helper_piece, helper)
                 self.helpers.append(helper_piece)
 
@@ -385,7 +392,7 @@ def kernel_source(fn, decorator):
     """
     kernel = Piece(fn)
     collector = _Collector()
-    collector._visited.add(id(fn))
+    collector._visited.add((id(fn), kernel.name))
     collector.visit(kernel, fn)
     out = ["import math", "import cmath"]
     out += [line for name, line in collector.imports.items() if name not in ("math", "cmath")]

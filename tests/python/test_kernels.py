@@ -4,6 +4,8 @@ launch syntax, lazily typed kernels, and the errors of a bad launch, checked
 against NumPy. Where there is no GPU they run on the CPU target with the
 GPU's semantics (test_kernels_gpu.py runs them on a GPU)."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -563,3 +565,47 @@ def test_numba_device_array_code_runs_where_kernels_run_on_the_cpu():
         dout.copy_to_device(np.ones(3))
     stream.synchronize()
     cuda.synchronize()
+
+
+def as_int(x):
+    return int(x)
+
+
+def wrap_in_kernel(pyfunc):
+    """Numba's tests' pattern: a device function under a local name."""
+    wrapped_func = cuda.jit(device=True)(pyfunc)
+
+    @cuda.jit
+    def wrapper(arg, res):
+        res[0] = wrapped_func(arg[0]) + as_int(arg[0])
+
+    return wrapper
+
+
+def test_a_device_function_called_under_another_name():
+    res = np.zeros(1, dtype=np.int64)
+    wrap_in_kernel(as_int)[1, 1](np.array([3.7]), res)
+    assert res[0] == 6
+
+
+def test_lazy_compile_from_many_threads():
+    @cuda.jit
+    def plus_one(r, x):
+        r[0] = x + 1
+
+    errors = []
+
+    def launch():
+        try:
+            r = np.zeros(1, dtype=np.int64)
+            plus_one[1, 1](r, 1)
+            assert r[0] == 2
+        except Exception as e:  # noqa: BLE001: reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=launch) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and plus_one.signatures == ["void(int64[:], int64)"]
