@@ -5,8 +5,8 @@ _kernels.py); ``@cuda.jit(device=True)`` a device function: a helper that
 kernels in the same module call; its source is compiled with theirs.
 ``to_device``, ``device_array``, ``device_array_like``, ``pinned_array``,
 ``mapped_array``, ``pinned``, ``is_cuda_array``, ``stream``,
-``external_stream``, ``synchronize`` and ``is_available`` mirror
-numba.cuda's; where kernels run on the CPU target, device arrays and
+``external_stream``, ``synchronize``, ``is_available`` and ``reduce``
+mirror numba.cuda's; where kernels run on the CPU target, device arrays and
 streams are host ones (_host_device.py).
 """
 
@@ -20,10 +20,11 @@ import numpy as np
 
 from . import _ufjit
 from ._kernels import KernelDispatcher, decorator_line, is_function, signature_list
+from ._reduce import Reduce
 from ._host_device import HostDeviceArray, HostStream, check_copy, host_array, host_copy, on_host
 from ._streams import as_stream
 
-__all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "declare_device", "DeclaredDevice", "to_device",
+__all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "Reduce", "reduce", "declare_device", "DeclaredDevice", "to_device",
            "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "is_cuda_array", "stream",
            "external_stream", "synchronize", "is_available"]
 
@@ -213,6 +214,9 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 def pinned(*arrays):
     """Numba's ``with cuda.pinned(a, b):``: nothing to do here."""
     yield
+
+
+reduce = Reduce  # Numba's decorator spelling: @cuda.reduce
 
 
 def is_cuda_array(obj):

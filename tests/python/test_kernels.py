@@ -609,3 +609,26 @@ def test_lazy_compile_from_many_threads():
     for t in threads:
         t.join()
     assert not errors and plus_one.signatures == ["void(int64[:], int64)"]
+
+
+sum_reduce = cuda.Reduce(lambda a, b: a + b)
+
+
+@cuda.reduce
+def max_reduce(a, b):
+    return max(a, b)
+
+
+def test_reductions_as_numba():
+    for n in (1, 15, 1025, 34567):
+        a = np.arange(n, dtype=np.float64) + 1
+        assert sum_reduce(a) == a.sum()
+    assert sum_reduce(np.zeros(0)) == 0.0
+    assert sum_reduce(np.arange(10.0) + 1, init=3) == 58.0
+    assert sum_reduce(np.arange(10.0) + 1, size=4) == 10.0
+    assert max_reduce(np.array([3, 9, 2], dtype=np.int32), init=0) == 9
+    prod_reduce = cuda.reduce(lambda a, b: a * b)
+    assert prod_reduce(np.arange(6.0) + 1, init=1) == 720.0
+    res = cuda.to_device(np.zeros(1))
+    assert sum_reduce(np.arange(10.0) + 1, res=res) is None
+    assert res.copy_to_host()[0] == 55.0
