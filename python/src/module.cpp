@@ -11,6 +11,7 @@
 #include <string>
 
 #include "dlpack_exchange.h"
+#include "module.h"
 #include "operands.h"
 
 namespace ufjit::python {
@@ -20,10 +21,6 @@ namespace {
 /// make one).
 std::atomic<Runtime *> made_runtime{nullptr};
 
-/// The process's Runtime, made at first use. Leaked on purpose: device
-/// arrays and streams that Python still holds at exit refer to its context,
-/// and tearing down the CUDA context or the thread pool during interpreter
-/// finalisation is unsafe.
 /// Python's main thread, the one that runs signal handlers. Asked first by
 /// the module's init, which holds the GIL; a constant after that.
 unsigned long main_thread_ident() {
@@ -50,6 +47,12 @@ std::function<bool()> python_interrupt() {
   };
 }
 
+}  // namespace
+
+/// The process's Runtime, made at first use. Leaked on purpose: device
+/// arrays and streams that Python still holds at exit refer to its context,
+/// and tearing down the CUDA context or the thread pool during interpreter
+/// finalisation is unsafe.
 Runtime &runtime() {
   static Runtime *rt = [] {
     RuntimeOptions options;
@@ -61,12 +64,6 @@ Runtime &runtime() {
   return *rt;
 }
 
-/// A Python-visible stream: one made by ufjit or a borrowed CUstream.
-struct PyStream {
-  std::shared_ptr<Stream> stream;
-  bool borrowed = false;
-};
-
 std::optional<TargetKind> parse_target(const py::object &target) {
   if (target.is_none()) {
     return std::nullopt;
@@ -77,6 +74,16 @@ std::optional<TargetKind> parse_target(const py::object &target) {
   }
   throw py::value_error("unknown target '" + t + "' (expected 'cpu' or 'cuda')");
 }
+
+void wait_for_producers(const std::vector<void *> &producers, const Stream *stream) {
+  for (void *p : producers) {
+    if (stream == nullptr || p != stream->handle()) {
+      runtime().borrow_stream(p).synchronize();
+    }
+  }
+}
+
+namespace {
 
 /// What names the `index`th input (0-based) in errors when the kernel
 /// writes it: "argument 1 ('a') of 'bump'"; empty when it only reads it.
@@ -142,11 +149,7 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
     auto s = stream.cast<PyStream>().stream;
     {
       py::gil_scoped_release release;
-      for (void *p : producers) {
-        if (p != s->handle()) {
-          runtime().borrow_stream(p).synchronize();
-        }
-      }
+      wait_for_producers(producers, s.get());
       ufunc.call_async(*s, ops.operands);
     }
     return out;
@@ -154,9 +157,7 @@ py::object call_ufunc(const Ufunc &ufunc, const py::args &args, const py::object
   std::vector<Array> results;
   {
     py::gil_scoped_release release;
-    for (void *p : producers) {
-      runtime().borrow_stream(p).synchronize();
-    }
+    wait_for_producers(producers, nullptr);
     if (core_axes) {
       results = ufunc.call_all(ops.operands, *core_axes, kind);
     } else {
@@ -373,15 +374,22 @@ py::class_<DeviceArray> bind_device_array(py::module_ &m) {
            })
       .def(
           "copy_to_host",
-          [](const DeviceArray &a) {
+          [](const DeviceArray &a, const py::object &ary, const py::object & /*stream*/) -> py::object {
             Array host;
             {
               py::gil_scoped_release release;
               host = runtime().to_host(a.array->view());
             }
-            return host_to_numpy(std::move(host));
+            if (ary.is_none()) {
+              return host_to_numpy(std::move(host));
+            }
+            py::module_::import("numpy").attr("copyto")(ary, host_to_numpy(std::move(host)));
+            return ary;
           },
-          "A new NumPy array holding the elements (C order).")
+          py::arg("ary") = py::none(), py::arg("stream") = py::none(),
+          "A new NumPy array holding the elements (C order); given `ary` (a NumPy array of the same shape), "
+          "the elements are copied into it and it is returned (Numba's copy_to_host(ary)). The copy is "
+          "synchronous, also with a `stream`.")
       .def("__repr__",
            [](const DeviceArray &a) { return "<ufjit.DeviceArray " + a.array->view().describe() + ">"; });
   return cls;
@@ -599,6 +607,7 @@ PYBIND11_MODULE(_ufjit, m) {
   bind_dlpack(m, device_array);
   bind_stream(m);
   bind_ufunc(m);
+  bind_kernel(m);
   m.def("load", &load, py::arg("source"), py::arg("source_name") = "<string>",
         py::arg("link") = std::vector<std::string>{}, py::arg("base_dir") = "",
         "Compiles every @vectorize/@guvectorize of a source: {name: Ufunc}; `link` names CUDA C++ files for its "

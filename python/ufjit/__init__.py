@@ -15,7 +15,7 @@ from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Erro
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
 from ._streams import borrow_stream, stream
 from . import cuda, types
-from .cuda import device_array, to_device
+from .cuda import gpu_copy as to_device, gpu_empty as device_array
 from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, double, f2, f4, f8, float16, float32,
                     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intp, none, u1, u2, u4, u8,
                     uint8, uint16, uint32, uint64, uintp, void)

@@ -27,6 +27,18 @@ import types
 import numpy as np
 
 _MODULES = {"math", "cmath", "numpy"}
+# ufjit's and Numba's modules as the kernel language knows them (Numba's):
+# the import that gives one its name in the source, and the name it has
+# there without one (None: it needs the import).
+_NUMBA_MODULES = {
+    "ufjit": ("import numba", "numba"),  # ufjit.cuda.grid(1), ufjit.float32
+    "numba": ("import numba", "numba"),
+    "ufjit.cuda": ("from numba import cuda", "cuda"),  # from ufjit import cuda as cu
+    "numba.cuda": ("from numba import cuda", "cuda"),
+    "ufjit.types": ("from numba import types", None),  # types.float32
+    "numba.types": ("from numba import types", None),
+    "numba.core.types": ("from numba import types", None),
+}
 
 # The compiler flags of `from __future__ import ...`, which code objects carry.
 _FUTURE_FLAGS = 0
@@ -149,6 +161,13 @@ class Piece:
         self.def_line = first_line + node.lineno - 1 if first_line > 0 else 0
         self.names = _names_read(node)
 
+    def rename(self, name):
+        """The function under another name: the one its caller reads it by
+        (an alias, a lambda assigned to a name), which the compiled text's
+        calls must use."""
+        self.text = self.text.replace(f"def {self.name}(", f"def {name}(", 1)
+        self.name = name
+
     def _from_lambda(self, fn, lines):
         """A lambda as the kernel language's ``def``: ``lambda a, b: a + b``
         becomes ``def lambda_<line>(a, b): return (a + b)`` at the lambda's
@@ -204,7 +223,7 @@ def _names_read(node):
     return [n for n in read if n not in bound and not (n in seen or seen.add(n))]
 
 
-def _scope(fn):
+def scope_of(fn):
     """What the function's free names refer to: its closure, then its module."""
     values = dict(fn.__globals__)
     if fn.__closure__:
@@ -261,6 +280,26 @@ def _declaration(name, value):
     return None
 
 
+def _dtype_name(value):
+    """The name of the kernel language's dtype that ``value`` stands for
+    (``float32`` for ufjit's and Numba's ``float32`` type objects, NumPy's
+    ``np.float32`` and ``np.dtype('f4')``), or None for anything else: as an
+    argument of ``cuda.shared.array(128, float32)`` or a cast."""
+    from .types import ScalarType
+
+    if isinstance(value, ScalarType):
+        return value.name if value.name not in ("void", "bool") else None
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        dtype = np.dtype(value)
+        return dtype.name if dtype.kind in "iufc" and dtype.isnative else None
+    if type(value).__module__.startswith("numba.") and isinstance(getattr(value, "name", None), str):
+        try:  # Numba's scalar types: numba.float32.name == 'float32'
+            return _dtype_name(np.dtype(value.name))
+        except TypeError:
+            return None
+    return None
+
+
 def _constant(value):
     """A module constant's text in the kernel language, or None."""
     if isinstance(value, np.generic):
@@ -291,10 +330,10 @@ class _Collector:
         self.declarations = {}  # name -> _Declaration
         self.links = []  # files of declare_device(..., link=[...])
         self.helpers = []  # Pieces, callees before callers
-        self._visited = set()
+        self._visited = set()  # (id(function), name it is called by)
 
     def visit(self, piece, fn):
-        scope = _scope(fn)
+        scope = scope_of(fn)
         for name in piece.names:
             if name not in scope:
                 continue
@@ -304,6 +343,14 @@ class _Collector:
                 if module in _MODULES:
                     line = f"import {module}" if name == module else f"import {module} as {name}"
                     self.imports.setdefault(name, line)
+                elif module in _NUMBA_MODULES and name != _NUMBA_MODULES[module][1]:
+                    line = _NUMBA_MODULES[module][0]
+                    self.imports.setdefault(name, line if line.endswith(f" {name}") else f"{line} as {name}")
+                continue
+            dtype = _dtype_name(value)
+            if dtype is not None:
+                if name != dtype:  # `float32` is always a dtype; an alias is imported as one
+                    self.imports.setdefault(name, f"from numpy import {dtype} as {name}")
                 continue
             module = getattr(value, "__module__", None)
             if isinstance(value, types.BuiltinFunctionType) and module in ("math", "cmath"):
@@ -321,16 +368,16 @@ class _Collector:
                 self.constants.setdefault(name, f"{name} = {text}")
                 continue
             helper = _helper_function(value, fn.__module__)
-            if helper is not None and helper is not fn and id(helper) not in self._visited:
-                self._visited.add(id(helper))
+            if helper is not None and helper is not fn and (id(helper), name) not in self._visited:
+                self._visited.add((id(helper), name))
                 try:
                     helper_piece = Piece(helper)
                 except StaleSourceError:
                     raise
                 except TypeError:
                     continue  # no source (a builtin or C function): the compiler names it
-                if helper_piece.name != name:
-                    continue  # an alias; the kernel language calls helpers by their own name
+                if helper_piece.name != name:  # an alias (`wrapped = cuda.jit(device=True)(f)`)
+                    helper_piece.rename(name)
                 self.visit(helper_piece, helper)
                 self.helpers.append(helper_piece)
 
@@ -345,7 +392,7 @@ def kernel_source(fn, decorator):
     """
     kernel = Piece(fn)
     collector = _Collector()
-    collector._visited.add(id(fn))
+    collector._visited.add((id(fn), kernel.name))
     collector.visit(kernel, fn)
     out = ["import math", "import cmath"]
     out += [line for name, line in collector.imports.items() if name not in ("math", "cmath")]

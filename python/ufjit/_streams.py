@@ -1,6 +1,18 @@
 """Streams: ufjit's own, and CUstreams borrowed from CuPy, PyTorch or Numba."""
 
+import contextlib
+
 from . import _ufjit
+
+
+@contextlib.contextmanager
+def _auto_synchronize(self):
+    """Numba's ``with stream.auto_synchronize():``: synchronizes the stream on leaving."""
+    yield self
+    self.synchronize()
+
+
+_ufjit.Stream.auto_synchronize = _auto_synchronize
 
 
 def as_stream(stream):

@@ -150,11 +150,12 @@ def test_unknown_target():
         vectorize(["float32(float32)"], target="tpu")
 
 
-def test_cuda_jit_kernels_are_refused():
-    with pytest.raises(NotImplementedError, match="device=True"):
-        @cuda.jit
-        def kernel(x):
-            pass
+def test_cuda_jit_without_device_makes_a_kernel():
+    @cuda.jit
+    def kernel(x):
+        pass
+
+    assert isinstance(kernel, cuda.KernelDispatcher)  # test_kernels.py launches them
 
 
 def test_fastmath_and_numba_options_are_accepted():
