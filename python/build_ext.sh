@@ -22,6 +22,6 @@ includes=$("$python" -m pybind11 --includes 2>/dev/null || echo "-I/usr/include/
 cp "$here"/ufjit/*.py "$outdir/ufjit/"
 # shellcheck disable=SC2086  # $includes is a list of -I flags
 ${CXX:-c++} -O2 -std=c++20 -shared -fPIC -fvisibility=hidden $includes -I"$incdir" -idirafter "$here/src/dlpack_abi" \
-  "$here/src/module.cpp" "$here/src/operands.cpp" "$here/src/dlpack_exchange.cpp" \
+  "$here"/src/*.cpp \
   -L"$libdir" -lufjit -Wl,-rpath,"$libdir" -o "$outdir/ufjit/_ufjit$suffix"
 echo "built $outdir/ufjit/_ufjit$suffix; use PYTHONPATH=$outdir"

@@ -23,7 +23,9 @@ void check_raised(const CompiledSignature &sig, uint32_t site) {
   if (!r.message.empty()) {
     what += ": " + escape_text(r.message);
   }
-  what += " (raised by ufunc '" + sig.ufunc_name + "', signature " + sig.signature + ")";
+  const bool kernel = sig.module != nullptr && sig.module->explicit_kernel;
+  what += std::string(" (raised by ") + (kernel ? "kernel '" : "ufunc '") + sig.ufunc_name + "', signature " +
+          sig.signature + ")";
   throw KernelError(what, r.exception, r.message, r.file, r.line, r.col);
 }
 

@@ -105,6 +105,10 @@ void check_arguments(const KernelState &state, std::span<const Operand> args, Ta
       throw InputError(where + label + " is given with out(): a kernel takes every array by reference; pass the view");
     }
     runtime::validate_view(arg.array, [&] { return where + label; });
+    if (arg.array.shape.empty()) {
+      throw InputError(where + label + " is a 0-d array; a kernel takes arrays of 1 to 8 dimensions: pass a "
+                       "1-element array (reshape(1))");
+    }
     if (arg.array.read_only) {
       throw InputError(where + label + " is a read-only view (" + arg.array.describe() +
                        "), and a kernel may write any array it is given: pass a writable view or a copy");

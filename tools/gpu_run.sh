@@ -75,7 +75,6 @@ fi
 step bench_kernels 90 sh -c "UFJIT_TARGET=cuda '$B/bench/bench_kernels' > '$OUT/bench_kernels.json'"
 step compare_kernels 120 sh -c "python3 '$B/bench/compare_kernels.py' > '$OUT/compare_kernels.json'"
 fi
-fi
 
 python3 - "$OUT" <<'PY' | tee -a "$log"
 import json, os, sys

@@ -296,6 +296,7 @@ TEST_F(Kernels, ARaiseInAKernelIsReportedAfterTheLaunch) {
   } catch (const ufjit::KernelError &e) {
     EXPECT_EQ(e.exception(), "ValueError");
     EXPECT_EQ(e.message(), "negative element");
+    EXPECT_NE(std::string(e.what()).find("raised by kernel 'checked'"), std::string::npos) << e.what();
   }
 }
 
@@ -312,6 +313,8 @@ TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) 
   std::vector<double> wide(4, 0.0);
   EXPECT_THROW(add({.grid = 1, .block = 32}, view(x), view(y), view(wide)), ufjit::DispatchError);
   EXPECT_EQ(out, std::vector<float>(4, 0.0f));  // nothing ran
+  float scalar_cell = 0.0f;
+  EXPECT_THROW(add({.grid = 1, .block = 32}, view(x), view(y), ufjit::view(&scalar_cell, {})), ufjit::InputError);
   EXPECT_THROW(ufjit::Kernel().name(), ufjit::InputError);
 }
 
