@@ -175,6 +175,9 @@ class BodyTyper {
   }
   /// Types a module constant's expression (no locals, no calls of helpers).
   Value type_constant(const ast::Expr &e);
+  /// `v` when it is a constant (a number, a folded expression or a literal
+  /// tuple of them); an error value otherwise (nothing reported).
+  Value constant_value(const Value &v);
 
  private:
   // The handlers of library calls (LibraryCall.h), one class per family.

@@ -189,13 +189,31 @@ void BodyTyper::collect_assigned(const ast::Body &body) {
 Value BodyTyper::type_constant(const ast::Expr &e) {
   mode_ = Mode::Emit;
   def_ = nullptr;
-  Value v = expr(e);
-  if (!v.ok) return v;
-  if (v.is_weak()) return v;
+  const Value raw = expr(e);
+  if (!raw.ok) return raw;  // reported already
+  for (const Value &element : raw.elements) {
+    if (!element.ok) return Value::error();  // reported already
+  }
+  Value v = constant_value(raw);
+  if (v.ok) return v;
+  error(e.loc, "a module constant must be a constant number or a tuple of them (literals, earlier constants, math "
+               "functions of them, or a dtype conversion like np.float32(...))");
+  return Value::error();
+}
+
+Value BodyTyper::constant_value(const Value &v) {
+  if (!v.ok || v.is_weak()) return v;
+  if (v.literal_tuple) {
+    // `SHAPE = (TPB, TPB)`: a tuple of constants, each kept as it is (weak ones stay weak).
+    std::vector<Value> elements;
+    for (const Value &element : v.elements) {
+      elements.push_back(constant_value(element));
+      if (!elements.back().ok) return Value::error();
+    }
+    return Value::tuple_literal(std::move(elements));
+  }
   if (v.expr.as<Const>() != nullptr) return v;
   if (std::optional<Expr> folded = fold_strong_constant(v.expr)) return Value::strong(*folded);
-  error(e.loc, "a module constant must be a constant number (literals, earlier constants, math functions of them, "
-               "or a dtype conversion like np.float32(...))");
   return Value::error();
 }
 

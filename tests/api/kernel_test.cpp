@@ -276,6 +276,33 @@ TEST_F(Kernels, DynamicSharedLocalArraysAndDeviceFunctionsThatWriteArrays) {
   }
 }
 
+constexpr const char *kTupleShape = R"src(
+from numba import cuda, float32
+
+TPB = 4
+TILE = (TPB, TPB)
+
+@cuda.jit
+def tiles(a):
+    s = cuda.shared.array(TILE, float32)
+    x, y = cuda.grid(2)
+    s[cuda.threadIdx.x, cuda.threadIdx.y] = x * 10 + y
+    cuda.syncthreads()
+    a[x, y] = s[TPB - 1 - cuda.threadIdx.x, cuda.threadIdx.y] + TILE[0] * 1000
+)src";
+
+TEST_F(Kernels, ATupleModuleConstantGivesASharedArraysShape) {
+  ufjit::Kernel tiles = rt().kernel(kTupleShape);
+  std::vector<float> a(64);
+  tiles({.grid = {2, 2}, .block = {4, 4}}, ufjit::view(a.data(), {8, 8}));
+  for (int x = 0; x < 8; ++x) {
+    for (int y = 0; y < 8; ++y) {
+      const int mirrored = (x / 4) * 4 + (3 - x % 4);
+      ASSERT_EQ(a[static_cast<std::size_t>(x * 8 + y)], static_cast<float>(mirrored * 10 + y + 4000)) << x << "," << y;
+    }
+  }
+}
+
 constexpr const char *kChecked = R"src(
 from numba import cuda
 
