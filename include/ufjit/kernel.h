@@ -49,7 +49,7 @@ struct UFJIT_API LaunchConfig {
 
 struct KernelState;
 
-/// A @cuda.jit kernel of a source. Cheap to copy; shares its state. Every
+/// A kernel of a source (`cuda.jit` without device=True). Cheap to copy; shares its state. Every
 /// member of an empty (default-constructed) Kernel throws InputError.
 class UFJIT_API Kernel {
  public:

@@ -389,7 +389,7 @@ class UFJIT_API Runtime {
   UfuncSet load_file(const std::string &path);
   UfuncSet load_file(const std::string &path, const VectorizeOptions &options);
 
-  /// The @cuda.jit kernel `name` of `source` (empty: its only kernel), an
+  /// The kernel (`cuda.jit`, not a device function) `name` of `source` (empty: its only kernel), an
   /// explicit kernel launched over a grid (ufjit/kernel.h). Throws
   /// CompileError for a source that does not compile, InputError for an
   /// unknown name.
