@@ -296,6 +296,11 @@ class FunctionVerifier : public IRVisitor {
       }
       return true;
     };
+    if (intrinsic_arity(op->op) == 0) {  // an explicit kernel's coordinates
+      VERIFY_CHECK(module_.explicit_kernel, name + " outside an explicit kernel's module");
+      VERIFY_CHECK(op->type == Type::scalar(DType::Int32), name + " types");
+      return;
+    }
     switch (op->op) {
       case IntrinsicOp::Ldexp:
         VERIFY_CHECK(is_float_type(op->type) && arg(0) == op->type && arg(1) == Type::scalar(DType::Int32),
@@ -358,22 +363,6 @@ class FunctionVerifier : public IRVisitor {
       case IntrinsicOp::CAtanh:
       case IntrinsicOp::CPow:
         VERIFY_CHECK(op->type.is_complex() && all_args_are(op->type), name + " types");
-        return;
-      case IntrinsicOp::ThreadIdxX:
-      case IntrinsicOp::ThreadIdxY:
-      case IntrinsicOp::ThreadIdxZ:
-      case IntrinsicOp::BlockIdxX:
-      case IntrinsicOp::BlockIdxY:
-      case IntrinsicOp::BlockIdxZ:
-      case IntrinsicOp::BlockDimX:
-      case IntrinsicOp::BlockDimY:
-      case IntrinsicOp::BlockDimZ:
-      case IntrinsicOp::GridDimX:
-      case IntrinsicOp::GridDimY:
-      case IntrinsicOp::GridDimZ:
-      case IntrinsicOp::LaneId:
-        VERIFY_CHECK(module_.explicit_kernel, name + " outside an explicit kernel's module");
-        VERIFY_CHECK(op->type == Type::scalar(DType::Int32), name + " types");
         return;
       default:
         VERIFY_CHECK(op->type.is_float() && all_args_are(op->type), name + " of " + op->type.str() + " needs float arguments of that type");
