@@ -27,8 +27,8 @@ def per_launch(fn):
     return 1e6 * best / LAUNCHES
 
 
-def ufjit_side(out):
-    from ufjit import cuda
+def cuda_jit_side(cuda, prefix, out):
+    """One empty launch loop through a numba.cuda-like module (ufjit.cuda or numba.cuda)."""
 
     @cuda.jit("void(float32[:])")
     def empty(a):
@@ -46,31 +46,18 @@ def ufjit_side(out):
         for _ in range(LAUNCHES):
             empty[1, 1, stream](a)
         stream.synchronize()
-    out["ufjit_sync_us"] = per_launch(sync)
-    out["ufjit_async_us"] = per_launch(enqueue)
+    out[prefix + "_sync_us"] = per_launch(sync)
+    out[prefix + "_async_us"] = per_launch(enqueue)
+
+
+def ufjit_side(out):
+    from ufjit import cuda
+    cuda_jit_side(cuda, "ufjit", out)
 
 
 def numba_side(out):
     from numba import cuda
-
-    @cuda.jit("void(float32[:])")
-    def empty(a):
-        pass
-
-    a = cuda.device_array(1, dtype=np.float32)
-    stream = cuda.stream()
-
-    def sync():
-        for _ in range(LAUNCHES):
-            empty[1, 1](a)
-            cuda.synchronize()
-
-    def enqueue():
-        for _ in range(LAUNCHES):
-            empty[1, 1, stream](a)
-        stream.synchronize()
-    out["numba_sync_us"] = per_launch(sync)
-    out["numba_async_us"] = per_launch(enqueue)
+    cuda_jit_side(cuda, "numba", out)
 
 
 def cupy_side(out):

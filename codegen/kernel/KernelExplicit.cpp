@@ -9,10 +9,9 @@
 // `void(begin, end, params)` running blocks [begin, end) with a loop over
 // each block's threads, or, for a kernel whose threads wait for each other,
 // `void(ctx, params)` running one thread (codegen/kernel/CpuKernelContext.h).
-#include <llvm/IR/MDBuilder.h>
-
 #include "codegen/kernel/CpuKernelContext.h"
 #include "codegen/kernel/KernelEntry.h"
+#include "codegen/lower/Lowering.h"
 #include "support/InternalAssert.h"
 
 namespace ufjit::codegen {
@@ -123,13 +122,7 @@ void ExplicitEntryBuilder::call_kernel(std::vector<llvm::Value *> args, llvm::Va
 llvm::Value *ExplicitEntryBuilder::context_i32(llvm::Value *context, std::size_t offset) {
   llvm::LoadInst *load = b_.CreateAlignedLoad(
       b_.getInt32Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), context, offset), llvm::Align(4));
-  const FieldRange range = context_field_range(offset);
-  if (range.hi > range.lo) {
-    llvm::MDBuilder md(ctx_);
-    load->setMetadata(llvm::LLVMContext::MD_range,
-                      md.createRange(llvm::APInt(32, static_cast<uint64_t>(range.lo)),
-                                     llvm::APInt(32, static_cast<uint64_t>(range.hi))));
-  }
+  mark_context_field_range(*load, offset);
   return load;
 }
 

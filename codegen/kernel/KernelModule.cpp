@@ -52,6 +52,29 @@ void discard_local_value_names(llvm::LLVMContext &context) {
   context.setDiscardValueNames(true);
 }
 
+namespace {
+
+/// The entry of one variant of `request` around its lowered `scalar`
+/// function: elementwise, gufunc or explicit kernel, for `kind`.
+llvm::Function *build_variant_entry(llvm::Module &out, llvm::Function &scalar, const EntrySignature &sig,
+                                    const EntryRequest &request, const KernelVariant &variant,
+                                    const std::string &name, TargetKind kind, GpuEntryShape shape) {
+  const bool gpu = kind == TargetKind::Cuda;
+  if (variant.kind == KernelKind::Explicit) {
+    const ir::Module &module = *request.module;
+    internal_assert(module.explicit_kernel) << "kernel variant for a ufunc's request";
+    return gpu ? build_gpu_explicit_entry(out, scalar, sig, variant, name)
+               : build_cpu_explicit_entry(out, scalar, sig, variant, name, module.shared_bytes, module.threads_wait);
+  }
+  if (variant.kind == KernelKind::Gufunc) {
+    internal_assert(request.gufunc_outputs > 0) << "gufunc variant for an elementwise request";
+    return gpu ? build_gpu_gufunc_entry(out, scalar, sig, name) : build_cpu_gufunc_entry(out, scalar, sig, name);
+  }
+  return gpu ? build_gpu_entry(out, scalar, sig, variant, name, shape) : build_cpu_entry(out, scalar, sig, variant, name);
+}
+
+}  // namespace
+
 EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, llvm::Module &out, TargetKind kind,
                                    const std::function<void(llvm::Module &)> &after_lowering, GpuEntryShape shape) {
   struct Lowered {
@@ -91,40 +114,9 @@ EntryModuleInfo build_entry_module(const std::vector<EntryRequest> &requests, ll
       internal_assert(item.sig.args.size() <= sizeof(variant.scalar_mask) * 8 || variant.scalar_mask == 0)
           << "scalar mask beyond its width";
       std::string name = entry_name(item.request->base_name, variant);
-      if (variant.kind == KernelKind::Explicit) {
-        const ir::Module &module = *item.request->module;
-        internal_assert(module.explicit_kernel) << "kernel variant for a ufunc's request";
-        if (kind == TargetKind::Cuda) {
-          llvm::Function *entry = build_gpu_explicit_entry(out, *item.scalar, item.sig, variant, name);
-          if (module.options.fastmath) mark_gpu_fastmath(*entry);
-        } else {
-          build_cpu_explicit_entry(out, *item.scalar, item.sig, variant, name, module.shared_bytes,
-                                   module.threads_wait);
-        }
-        info.entry_names.push_back(name);
-        continue;
-      }
-      if (variant.kind == KernelKind::Gufunc) {
-        internal_assert(item.request->gufunc_outputs > 0) << "gufunc variant for an elementwise request";
-        if (kind == TargetKind::Cuda) {
-          llvm::Function *entry = build_gpu_gufunc_entry(out, *item.scalar, item.sig, name);
-          if (item.request->module->options.fastmath) {
-            mark_gpu_fastmath(*entry);
-          }
-        } else {
-          build_cpu_gufunc_entry(out, *item.scalar, item.sig, name);
-        }
-        info.entry_names.push_back(name);
-        continue;
-      }
-      if (kind == TargetKind::Cuda) {
-        llvm::Function *entry = build_gpu_entry(out, *item.scalar, item.sig, variant, name, shape);
-        if (item.request->module->options.fastmath) {
-          mark_gpu_fastmath(*entry);
-        }
-      } else {
-        build_cpu_entry(out, *item.scalar, item.sig, variant, name);
-      }
+      llvm::Function *entry =
+          build_variant_entry(out, *item.scalar, item.sig, *item.request, variant, name, kind, shape);
+      if (kind == TargetKind::Cuda && item.request->module->options.fastmath) mark_gpu_fastmath(*entry);
       info.entry_names.push_back(name);
     }
     for (MethodKernel method : item.request->methods) {

@@ -87,13 +87,7 @@ llvm::Value *FunctionLowerer::context_field(std::size_t offset, llvm::Type *type
   internal_assert(kernel_context_ != nullptr) << "a kernel operation without the CPU thread context";
   llvm::Value *at = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), kernel_context_, offset);
   llvm::LoadInst *load = builder_.CreateAlignedLoad(type, at, llvm::Align(type->isIntegerTy(32) ? 4 : 8));
-  const FieldRange range = context_field_range(offset);
-  if (range.hi > range.lo && type->isIntegerTy(32)) {
-    llvm::MDBuilder md(ms_.ctx());
-    load->setMetadata(llvm::LLVMContext::MD_range,
-                      md.createRange(llvm::APInt(32, static_cast<uint64_t>(range.lo)),
-                                     llvm::APInt(32, static_cast<uint64_t>(range.hi))));
-  }
+  if (type->isIntegerTy(32)) mark_context_field_range(*load, offset);
   return load;
 }
 
@@ -419,3 +413,15 @@ llvm::Value *FunctionLowerer::emit_cpu_warp(const ir::Sync &s, const std::vector
 }
 
 }  // namespace ufjit::codegen::lower
+
+namespace ufjit::codegen {
+
+void mark_context_field_range(llvm::LoadInst &load, std::size_t offset) {
+  const FieldRange range = context_field_range(offset);
+  if (range.hi <= range.lo) return;
+  llvm::MDBuilder md(load.getContext());
+  load.setMetadata(llvm::LLVMContext::MD_range, md.createRange(llvm::APInt(32, static_cast<uint64_t>(range.lo)),
+                                                               llvm::APInt(32, static_cast<uint64_t>(range.hi))));
+}
+
+}  // namespace ufjit::codegen

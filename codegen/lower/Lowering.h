@@ -39,6 +39,12 @@ llvm::Attribute::AttrKind c_abi_llvm_extension(DType t);
 /// function), so a fastmath ufunc gets them beside strict ones in one module.
 void mark_gpu_fastmath(llvm::Function &f);
 
+/// Marks `load`, an int32 field of the CPU thread context at byte `offset`
+/// (codegen/kernel/CpuKernelContext.h), with the values the field can hold
+/// (context_field_range), so that LLVM knows indices built from it are not
+/// negative. Other fields are left as they are.
+void mark_context_field_range(llvm::LoadInst &load, std::size_t offset);
+
 /// Lowers every function of `module` into `out` and returns the LLVM function
 /// of the entry. Function names are prefixed with `name_prefix` so several IR
 /// modules can share one llvm::Module. Math intrinsics become calls of
