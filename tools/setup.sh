@@ -14,6 +14,7 @@ packages=(
   pkg-config dpkg-dev file  # the packaging tests and cpack -G DEB (dpkg-shlibdeps)
   pybind11-dev python3-dev python3-pytest python3-numpy python3-hypothesis  # the Python property tests
   doxygen python3-sphinx python3-breathe python3-myst-parser  # tools/docs.sh: the documentation site
+  python3-matplotlib  # tools/plot_perf.py: docs/PERFORMANCE.md's plots (the docs_perf_plots test)
 )
 
 missing=()
