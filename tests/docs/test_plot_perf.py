@@ -5,6 +5,7 @@ tools/gpu_bench_summary.py) can be dropped in and plotted, whole or partial.
 
 Needs matplotlib (Debian's python3-matplotlib, tools/setup.sh): run with the
 interpreter it is installed for."""
+import importlib.util
 import json
 import os
 import re
@@ -33,6 +34,14 @@ def plot(data_files, out_dir):
     if proc.returncode != 0:
         raise AssertionError(f"plot_perf.py failed:\n{proc.stdout}{proc.stderr}")
     return sorted(os.path.basename(line) for line in proc.stdout.splitlines())
+
+
+def plot_perf():
+    """tools/plot_perf.py as a module, for what its files do not show."""
+    spec = importlib.util.spec_from_file_location("plot_perf", PLOT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def checked_in_json():
@@ -150,6 +159,9 @@ class ResultsOfARun(unittest.TestCase):
         made = plot([copy], self.out)
         self.assertEqual(made, sorted(f"h200-2026-11-29-{s}.png" for s in (
             "throughput", "per-call", "first-call", "cpu-threads", "compile-scaling")))
+        with open(copy) as f:
+            labels = plot_perf().labels_of(json.load(f), "h200-2026-11-29")
+        self.assertEqual(labels, {"gpu": "NVIDIA H200, 2026-11-29", "cpu": "Some CPU, 2026-11-29"})
 
     def test_a_partial_run_plots_only_the_sections_it_has(self):
         self.write_raw("per_call.json", {"floors_us": {"launch_sync": 8.0},
