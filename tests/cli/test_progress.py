@@ -56,7 +56,7 @@ class Progress(TempDir):
         code, out, terminal = on_terminal(self.run_args, dict(SHOW_AT_ONCE, UFJIT_CACHE="off"), self.d)
         self.assertEqual(code, 0, terminal)
         self.assertEqual(out, "")
-        for stage in ("ufjit: compiling " + example("add_ufunc.ufn"), "ufjit: reading inputs",
+        for stage in ("ufjit: loading " + example("add_ufunc.ufn"), "ufjit: reading inputs",
                       "ufjit: running add_ufunc", "ufjit: writing y.npy"):
             self.assertIn("\r" + stage, terminal)
         self.assertNotIn("\n", terminal)  # one line, overwritten

@@ -1,5 +1,5 @@
 // Progress of a long `ufjit run` or `ufjit compile` on a terminal: the
-// current stage ("reading inputs", "compiling", "running", "writing out.npy")
+// current stage ("loading f.ufn", "running f", "writing out.npy", "compiling")
 // and the time so far, on one line of stderr overwritten with '\r' and erased
 // at the end. Nothing at all when stderr is not a terminal, with
 // --no-progress, UFJIT_PROGRESS=0 or UFJIT_DEBUG (whose log it would

@@ -117,7 +117,7 @@ ExitCode run_run(const RunOptions &options) {
   std::vector<std::unique_ptr<OutputFile>> outputs = open_outputs(options, load_options.link);
   Progress progress(!options.no_progress);
 
-  progress.stage("compiling " + options.file);
+  progress.stage("loading " + options.file);
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
   Runtime runtime(runtime_options);
