@@ -210,6 +210,10 @@ class BashCompletion(TempDir):
         self.assertEqual(self.complete("ufjit run a.ufn f --in "), ["b.npy", "sub"])
         self.assertEqual(self.complete("ufjit run a.ufn f --in b.npy --out "), ["b.npy", "sub"])
 
+    def test_a_file_name_with_spaces_stays_one_candidate(self):
+        open(self.path("my kernels.ufn"), "w").close()
+        self.assertEqual(self.complete("ufjit check my"), ["my kernels.ufn"])
+
     def test_any_file_for_an_output_and_directories_for_out_dir(self):
         self.assertEqual(self.complete("ufjit compile a.ufn -o "), ["a.ufn", "b.npy", "c.txt", "sub"])
         self.assertEqual(self.complete("ufjit launch a.ufn k --out-dir "), ["sub"])

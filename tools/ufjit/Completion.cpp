@@ -75,13 +75,14 @@ void write_value_kinds(std::ostream &out, const CLI::App &app) {
 }
 
 constexpr const char *kCompletionFunctions = R"(
-# Completes a value of kind $1 (see _ufjit_value_kind) from the word $2.
+# Completes a value of kind $1 (see _ufjit_value_kind) from the word $2; one
+# candidate a line, so that file names with spaces stay whole.
 _ufjit_complete_value() {
-  local kind=$1 cur=$2
+  local kind=$1 cur=$2 IFS=$'\n'
   case $kind in
     =*)
       local words=${kind#=}
-      COMPREPLY+=($(compgen -W "${words//,/ }" -- "$cur")) ;;
+      COMPREPLY+=($(compgen -W "${words//,/$'\n'}" -- "$cur")) ;;
     none | flag) ;;
     dir)
       compopt -o filenames 2>/dev/null
