@@ -474,7 +474,8 @@ class Help(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         for option in ("--grid", "--block", "--shared", "--arg", "--out-dir", "--target", "-v"):
             self.assertIn(option, r.stdout)
-        self.assertIn("ufjit launch add.ufn add --grid 4 --block 256", r.stdout.strip().splitlines()[-1])
+        last_line = r.stdout.strip().splitlines()[-1]
+        self.assertIn("ufjit launch examples/kernels.ufn add --grid 4 --block 256", last_line)
         r = ufjit("--help")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("launch", r.stdout)

@@ -28,9 +28,10 @@ ExitCode run_check(const CheckOptions &options) {
 void add_check_command(CLI::App &app, ExitCode &exit_code) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App *cmd = app.add_subcommand("check", "Parse and type-check a .ufn file; exit 1 on any error");
-  cmd->add_option("file", options->file, "the .ufn source")->required();
+  cmd->add_option("file", options->file, "the .ufn source")->required()->type_name(kUfnFile);
   cmd->add_flag("--verify-diagnostics", options->verify,
                 "check the diagnostics against `# expected-error {{...}}` annotations in the source");
+  cmd->footer("Example:\n  ufjit check examples/gaussian_pdf.ufn && echo no errors");
   set_verb_callback(cmd, exit_code, [options] { return run_check(*options); });
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 
+#include "Progress.h"
 #include "Verbs.h"
 #include "ufjit/compiler.h"
 #include "ufjit/files.h"
@@ -22,6 +23,7 @@ struct CompileOptions {
   std::string symbol;
   std::vector<std::string> link;
   std::vector<std::string> nvrtc_options;
+  bool no_progress = false;
 };
 
 bool is_device_emit(EmitKind emit) { return emit == EmitKind::DevicePtx || emit == EmitKind::DeviceLtoIr; }
@@ -82,6 +84,8 @@ ExitCode run_compile(const CompileOptions &options) {
       manifest.emplace(header_name);  // the header takes the manifest's place
     }
   }
+  Progress progress(!options.no_progress);
+  progress.stage("reading " + options.file);
   request.source = read_source_file(options.file);
   request.source_name = options.file;
   request.arch = options.arch;
@@ -90,7 +94,10 @@ ExitCode run_compile(const CompileOptions &options) {
   request.abi = options.abi;
   request.signature = options.signature;
   request.symbol = options.symbol;
+  progress.stage("compiling " + options.file + " (--emit " + options.emit + ", " +
+                 (options.target == "cpu" ? options.target : options.arch) + ")");
   CompileResult result = compile(request);
+  progress.finish();  // before the diagnostics, and stdout may be the same terminal
   std::cerr << result.rendered_diagnostics;
   if (!result.ok) return ExitCode::SourceError;
   if (!module) {
@@ -115,8 +122,9 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
   CLI::App *cmd = app.add_subcommand(
       "compile",
       "Compile every ufunc and kernel of a .ufn file into one module (PTX by default) plus a JSON manifest");
-  cmd->add_option("file", options->file, "the .ufn source")->required();
-  cmd->add_option("-o,--output", options->output, "output file (default: stdout); the manifest goes beside it as .json");
+  cmd->add_option("file", options->file, "the .ufn source")->required()->type_name(kUfnFile);
+  cmd->add_option("-o,--output", options->output, "output file (default: stdout); the manifest goes beside it as .json")
+      ->type_name(kAnyFile);
   cmd->add_option("--arch", options->arch, "GPU architecture, e.g. sm_80, sm_90")->capture_default_str();
   cmd->add_option("--emit", options->emit, "stage to emit")
       ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "cubin", "device-ptx", "device-ltoir"}))
@@ -127,13 +135,18 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
       ->capture_default_str();
   cmd->add_option("--signature", options->signature, "device-ptx: the signature, when the ufunc has several");
   cmd->add_option("--symbol", options->symbol, "device-ptx: the exported name (default: the ufunc's)");
-  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0');
+  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0')->type_name(kAnyFile);
   cmd->add_option("--nvrtc-option", options->nvrtc_options, kNvrtcOptionHelp)
       ->allow_extra_args(false)
       ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (cpu: up to --emit llvm)")
       ->check(CLI::IsMember({"cuda", "cpu"}))
       ->capture_default_str();
+  cmd->add_flag("--no-progress", options->no_progress, kNoProgressHelp);
+  cmd->footer(
+      "Examples (PTX and its manifest gauss.json, no GPU needed; the CPU target's LLVM IR on stdout):\n"
+      "  ufjit compile examples/gaussian_pdf.ufn -o gauss.ptx\n"
+      "  ufjit compile examples/gaussian_pdf.ufn --target cpu --emit llvm");
   set_verb_callback(cmd, exit_code, [options] { return run_compile(*options); });
 }
 

@@ -44,6 +44,7 @@ ExitCode run_info() {
 
 void add_info_command(CLI::App &app, ExitCode &exit_code) {
   CLI::App *cmd = app.add_subcommand("info", "Show devices, driver, LLVM and the cache directory");
+  cmd->footer("Example:\n  ufjit info");
   set_verb_callback(cmd, exit_code, [] { return run_info(); });
 }
 

@@ -226,11 +226,14 @@ void add_launch_command(CLI::App &app, ExitCode &exit_code) {
   auto options = std::make_shared<LaunchOptions>();
   CLI::App *cmd = app.add_subcommand(
       "launch", "Launch a @cuda.jit kernel of a .ufn file over a grid on .npy files and numbers; save its arrays");
-  cmd->add_option("file", options->file, "the .ufn source")->required();
-  cmd->add_option("kernel", options->kernel, "the @cuda.jit kernel to launch")->required();
-  cmd->add_option("--grid", options->grid, "blocks in the grid: G, G,G or G,G,G (x first)")->required();
+  cmd->add_option("file", options->file, "the .ufn source")->required()->type_name(kUfnFile);
+  cmd->add_option("kernel", options->kernel, "the @cuda.jit kernel to launch")->required()->type_name("KERNEL");
+  cmd->add_option("--grid", options->grid, "blocks in the grid: G, G,G or G,G,G (x first)")
+      ->required()
+      ->type_name("G[,G[,G]]");
   cmd->add_option("--block", options->block, "threads per block: B, B,B or B,B,B (x first; at most 1024 in all)")
-      ->required();
+      ->required()
+      ->type_name("B[,B[,B]]");
   cmd->add_option("--shared", options->shared_bytes, "bytes of dynamic shared memory per block (default 0)");
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
@@ -239,15 +242,19 @@ void add_launch_command(CLI::App &app, ExitCode &exit_code) {
                   "one per kernel parameter, in order: a .npy file (an array, passed by reference) or a number "
                   "(2, 2.5, nan, -inf, 1+2j, True)")
       ->allow_extra_args(false)
-      ->delimiter('\0');
+      ->delimiter('\0')
+      ->type_name(kNpyOrNumber);
   cmd->add_option("--out-dir", options->out_dir,
                   "save every array argument after the launch as DIR/<parameter name>.npy (DIR is created if "
                   "missing; the input files are never modified)")
-      ->required();
+      ->required()
+      ->type_name(kDirectory);
   cmd->add_flag("-v,--verbose", options->verbose, "print the signature used, the target and the launch's time");
   cmd->footer(
-      "Example (a grid-stride add over 1000 elements; writes out/x.npy, out/y.npy, out/out.npy):\n"
-      "  ufjit launch add.ufn add --grid 4 --block 256 --arg x.npy --arg y.npy --arg out.npy --out-dir out");
+      "Example (the grid-stride add of examples/kernels.ufn on three float32 arrays of 1000 elements, on the "
+      "CPU; writes out/x.npy, out/y.npy, out/out.npy):\n"
+      "  ufjit launch examples/kernels.ufn add --grid 4 --block 256 --arg x.npy --arg y.npy --arg out.npy "
+      "--out-dir out --target cpu");
   set_verb_callback(cmd, exit_code, [options] { return run_launch(*options); });
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "Operands.h"
+#include "Progress.h"
 #include "Repr.h"
 #include "RunMethod.h"
 #include "Verbs.h"
@@ -24,6 +25,7 @@ struct RunOptions {
   std::vector<std::string> link;  // --link files
   std::vector<std::string> nvrtc_options;
   MethodOptions method;  // --method and its options (RunMethod.h)
+  bool no_progress = false;
 };
 
 /// Numbers win over files (Operands.h); say so when a file of that name
@@ -84,8 +86,10 @@ void check_call_options(const Ufunc &ufunc, const RunOptions &options, std::size
 }
 
 /// Prints the results as NumPy's repr does, or writes one per --out file.
-ExitCode emit_results(const std::vector<Array> &results, std::vector<std::unique_ptr<OutputFile>> &outputs) {
+ExitCode emit_results(const std::vector<Array> &results, const RunOptions &options,
+                      std::vector<std::unique_ptr<OutputFile>> &outputs, Progress &progress) {
   if (outputs.empty()) {
+    progress.finish();  // stdout may be the same terminal
     for (const Array &result : results) {
       print_numpy_repr(std::cout, result.view());
       std::cout << "\n";
@@ -94,6 +98,7 @@ ExitCode emit_results(const std::vector<Array> &results, std::vector<std::unique
   }
   for (std::size_t k = 0; k < results.size(); ++k) {
     OutputFile &file = *outputs[k];
+    progress.stage("writing " + options.outputs[k]);
     write_npy(results[k].view(), [&file](const void *data, std::size_t bytes) { file.write(data, bytes); });
   }
   for (const std::unique_ptr<OutputFile> &file : outputs) {
@@ -110,7 +115,9 @@ ExitCode run_run(const RunOptions &options) {
   load_options.link = link_paths_from_cwd(options.link);
   load_options.nvrtc_options = options.nvrtc_options;
   std::vector<std::unique_ptr<OutputFile>> outputs = open_outputs(options, load_options.link);
+  Progress progress(!options.no_progress);
 
+  progress.stage("loading " + options.file);
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
   Runtime runtime(runtime_options);
@@ -120,6 +127,7 @@ ExitCode run_run(const RunOptions &options) {
   std::vector<Array> arrays;  // keep loaded inputs alive during the call
   arrays.reserve(options.inputs.size());
   std::vector<Operand> operands;
+  progress.stage("reading inputs");
   for (const std::string &input : options.inputs) {
     if (std::optional<Operand> scalar = parse_scalar(input)) {
       operands.push_back(*scalar);
@@ -130,13 +138,14 @@ ExitCode run_run(const RunOptions &options) {
   }
   check_call_options(ufunc, options, outputs.size());
   std::vector<Array> results;
+  progress.stage("running " + options.function);
   if (options.method.method.empty()) {
     results = ufunc.call_all(operands);
   } else {
     const Array where = options.method.where.empty() ? Array() : load_npy(options.method.where);
     results.push_back(run_method(ufunc, options.method, operands, where));
   }
-  return emit_results(results, outputs);
+  return emit_results(results, options, outputs, progress);
 }
 
 }  // namespace
@@ -144,21 +153,23 @@ ExitCode run_run(const RunOptions &options) {
 void add_run_command(CLI::App &app, ExitCode &exit_code) {
   auto options = std::make_shared<RunOptions>();
   CLI::App *cmd = app.add_subcommand("run", "Apply a ufunc of a .ufn file to .npy files and numbers");
-  cmd->add_option("file", options->file, "the .ufn source")->required();
-  cmd->add_option("func", options->function, "the ufunc to run")->required();
+  cmd->add_option("file", options->file, "the .ufn source")->required()->type_name(kUfnFile);
+  cmd->add_option("func", options->function, "the ufunc to run")->required()->type_name("FUNC");
   // One --in is one operand: no splitting of "[1,2]" or "a b" into several
   // (CLI11 splits bracketed lists of vector options unless told not to).
   cmd->add_option("--in", options->inputs,
                   "an input: a .npy file or a number (2, 2.5, nan, -inf, 1+2j, True); ./2 is the file named 2")
       ->required()
       ->allow_extra_args(false)
-      ->delimiter('\0');
+      ->delimiter('\0')
+      ->type_name(kNpyOrNumber);
   cmd->add_option("--out", options->outputs,
                   "write the result here (.npy); a gufunc with several outputs takes one --out per output, in "
                   "order; default: print them")
       ->allow_extra_args(false)
-      ->delimiter('\0');
-  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0');
+      ->delimiter('\0')
+      ->type_name(kNpyFile);
+  cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0')->type_name(kAnyFile);
   cmd->add_option("--nvrtc-option", options->nvrtc_options, kNvrtcOptionHelp)
       ->allow_extra_args(false)
       ->delimiter('\0');
@@ -172,7 +183,13 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--dtype", options->method.dtype,
                   "reduce/accumulate: the loop's and the result's dtype (NumPy's dtype=), e.g. float64");
   cmd->add_option("--where", options->method.where,
-                  "reduce: a .npy of bools broadcast to the input; only its true elements are reduced");
+                  "reduce: a .npy of bools broadcast to the input; only its true elements are reduced")
+      ->type_name(kNpyFile);
+  cmd->add_flag("--no-progress", options->no_progress, kNoProgressHelp);
+  cmd->footer(
+      "Examples (prints 5; then the Gaussian density of the float32 array in x.npy, on the CPU, into y.npy):\n"
+      "  ufjit run examples/add_ufunc.ufn add_ufunc --in 2 --in 3\n"
+      "  ufjit run examples/gaussian_pdf.ufn gaussian_pdf --in x.npy --in 0.0 --in 1.0 --out y.npy --target cpu");
   set_verb_callback(cmd, exit_code, [options] { return run_run(*options); });
 }
 

@@ -12,6 +12,20 @@ namespace ufjit::tool {
 /// error, 3 a device error.
 enum class ExitCode : int { Ok = 0, SourceError = 1, UsageError = 2, DeviceError = 3 };
 
+/// What each exit code means, for the man page's EXIT STATUS section (one
+/// table, so a new code is documented where it is declared).
+struct ExitCodeDoc {
+  ExitCode code;
+  const char *meaning;
+};
+inline constexpr ExitCodeDoc kExitCodes[] = {
+    {ExitCode::Ok, "success"},
+    {ExitCode::SourceError,
+     "a source, shape, dtype or input error (diagnostics on standard error), an unreadable or unwritable file"},
+    {ExitCode::UsageError, "a usage error: an unknown verb or option, a missing or malformed argument"},
+    {ExitCode::DeviceError, "a device error: no GPU for --target cuda, a failing driver call"},
+};
+
 /// Prints "ufjit: error: <message>" to stderr.
 void print_error(const std::string &message);
 

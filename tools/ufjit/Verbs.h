@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <utility>
 
+#include "CliDocs.h"
 #include "Tool.h"
 
 namespace ufjit::tool {

@@ -6,8 +6,10 @@
 //   ufjit launch FILE.ufn KERNEL --grid G[,G,G] --block B[,B,B] --arg x.npy --arg 2 --out-dir DIR
 //   ufjit info
 //   ufjit cache list|stats|verify|prune|clear
+//   ufjit --man, ufjit --bash-completion   (hidden: the build writes ufjit.1 and the completion script)
 #include <iostream>
 
+#include "CliDocs.h"
 #include "Verbs.h"
 #include "ufjit/runtime.h"
 
@@ -18,6 +20,11 @@ int main(int argc, char **argv) {
       "C++ and the shell)"};
   app.set_version_flag("--version", "ufjit " + ufjit::version());
   app.require_subcommand(1);
+  app.footer(
+      "'ufjit VERB --help' shows a verb's options and examples; 'man ufjit' all of them.\n\n"
+      "Example (prints 5):\n"
+      "  ufjit run examples/add_ufunc.ufn add_ufunc --in 2 --in 3");
+  ufjit::tool::add_doc_flags(app);
   ExitCode exit_code = ExitCode::Ok;
   ufjit::tool::add_check_command(app, exit_code);
   ufjit::tool::add_compile_command(app, exit_code);
