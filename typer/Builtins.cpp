@@ -68,7 +68,8 @@ double fold_round(double f, Int128 ndigits) {
 
 }  // namespace
 
-Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call) {
+Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call,
+                                const Bindings &bindings) {
   SourceLocation loc = callee_loc(call);
   if (module_ == nullptr || def_ == nullptr) {
     error(loc, "a module constant cannot call function '" + def.name + "'");
@@ -84,7 +85,7 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
   // call's, else the first of the right arity; arguments are converted to it.
   const frontend::Signature *chosen = nullptr;
   auto declared = scope_.program->helper_signatures.find(&def);
-  if (declared != scope_.program->helper_signatures.end()) {
+  if (declared != scope_.program->helper_signatures.end() && bindings.empty()) {
     for (const frontend::Signature &sig : declared->second) {
       if (sig.args.size() != args.size()) continue;
       bool exact = true;
@@ -108,6 +109,10 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
   std::vector<Expr> exprs;
   std::vector<Type> types;
   for (std::size_t i = 0; i < args.size(); ++i) {
+    if (bindings.count(def.params[i].name) != 0) {
+      types.emplace_back();  // bound: not an argument of the IR function
+      continue;
+    }
     Value a = materialize(args[i]);
     if (!a.ok) return Value::error();
     if (a.type.is_void()) {
@@ -118,7 +123,7 @@ Value BodyTyper::call_function(const ast::FunctionDef &def, std::vector<Value> a
     types.push_back(a.type);
   }
   DiagnosticEngine &diags = mode_ == Mode::Emit ? real_diags_ : muted_;
-  std::optional<ModuleTyper::Spec> spec = module_->specialise(def, types, loc, mode_ == Mode::Emit, diags);
+  std::optional<ModuleTyper::Spec> spec = module_->specialise(def, types, bindings, loc, mode_ == Mode::Emit, diags);
   if (!spec) {
     poisoned_ = poisoned_ || mode_ == Mode::Emit;
     return Value::error();

@@ -364,11 +364,18 @@ Value KernelCall::atomic() {
 }
 
 bool BodyTyper::atomic_indices(const Value &array, const ast::Expr &index, std::vector<Expr> &out) {
-  std::vector<const ast::Expr *> parts;
-  if (const ast::Tuple *t = index.as<ast::Tuple>()) {
-    for (const auto &e : t->elts) parts.push_back(e.get());
-  } else {
-    parts.push_back(&index);
+  // An int, or a tuple of one per dimension: written as one, or a tuple value (`idx = (i, j)`).
+  Value v = expr(index);
+  if (!v.ok) return false;
+  std::vector<Value> parts = {v};
+  if (v.literal_tuple) {
+    parts = v.elements;
+  } else if (v.type.is_tuple()) {
+    const Value held = stabilize(v);
+    parts.clear();
+    for (std::size_t k = 0; k < held.type.elements().size(); ++k) {
+      parts.push_back(Value::strong(TupleGet::make(held.expr, static_cast<int>(k))));
+    }
   }
   if (static_cast<int>(parts.size()) != array.type.ndim()) {
     error(index.loc, "an atomic on a " + std::to_string(array.type.ndim()) + "-d array takes " +
@@ -376,7 +383,8 @@ bool BodyTyper::atomic_indices(const Value &array, const ast::Expr &index, std::
     return false;
   }
   for (std::size_t d = 0; d < parts.size(); ++d) {
-    std::optional<Expr> i = array_index(array, static_cast<int>(d), *parts[d], true);
+    if (!parts[d].ok) return false;
+    std::optional<Expr> i = array_index(array, static_cast<int>(d), parts[d], index, true);
     if (!i) return false;
     out.push_back(*i);
   }
@@ -411,11 +419,15 @@ Value BodyTyper::array_alloc(MemorySpace space, const ast::Call &call) {
   Value s = expr(*shape);
   std::vector<Value> items = s.literal_tuple ? s.elements : std::vector<Value>{s};
   for (const Value &v : items) {
-    if (!v.is_weak() || v.weak != Weak::Int || v.num.i < 0 || v.num.i > (Int128{1} << 31)) {
+    // A literal, or a constant a caller passed down (bound as int64, CompileTimeArgs.cpp).
+    const Const *c = v.ok && !v.is_weak() && v.type.is_int() ? v.expr.as<Const>()
+                                                                                               : nullptr;
+    const Int128 extent = c != nullptr ? Int128{c->as_int64()} : v.num.i;
+    if ((c == nullptr && (!v.is_weak() || v.weak != Weak::Int)) || extent < 0 || extent > (Int128{1} << 31)) {
       error(shape->loc, std::string(what) + "() needs a shape of constant integers (an int or a tuple of them)");
       return Value::error();
     }
-    extents.push_back(static_cast<int64_t>(v.num.i));
+    extents.push_back(static_cast<int64_t>(extent));
   }
   if (extents.empty()) extents.push_back(1);
   Int128 bytes = static_cast<Int128>(dtype_size(*element));
@@ -453,6 +465,9 @@ Value BodyTyper::array_alloc(MemorySpace space, const ast::Call &call) {
 std::optional<DType> BodyTyper::dtype_of_expression(const ast::Expr &e) const {
   if (const ast::StrLit *s = e.as<ast::StrLit>()) return dtype_from_name(s->value);
   if (const ast::Name *n = e.as<ast::Name>()) {
+    if (const Binding *b = binding_of(n->id)) {
+      return b->reference != nullptr ? dtype_of_expression(*b->reference) : std::nullopt;
+    }
     auto imp = scope_.imports.find(n->id);
     if (imp != scope_.imports.end()) {
       const std::size_t dot = imp->second.rfind('.');

@@ -6,6 +6,8 @@
 #include "typer/Typer.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -43,6 +45,18 @@ std::string mangle_type(const Type &t) {
   return "void";
 }
 
+/// A binding's part of a specialisation's name: what it names or its value,
+/// as identifier characters, and a hash of the exact text (two spellings
+/// that sanitize alike stay apart).
+std::string mangle_binding(const std::string &param, const Binding &b) {
+  std::string text = b.reference != nullptr ? "r" + ast::to_source(*b.reference) : "k" + constant_text(*b.constant);
+  std::string out = "_B" + param + "_";
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  char hash[20];
+  std::snprintf(hash, sizeof hash, "%08x", static_cast<unsigned>(std::hash<std::string>{}(text) & 0xffffffffu));
+  return out + "_" + hash;
+}
+
 }  // namespace
 
 std::string ModuleTyper::mangle(const std::string &name, const std::vector<Type> &arg_types) {
@@ -53,6 +67,7 @@ std::string ModuleTyper::mangle(const std::string &name, const std::vector<Type>
 
 std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef &def,
                                                          const std::vector<Type> &arg_types,
+                                                         const Bindings &bindings,
                                                          const SourceLocation &call_loc, bool emitting,
                                                          DiagnosticEngine &caller_diags) {
   if (in_progress_names_.count(def.name) != 0) {
@@ -73,6 +88,7 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
   // muted too (their errors are reported when the outer one is retyped).
   emitting = emitting && muted_depth_ == 0;
   std::string key = mangle(def.name, arg_types);
+  for (const auto &[param, binding] : bindings) key += mangle_binding(param, binding);
   // A def may bear a specialisation's name (a ufunc `g__float64` calling a
   // helper `g`): the module would define that function twice. A mangled
   // name ends in `_` or a type's name, never in `_h`, so the suffix cannot
@@ -89,7 +105,7 @@ std::optional<ModuleTyper::Spec> ModuleTyper::specialise(const ast::FunctionDef 
   in_progress_names_.insert(def.name);
   if (!emitting) ++muted_depth_;
   BodyTyper typer(scope_, this, d);
-  std::optional<Function> f = typer.type_function(def, key, arg_types, std::nullopt, false);
+  std::optional<Function> f = typer.type_function(def, key, arg_types, std::nullopt, false, bindings);
   if (!emitting) --muted_depth_;
   in_progress_names_.erase(in_progress_.back());
   in_progress_.pop_back();

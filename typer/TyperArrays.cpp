@@ -29,6 +29,11 @@ bool is_zero(const Expr &e) {
 std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const ast::Expr &part, bool stable) {
   Value i = expr(part);
   if (!i.ok) return std::nullopt;
+  return array_index(array, d, i, part, stable);
+}
+
+std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const Value &i, const ast::Expr &part,
+                                           bool stable) {
   Expr dim = ArrayDim::make(array.expr, d);
   if (i.is_weak()) {
     if (i.weak != Weak::Int || !int_fits(DType::Int64, i.num.i)) {

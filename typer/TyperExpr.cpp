@@ -147,6 +147,12 @@ Value BodyTyper::name_expr(const ast::Name &e) {
     }
     return Value::strong(Var::make(*t, ir_var_name(id)));
   }
+  if (const Binding *b = binding_of(id)) {
+    if (b->constant) return *b->constant;
+    error(e.loc, "'" + id + "' is given '" + ast::to_source(*b->reference) +
+                     "' by the caller, a function or type; it can only be called");
+    return Value::error();
+  }
   auto c = scope_.constants.find(id);
   if (c != scope_.constants.end()) {
     poisoned_ = poisoned_ || (!c->second.ok && mode_ == Mode::Emit);
@@ -473,7 +479,10 @@ Value BodyTyper::call_expr(const ast::Call &e) {
     return Value::error();
   }
   if (!e.starred.empty()) return star_call(e);
-  const ast::Expr &callee = *e.func;
+  return call_callee(*e.func, e);
+}
+
+Value BodyTyper::call_callee(const ast::Expr &callee, const ast::Call &e) {
   if (const ast::Name *n = callee.as<ast::Name>()) return name_call(*n, e);
   if (const ast::Attribute *a = callee.as<ast::Attribute>()) {
     std::optional<std::string> mod = module_of(*a->value);
@@ -495,6 +504,11 @@ Value BodyTyper::call_expr(const ast::Call &e) {
 
 Value BodyTyper::name_call(const ast::Name &n, const ast::Call &e) {
   const std::string &id = n.id;
+  if (const Binding *b = binding_of(id)) {
+    if (b->reference != nullptr) return call_callee(*b->reference, e);
+    error(n.loc, "'" + id + "' is given a constant by the caller, not a function");
+    return Value::error();
+  }
   if (def_ != nullptr && is_variable(id)) {
     error(n.loc, "'" + id + "' is a variable, not a function");
     return Value::error();
@@ -510,8 +524,9 @@ Value BodyTyper::name_call(const ast::Name &n, const ast::Call &e) {
   if (id == "float" && !pending_args_ && e.args.size() == 1 && e.args[0]->isa<ast::StrLit>()) {
     return float_of_string(*e.args[0]->as<ast::StrLit>());
   }
-  std::vector<Value> args = call_arguments(e);
   auto f = scope_.functions.find(id);
+  if (f != scope_.functions.end() && !pending_args_) return helper_call(*f->second, e);
+  std::vector<Value> args = call_arguments(e);
   if (f != scope_.functions.end()) return call_function(*f->second, std::move(args), e);
   auto imp = scope_.imports.find(id);
   if (imp != scope_.imports.end()) return imported_call(n, imp->second, std::move(args), e);

@@ -123,6 +123,21 @@ Value type_only(const Type &t);
 
 class ModuleTyper;
 
+/// A helper's parameter bound when the helper is specialised, not passed at
+/// run time (Numba types such arguments as functions, NumberClasses and
+/// literals): `reference`, the caller's expression naming something callable
+/// or a dtype (`cuda.atomic.add`, `float32`, another helper), itself free of
+/// bindings; or `constant`, a number or a tuple of numbers (a shared array's
+/// shape passed down).
+struct Binding {
+  const ast::Expr *reference = nullptr;
+  std::optional<Value> constant;
+};
+/// Parameter name -> its binding, for one specialisation.
+using Bindings = std::map<std::string, Binding>;
+/// A constant value's exact text (a binding's part of a specialisation's name).
+std::string constant_text(const Value &v);
+
 /// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.
 SourceLocation callee_loc(const ast::Call &call);
 
@@ -158,9 +173,11 @@ class BodyTyper {
   /// Types `def` with the given parameter types. `fixed_ret`: the ufunc's
   /// signature return type (returns are unified, then cast to it); nullopt
   /// for helpers (the unified type of the returns). Returns nullopt on error.
+  /// `bindings`: parameters bound at compile time (their entries in
+  /// `param_types` are ignored), which the IR function does not take.
   std::optional<Function> type_function(const ast::FunctionDef &def, const std::string &ir_name,
                                         const std::vector<Type> &param_types, std::optional<Type> fixed_ret,
-                                        bool is_ufunc);
+                                        bool is_ufunc, const Bindings &bindings = {});
   /// Makes the next type_function a generalized ufunc's: array parameters,
   /// `outputs` (parameter names after '->' in the layout) writable, void.
   void set_gufunc_outputs(std::set<std::string> outputs) {
@@ -212,7 +229,7 @@ class BodyTyper {
   /// After Emit: mixed, incompatible or missing returns are errors.
   void check_returns(const ast::FunctionDef &def);
   /// The IR function: parameters (a retyped one converted into a local), locals, body.
-  Function build_function(const std::string &ir_name, const std::vector<Type> &param_types);
+  Function build_function(const std::string &ir_name);
   bool run_pass(Mode mode, const ast::FunctionDef &def);
   Stmt block(const ast::Body &body);
   /// Types one statement; in Infer mode a simple statement whose reads did
@@ -292,6 +309,8 @@ class BodyTyper {
   /// One integer index of dimension `d` as int64, a negative one wrapped
   /// (and checked under boundscheck).
   std::optional<Expr> array_index(const Value &array, int d, const ast::Expr &part, bool stable);
+  /// The same for index value `i` already typed (`part`: where it was written).
+  std::optional<Expr> array_index(const Value &array, int d, const Value &i, const ast::Expr &part, bool stable);
   /// `index` (wrapped) if it is in [0, dim), else a call that raises IndexError at `loc`.
   Expr bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc);
   /// One slice of dimension `d`, normalised as Python's slice.indices.
@@ -363,7 +382,25 @@ class BodyTyper {
   Value fold_weak_binary(ast::BinaryOp op, const Value &a, const Value &b, const SourceLocation &loc);
 
   // ---- calls (Builtins.cpp)
-  Value call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call);
+  Value call_function(const ast::FunctionDef &def, std::vector<Value> args, const ast::Call &call,
+                      const Bindings &bindings = {});
+  // ---- compile-time arguments of helpers (CompileTimeArgs.cpp)
+  /// A call of helper `def`: arguments that name functions or dtypes bind
+  /// its parameters; when it does not type with the others as run-time
+  /// values, the constant ones bind too (Numba's literal retry).
+  Value helper_call(const ast::FunctionDef &def, const ast::Call &call);
+  /// The expression `e` names when it is a reference to something callable
+  /// or a dtype rather than a value (through this body's bindings); nullptr otherwise.
+  const ast::Expr *callable_reference(const ast::Expr &e);
+  /// A constant as the callee sees it: as Numba types a literal argument,
+  /// of its default type (int64, float64), a tuple element by element.
+  Value typed_constant(const Value &v);
+  /// Whether `e` reads a parameter bound to a constant (a condition on it is pruned).
+  bool mentions_constant_binding(const ast::Expr &e) const;
+  /// The binding of `name` in this specialisation, or nullptr.
+  const Binding *binding_of(const std::string &name) const;
+  /// A call whose callee is `callee` (the call's own, or what a bound parameter names).
+  Value call_callee(const ast::Expr &callee, const ast::Call &e);
   Value call_builtin(const std::string &name, std::vector<Value> args, const ast::Call &call);
   Value call_math(const std::string &module, const std::string &name, std::vector<Value> args,
                   const ast::Call &call);
@@ -458,6 +495,8 @@ class BodyTyper {
   std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
   std::vector<std::string> param_names_;
   std::map<std::string, Type> param_types_;
+  Bindings bindings_;  // parameters bound at compile time (not in param_names_)
+  bool probing_ = false;  // callable_reference's trial: errors are muted
   std::set<std::string> assigned_names_;  // every name bound in the body
   std::vector<std::string> assigned_order_;  // the same, in source order (locals are declared so)
   std::map<std::string, Candidates> candidates_;
@@ -532,8 +571,10 @@ class ModuleTyper {
   /// Adds a function the typer built (not from the source), once per name;
   /// returns its name.
   std::string add_function(Function f);
+  /// `bindings`: parameters bound at compile time (part of the specialisation's name).
   std::optional<Spec> specialise(const ast::FunctionDef &def, const std::vector<Type> &arg_types,
-                                 const SourceLocation &call_loc, bool emitting, DiagnosticEngine &caller_diags);
+                                 const Bindings &bindings, const SourceLocation &call_loc, bool emitting,
+                                 DiagnosticEngine &caller_diags);
   /// Whether array indices in the body of `def` are checked (Numba's
   /// boundscheck): NUMBA_BOUNDSCHECK=1/0 when set, else the def's own
   /// decorator option, else the module's entry's (the ufunc's).

@@ -90,7 +90,7 @@ bool is_exact_const(const Value &v, double x) {
 }  // namespace
 
 void BodyTyper::error(const SourceLocation &loc, const std::string &message) {
-  if (mode_ == Mode::Emit) {
+  if (mode_ == Mode::Emit && !probing_) {
     real_diags_.error(loc, message);
   } else {
     muted_.error(loc, message);

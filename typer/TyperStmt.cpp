@@ -242,9 +242,10 @@ bool BodyTyper::run_pass(Mode mode, const ast::FunctionDef &def) {
 
 std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, const std::string &ir_name,
                                                  const std::vector<Type> &param_types, std::optional<Type> fixed_ret,
-                                                 bool is_ufunc) {
+                                                 bool is_ufunc, const Bindings &bindings) {
   internal_assert(param_types.size() == def.params.size()) << "type_function: parameter count";
   int errors_before = real_diags_.error_count();
+  bindings_ = bindings;
   start_function(def, param_types, fixed_ret, is_ufunc);
   infer_types(def);
   resolve_types();
@@ -252,7 +253,7 @@ std::optional<Function> BodyTyper::type_function(const ast::FunctionDef &def, co
   run_pass(Mode::Emit, def);
   check_returns(def);
   if (real_diags_.error_count() != errors_before || poisoned_ || !ret_ || !body_) return std::nullopt;
-  return build_function(ir_name, param_types);
+  return build_function(ir_name);
 }
 
 void BodyTyper::start_function(const ast::FunctionDef &def, const std::vector<Type> &param_types,
@@ -265,16 +266,24 @@ void BodyTyper::start_function(const ast::FunctionDef &def, const std::vector<Ty
   param_names_.clear();
   param_types_.clear();
   for (std::size_t i = 0; i < def.params.size(); ++i) {
+    if (bindings_.count(def.params[i].name) != 0) continue;
     param_names_.push_back(def.params[i].name);
     param_types_[def.params[i].name] = param_types[i];
   }
   assigned_names_.clear();
   assigned_order_.clear();
   collect_assigned(def.body);
+  for (const auto &[name, binding] : bindings_) {
+    if (assigned_names_.count(name) == 0) continue;
+    const std::string what = binding.reference != nullptr ? "'" + ast::to_source(*binding.reference) + "'"
+                                                          : std::string("a constant");
+    error(def.loc, "parameter '" + name + "' of '" + def.name + "' is given " + what +
+                       " by its caller, which cannot be assigned in its body; assign to another name");
+  }
   candidates_.clear();
   variable_indices_.clear();
   worklist_.reset();
-  for (std::size_t i = 0; i < param_names_.size(); ++i) candidates_[param_names_[i]].add(type_only(param_types[i]));
+  for (const std::string &p : param_names_) candidates_[p].add(type_only(param_types_.at(p)));
 }
 
 void BodyTyper::infer_types(const ast::FunctionDef &def) {
@@ -338,25 +347,25 @@ void BodyTyper::check_returns(const ast::FunctionDef &def) {
   }
 }
 
-Function BodyTyper::build_function(const std::string &ir_name, const std::vector<Type> &param_types) {
+Function BodyTyper::build_function(const std::string &ir_name) {
   Function f;
   f.name = ir_name;
   f.ret = *ret_;
   std::vector<Stmt> prelude;
-  for (std::size_t i = 0; i < param_names_.size(); ++i) {
-    const std::string &p = param_names_[i];
+  for (const std::string &p : param_names_) {
+    const Type &declared = param_types_.at(p);
     auto it = resolved_.find(p);
     internal_assert(it != resolved_.end()) << "parameter '" << p << "' has no type";
-    if (it->second == param_types[i]) {
-      f.params.push_back({p, param_types[i]});
+    if (it->second == declared) {
+      f.params.push_back({p, declared});
       continue;
     }
     // The body assigns the parameter values of another type: the parameter
     // arrives under another name and is converted into a local.
     std::string arg_name = "$arg_" + p;
-    f.params.push_back({arg_name, param_types[i]});
+    f.params.push_back({arg_name, declared});
     f.locals.push_back({p, it->second});
-    prelude.push_back(Assign::make(p, convert(Value::strong(Var::make(param_types[i], arg_name)), it->second.dtype()).expr));
+    prelude.push_back(Assign::make(p, convert(Value::strong(Var::make(declared, arg_name)), it->second.dtype()).expr));
   }
   for (const std::string &name : assigned_order_) {
     if (param_types_.count(name) != 0) continue;
@@ -632,6 +641,7 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
   // type chains of its own above them), so they are held by index.
   const std::size_t base = elif_levels_.size();
   const ast::If *s = &first;
+  bool else_pruned = false;
   for (;;) {
     const std::size_t k = elif_levels_.size();
     elif_levels_.emplace_back();
@@ -645,9 +655,12 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
     const Const *constant = cond.ok ? cond.expr.as<Const>() : nullptr;
     const bool then_dead = constant != nullptr && constant->int_bits == 0;
     const bool else_dead = constant != nullptr && constant->int_bits != 0;
+    // Numba prunes a branch that a literal argument makes dead before typing
+    // (`if neg_idx:` in a helper given False): it is not typed at all.
+    const bool pruned = constant != nullptr && mentions_constant_binding(*s->test);
     const Flow entry = flow_;
     if (then_dead) flow_.reachable = false;
-    Stmt then_body = block(s->body);
+    Stmt then_body = then_dead && pruned ? Block::make({}) : block(s->body);
     ElifLevel &level = elif_levels_[k];
     level.cond = cond.ok ? cond.expr : Expr();
     level.constant = constant;
@@ -657,13 +670,17 @@ void BodyTyper::if_stmt(const ast::If &first, std::vector<Stmt> &out) {
     level.after_then = std::move(flow_);
     flow_ = entry;
     if (else_dead) flow_.reachable = false;
+    if (else_dead && pruned) {
+      else_pruned = true;
+      break;
+    }
     if (s->orelse.size() != 1 || s->orelse.front()->kind != ast::StmtKind::If) {
       break;
     }
     pre_.clear();  // as stmt() does before the elif
     s = s->orelse.front()->as<ast::If>();
   }
-  Stmt else_body = s->orelse.empty() ? Stmt() : block(s->orelse);
+  Stmt else_body = s->orelse.empty() || else_pruned ? Stmt() : block(s->orelse);
   for (std::size_t k = elif_levels_.size(); k-- > base;) {
     ElifLevel &level = elif_levels_[k];
     const Flow after_else = flow_;

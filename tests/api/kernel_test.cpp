@@ -327,6 +327,80 @@ TEST_F(Kernels, ARaiseInAKernelIsReportedAfterTheLaunch) {
   }
 }
 
+constexpr const char *kHelperArguments = R"src(
+from numba import cuda, uint32, int64
+
+@cuda.jit(device=True)
+def as_is(n):
+    return n
+
+@cuda.jit(device=True)
+def twice(n):
+    return 2 * n
+
+@cuda.jit(device=True)
+def count_into(out, bins, dtype, nbins, op, cast, negative):
+    # op, dtype and cast are a function, a dtype and a helper; nbins sizes a
+    # shared array; `negative` a branch that is never typed when False.
+    tid = cuda.threadIdx.x
+    counts = cuda.shared.array(nbins, dtype)
+    if tid < nbins:
+        counts[tid] = 0
+    cuda.syncthreads()
+    b = cast(bins[tid] % nbins)
+    if negative:
+        b = b - nbins
+    op(counts, b, 1)
+    cuda.syncthreads()
+    if tid < nbins:
+        out[tid] = counts[tid]
+
+@cuda.jit("void(uint32[:], uint32[:], uint32[:])")
+def histogram(bins, plain, doubled):
+    count_into(plain, bins, uint32, 8, cuda.atomic.add, as_is, False)
+    count_into(doubled, bins, uint32, 8, cuda.atomic.add, twice, True)
+)src";
+
+TEST_F(Kernels, HelpersTakeFunctionsDtypesAndConstantsAsArguments) {
+  // Numba's own atomics tests pass cuda.atomic.add, a dtype and a shared
+  // array's size to one device function; each combination is a specialisation.
+  ufjit::Kernel histogram = rt().kernel(kHelperArguments);
+  std::vector<uint32_t> bins(64), plain(8, 99), doubled(8, 99);
+  for (std::size_t i = 0; i < bins.size(); ++i) bins[i] = static_cast<uint32_t>(i * 7 % 13);
+  histogram({.grid = 1, .block = 64}, view(bins), view(plain), view(doubled));
+  std::vector<uint32_t> want_plain(8, 0), want_doubled(8, 0);
+  for (uint32_t b : bins) {
+    ++want_plain[b % 8];
+    // twice(b % 8) - 8 as int64, wrapped once as a negative index
+    ++want_doubled[static_cast<std::size_t>(2 * static_cast<int64_t>(b % 8) - 8 + 8) % 8];
+  }
+  EXPECT_EQ(plain, want_plain);
+  EXPECT_EQ(doubled, want_doubled);
+}
+
+TEST_F(Kernels, AFunctionArgumentUsedAsAValueOrAssignedIsAnErrorAtItsLine) {
+  const std::string used = "from numba import cuda\n@cuda.jit(device=True)\ndef h(f, a):\n    a[0] = f\n"
+                           "@cuda.jit('void(float64[:])')\ndef k(a):\n    h(abs, a)\n";
+  try {
+    rt().kernel(used);
+    FAIL() << "no CompileError";
+  } catch (const ufjit::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find(":4:12: error: 'f' is given 'abs' by the caller, a function or type; it "
+                                         "can only be called"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string assigned = "from numba import cuda\n@cuda.jit(device=True)\ndef h(f, a):\n    f = 1\n"
+                               "    a[0] = f\n@cuda.jit('void(float64[:])')\ndef k(a):\n    h(abs, a)\n";
+  try {
+    rt().kernel(assigned);
+    FAIL() << "no CompileError";
+  } catch (const ufjit::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 'f' of 'h' is given 'abs' by its caller"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
   ufjit::Kernel add = rt().kernel(kAdd);
   std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
