@@ -15,11 +15,13 @@ leaves room, so that diagnostics point at the user's file and line.
 
 import __future__
 import ast
+import collections
 import inspect
 import linecache
 import math
 import numbers
 import os
+import sys
 import textwrap
 import tokenize
 import types
@@ -46,6 +48,51 @@ for _feature in __future__.all_feature_names:
     _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
+# Texts that exec() or compile() of a string compiled (Python's "compile"
+# audit event, which names the text), newest last: a function made so has no
+# file and, unless its text was registered with linecache, no other trace of
+# its source. Numba's own tests make kernels so; Numba reads bytecode. Only
+# texts named like "<string>" and holding a def are kept, at most
+# _MAX_COMPILED_TEXTS of at most _MAX_COMPILED_TEXT characters.
+_COMPILED_TEXTS = collections.OrderedDict()  # (filename, text) -> None
+_MAX_COMPILED_TEXTS = 64
+_MAX_COMPILED_TEXT = 1 << 20
+
+
+def _remember_compiled_text(event, args):
+    if event != "compile" or len(args) < 2:
+        return
+    text, filename = args[0], args[1]
+    if not isinstance(filename, str) or not filename.startswith("<"):
+        return
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            return
+    if not isinstance(text, str) or len(text) > _MAX_COMPILED_TEXT or "def " not in text:
+        return
+    key = (filename, text)
+    _COMPILED_TEXTS[key] = None
+    _COMPILED_TEXTS.move_to_end(key)
+    while len(_COMPILED_TEXTS) > _MAX_COMPILED_TEXTS:
+        _COMPILED_TEXTS.popitem(last=False)
+
+
+sys.addaudithook(_remember_compiled_text)
+
+
+def _compiled_text_lines(fn):
+    """The lines of a remembered exec()'d text that defines ``fn``, or []."""
+    name = fn.__code__.co_filename
+    for filename, text in reversed(list(_COMPILED_TEXTS)):
+        if filename == name:
+            lines = text.splitlines(True)
+            if _compiles_to(lines, fn):
+                return lines
+    return []
+
+
 class StaleSourceError(TypeError):
     """The text found for a function is not the code Python runs for it."""
 
@@ -59,7 +106,8 @@ def _verified_lines(fn):
     The text is linecache's (refreshed first), which also holds what
     ``exec`` of a registered name, IPython (``<ipython-input-N-...>``) and
     Jupyter (``/tmp/ipykernel_*/...``) cells registered; then the file on disk,
-    which linecache misses when a rewrite kept the size and time stamp."""
+    which linecache misses when a rewrite kept the size and time stamp; then
+    a text that ``exec`` of a string compiled since ufjit was imported."""
     code = fn.__code__
     name = code.co_filename
     linecache.checkcache(name)
@@ -69,11 +117,17 @@ def _verified_lines(fn):
     on_disk = _file_lines(name)
     if on_disk and on_disk != cached and _compiles_to(on_disk, fn):
         return on_disk
+    if not cached and not on_disk:
+        executed = _compiled_text_lines(fn)
+        if executed:
+            return executed
     what = f"{fn.__qualname__!r} ({name}:{code.co_firstlineno})"
     if not cached and not on_disk:
         raise TypeError(
             f"ufjit needs the source of {what}, and Python kept none: a function made by exec() or compile() "
-            "of a string has no file to read. Define it in a file, or name its text when compiling it and "
+            "of a string has no file to read, and ufjit remembers such texts only after it is imported (the "
+            f"last {_MAX_COMPILED_TEXTS}). Import ufjit first, define the function in a file, or name its text "
+            "when compiling it and "
             "register it with linecache: linecache.cache[name] = (len(src), None, src.splitlines(True), name); "
             "exec(compile(src, name, 'exec'))"
         )
