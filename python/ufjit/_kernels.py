@@ -223,6 +223,9 @@ class KernelDispatcher:
         self._where = None  # _Where, for its errors
         self._lock = threading.Lock()
         self.source = None  # the text given to the C++ compiler, once compiled
+        # Numba's launch extensions: objects whose prepare_args(ty, val, stream=, retr=)
+        # may replace each argument; the callables put in retr run after the launch.
+        self.extensions = list(options.get("extensions") or [])
 
     def _compiled(self):
         """The C++ Kernel, compiled from the function's source at first use."""
@@ -240,6 +243,11 @@ class KernelDispatcher:
 
     def _launch(self, griddim, blockdim, stream, sharedmem, args):
         kernel = self._kernel or self._compiled()
+        written_back = []
+        if self.extensions:
+            args = tuple(self._prepared(a, stream, written_back) for a in args)
+        if any(isinstance(a, ArgHint) for a in args):
+            args = tuple(a.launch_value() if isinstance(a, ArgHint) else a for a in args)
         try:
             kernel.launch(griddim, blockdim, sharedmem, stream, *args)
         except _ufjit.CompileError as e:
@@ -251,6 +259,17 @@ class KernelDispatcher:
             if raised is e:
                 raise
             raise raised.with_traceback(e.__traceback__) from None
+        for write_back in written_back:
+            write_back()
+
+    def _prepared(self, arg, stream, written_back):
+        for extension in self.extensions:
+            _, arg = extension.prepare_args(_argument_type(arg), arg, stream=stream, retr=written_back)
+        return arg
+
+    def bind(self):
+        """Numba's: compiles the kernel now rather than at its first launch."""
+        self._compiled()
 
     def __getitem__(self, config):
         if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
@@ -311,6 +330,35 @@ class KernelDispatcher:
         return f"<ufjit.cuda kernel {self.__name__}>"
 
 
+class ArgHint:
+    """Numba's ``cuda.In``/``Out``/``InOut``: how a host array travels to a
+    launch. Arrays are passed by reference anyway; ``In`` promises the kernel
+    only reads it, so the host array is left as it was."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def launch_value(self):
+        return self.value
+
+
+class In(ArgHint):
+    """A host array the kernel reads: copied in, never back."""
+
+    def launch_value(self):
+        if isinstance(self.value, np.ndarray):
+            return self.value.copy()
+        return self.value
+
+
+class Out(ArgHint):
+    """A host array the kernel writes: copied back after the launch."""
+
+
+class InOut(ArgHint):
+    """A host array the kernel reads and writes (what a bare array is)."""
+
+
 def _argument_type(arg):
     """The type a launch gives ``arg``, as a signature writes it, with the
     layout of a contiguous array (``float64[:, ::1]``, ``float64[::1, :]``)."""
@@ -324,6 +372,8 @@ def _argument_type(arg):
         return "complex128"
     if isinstance(arg, np.generic):
         return arg.dtype.name
+    if isinstance(arg, ArgHint):
+        return _argument_type(arg.value)
     a = arg if hasattr(arg, "__cuda_array_interface__") else np.asarray(arg)
     dims = [":"] * len(a.shape)
     flags = getattr(a, "flags", None)

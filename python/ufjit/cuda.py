@@ -19,14 +19,14 @@ import sys
 import numpy as np
 
 from . import _ufjit
-from ._kernels import KernelDispatcher, decorator_line, is_function, signature_list
+from ._kernels import In, InOut, KernelDispatcher, Out, decorator_line, is_function, signature_list
 from ._reduce import Reduce
 from ._host_device import HostDeviceArray, HostStream, check_copy, host_array, host_copy, on_host
 from ._streams import as_stream
 
 __all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "Reduce", "reduce", "declare_device", "DeclaredDevice", "to_device",
            "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "is_cuda_array", "stream",
-           "external_stream", "synchronize", "is_available"]
+           "external_stream", "synchronize", "is_available", "In", "Out", "InOut"]
 
 
 class DeviceFunction:

@@ -632,3 +632,86 @@ def test_reductions_as_numba():
     res = cuda.to_device(np.zeros(1))
     assert sum_reduce(np.arange(10.0) + 1, res=res) is None
     assert res.copy_to_host()[0] == 55.0
+
+
+# Device functions given a function, a dtype and a shared array's size, as
+# Numba's own atomics tests write them.
+@cuda.jit(device=True)
+def as_is(n):
+    return n
+
+
+@cuda.jit(device=True)
+def count_into(out, bins, dtype, nbins, op, cast):
+    tid = cuda.threadIdx.x
+    counts = cuda.shared.array(nbins, dtype)
+    if tid < nbins:
+        counts[tid] = 0
+    cuda.syncthreads()
+    op(counts, cast(bins[tid] % nbins), 1)
+    cuda.syncthreads()
+    if tid < nbins:
+        out[tid] = counts[tid]
+
+
+def histogram_of(bins, out):
+    count_into(out, bins, types.uint32, 16, cuda.atomic.add, as_is)
+
+
+def test_a_device_function_takes_an_atomic_a_dtype_and_a_size_as_arguments():
+    bins = np.arange(64, dtype=np.uint32) * 5 % 23
+    out = np.zeros(16, dtype=np.uint32)
+    cuda.jit("void(uint32[:], uint32[:])")(histogram_of)[1, 64](bins, out)
+    np.testing.assert_array_equal(out, np.bincount(bins % 16, minlength=16))
+
+
+def test_a_kernel_made_by_exec_of_a_string_compiles():
+    text = """
+def fill(a, value):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = value
+"""
+    names = {}
+    exec(text, {"cuda": cuda}, names)
+    a = np.zeros(10)
+    cuda.jit(names["fill"])[1, 32](a, 2.5)
+    np.testing.assert_array_equal(a, np.full(10, 2.5))
+
+
+@cuda.jit
+def set_first_to_three(a):
+    a[0] = 3
+
+
+class DefaultIn:
+    """A Numba launch extension: every argument travels as cuda.In."""
+
+    def prepare_args(self, ty, val, **kwargs):
+        return ty, (val if isinstance(val, cuda.In) else cuda.In(val))
+
+
+def test_in_leaves_the_host_array_and_inout_and_out_write_it():
+    for hint, written in ((cuda.In, False), (cuda.InOut, True), (cuda.Out, True)):
+        a = np.zeros(1, dtype=np.int64)
+        set_first_to_three[1, 1](hint(a))
+        assert a[0] == (3 if written else 0), hint
+
+
+def test_launch_extensions_prepare_every_argument_and_write_back_after():
+    kernel = cuda.jit(set_first_to_three.py_func)
+    kernel.bind()
+    kernel.extensions.append(DefaultIn())
+    a = np.zeros(1, dtype=np.int64)
+    kernel[1, 1](a)
+    assert a[0] == 0
+    written = []
+
+    class Later:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            retr.append(lambda: written.append(ty))
+            return ty, val
+
+    later = cuda.jit(extensions=[Later()])(set_first_to_three.py_func)
+    later[1, 1](a)
+    assert a[0] == 3 and written == ["int64[::1]"]
