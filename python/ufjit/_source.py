@@ -52,14 +52,16 @@ for _feature in __future__.all_feature_names:
 # audit event, which names the text), newest last: a function made so has no
 # file and, unless its text was registered with linecache, no other trace of
 # its source. Numba's own tests make kernels so; Numba reads bytecode. Only
-# texts named like "<string>" and holding a def are kept, at most
-# _MAX_COMPILED_TEXTS of at most _MAX_COMPILED_TEXT characters.
+# texts named like "<string>" and holding a def are kept, the newest
+# _MAX_COMPILED_CHARS characters of them (dataclasses and namedtuples exec
+# small texts of their own all the time).
 _COMPILED_TEXTS = collections.OrderedDict()  # (filename, text) -> None
-_MAX_COMPILED_TEXTS = 64
-_MAX_COMPILED_TEXT = 1 << 20
+_MAX_COMPILED_CHARS = 8 << 20
+_compiled_chars = 0
 
 
 def _remember_compiled_text(event, args):
+    global _compiled_chars
     if event != "compile" or len(args) < 2:
         return
     text, filename = args[0], args[1]
@@ -70,13 +72,17 @@ def _remember_compiled_text(event, args):
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             return
-    if not isinstance(text, str) or len(text) > _MAX_COMPILED_TEXT or "def " not in text:
+    if not isinstance(text, str) or len(text) > _MAX_COMPILED_CHARS // 8 or "def " not in text:
         return
     key = (filename, text)
+    if key in _COMPILED_TEXTS:
+        _COMPILED_TEXTS.move_to_end(key)
+        return
     _COMPILED_TEXTS[key] = None
-    _COMPILED_TEXTS.move_to_end(key)
-    while len(_COMPILED_TEXTS) > _MAX_COMPILED_TEXTS:
-        _COMPILED_TEXTS.popitem(last=False)
+    _compiled_chars += len(text)
+    while _compiled_chars > _MAX_COMPILED_CHARS:
+        (_, old), _ = _COMPILED_TEXTS.popitem(last=False)
+        _compiled_chars -= len(old)
 
 
 sys.addaudithook(_remember_compiled_text)
@@ -126,7 +132,8 @@ def _verified_lines(fn):
         raise TypeError(
             f"ufjit needs the source of {what}, and Python kept none: a function made by exec() or compile() "
             "of a string has no file to read, and ufjit remembers such texts only after it is imported (the "
-            f"last {_MAX_COMPILED_TEXTS}). Import ufjit first, define the function in a file, or name its text "
+            f"newest {_MAX_COMPILED_CHARS >> 20} MB of them). Import ufjit first, define the function in a file, "
+            "or name its text "
             "when compiling it and "
             "register it with linecache: linecache.cache[name] = (len(src), None, src.splitlines(True), name); "
             "exec(compile(src, name, 'exec'))"

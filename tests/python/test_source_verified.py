@@ -151,8 +151,9 @@ def test_exec_in_a_function_of_a_formatted_string_compiles():
 def test_exec_of_a_string_long_forgotten_says_how_to_fix_it():
     namespace = {}
     exec(compile(_SOURCE, "<string>", "exec"), namespace)
-    for k in range(80):  # later texts push the first out of what ufjit remembers
-        exec(f"def later_{k}(): return {k}", {})
+    padding = "#" * (1 << 19)
+    for k in range(20):  # 10 MB of later texts push the first out of what ufjit remembers
+        exec(f"def later_{k}(): return {k}\n{padding}\n", {})
     text = _error_text(lambda: vectorize(["float64(float64, float64)"], target="cpu")(namespace["triple_plus"]))
     assert "'triple_plus'" in text
     assert "exec" in text and "linecache.cache[name]" in text and "define the function in a file" in text
