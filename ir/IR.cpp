@@ -154,7 +154,10 @@ const char *compare_opcode_name(CompareOpcode op) {
 
 const char *memory_space_name(MemorySpace s) {
   static constexpr support::EnumName<MemorySpace> kNames[] = {
-      {MemorySpace::Shared, "shared"}, {MemorySpace::DynamicShared, "dynamic_shared"}, {MemorySpace::Local, "local"}};
+      {MemorySpace::Shared, "shared"},
+      {MemorySpace::DynamicShared, "dynamic_shared"},
+      {MemorySpace::Local, "local"},
+      {MemorySpace::Constant, "const"}};
   return support::enum_name(s, kNames, "?");
 }
 
@@ -454,6 +457,19 @@ Expr ArrayAlloc::make(MemorySpace space, DType dtype, std::vector<int64_t> shape
   n->space = space;
   n->shape = std::move(shape);
   n->offset = offset;
+  return Expr(std::move(n));
+}
+
+Expr ArrayAlloc::make_constant(DType dtype, std::vector<int64_t> shape, std::string data) {
+  int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
+  for (int64_t d : shape) bytes *= d;
+  internal_assert(static_cast<int64_t>(data.size()) == bytes) << "constant array of " << data.size() << " bytes for "
+                                                               << bytes;
+  internal_assert(!shape.empty()) << "constant array without dimensions";
+  auto n = new_expr<ArrayAlloc>(Type::array(dtype, static_cast<int>(shape.size())));
+  n->space = MemorySpace::Constant;
+  n->shape = std::move(shape);
+  n->data = std::make_shared<const std::string>(std::move(data));
   return Expr(std::move(n));
 }
 

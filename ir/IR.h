@@ -395,6 +395,7 @@ enum class MemorySpace : uint8_t {
   Shared,         // cuda.shared.array(shape, dtype): one per block, static
   DynamicShared,  // cuda.shared.array(0, dtype): the launch's dynamic shared bytes
   Local,          // cuda.local.array(shape, dtype): one per thread
+  Constant,       // a module-level NumPy array (cuda.const.array_like): read-only data
 };
 const char *memory_space_name(MemorySpace s);
 
@@ -404,12 +405,17 @@ const char *memory_space_name(MemorySpace s);
 /// block's dynamic shared memory (1-d, as many elements as fit in the
 /// launch's dynamic shared bytes; every such array starts at its first
 /// byte, as in CUDA), or the thread's local memory. `shape` is constant.
+///
+/// A Constant array holds `data`: its elements' bytes in C order, as the
+/// target stores them (the GPU's constant memory, the CPU's read-only data).
 struct ArrayAlloc : ExprNode {
   static constexpr NodeKind kKind = NodeKind::ArrayAlloc;
   static Expr make(MemorySpace space, DType dtype, std::vector<int64_t> shape, int64_t offset = 0);
+  static Expr make_constant(DType dtype, std::vector<int64_t> shape, std::string data);
   MemorySpace space = MemorySpace::Local;
   std::vector<int64_t> shape;  // DynamicShared: {0}
   int64_t offset = 0;          // Shared only
+  std::shared_ptr<const std::string> data;  // Constant only
   ArrayAlloc(Type t) : ExprNode(kKind, std::move(t)) {}
 };
 

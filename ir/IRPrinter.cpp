@@ -201,6 +201,15 @@ class Printer {
       out_ += " @ ";
       out_ += std::to_string(a->offset);
     }
+    if (a->space == MemorySpace::Constant) {
+      // Every byte: the kernel caches key on this text.
+      static constexpr char kHex[] = "0123456789abcdef";
+      out_ += " = 0x";
+      for (unsigned char c : *a->data) {
+        out_ += kHex[c >> 4];
+        out_ += kHex[c & 15];
+      }
+    }
     out_ += ')';
   }
 

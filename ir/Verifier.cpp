@@ -175,7 +175,8 @@ class FunctionVerifier : public IRVisitor {
   bool array_operand(const Expr &a) const {
     if (!a.type().is_array()) return false;
     if (const ArraySlice *s = a.as<ArraySlice>()) return array_operand(s->array);
-    return a.as<Var>() != nullptr;
+    const ArrayAlloc *constant = a.as<ArrayAlloc>();
+    return a.as<Var>() != nullptr || (constant != nullptr && constant->space == MemorySpace::Constant);
   }
 
   void visit(const ArrayLoad *op) override {
@@ -215,7 +216,9 @@ class FunctionVerifier : public IRVisitor {
   }
 
   void visit(const ArrayAlloc *op) override {
-    VERIFY_CHECK(module_.explicit_kernel, "an array allocation outside an explicit kernel's module");
+    VERIFY_CHECK(module_.explicit_kernel || op->space == MemorySpace::Constant,
+                 "an array allocation outside an explicit kernel's module");
+    VERIFY_CHECK((op->space == MemorySpace::Constant) == (op->data != nullptr), "constant array data");
     if (op->space == MemorySpace::Shared) {
       int64_t bytes = static_cast<int64_t>(dtype_size(op->type.dtype()));
       for (int64_t d : op->shape) bytes *= d;

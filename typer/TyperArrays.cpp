@@ -176,10 +176,16 @@ Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, boo
 }
 
 bool BodyTyper::array_writable(const Expr &array) const {
-  if (in_kernel()) return true;  // kernels and their device functions write any array, as Numba's
   Expr root = array;
   while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
+  if (const ArrayAlloc *a = root.as<ArrayAlloc>()) return a->space != MemorySpace::Constant;
   const Var *var = root.as<Var>();
+  if (in_kernel()) {
+    // Kernels and their device functions write any array, as Numba's, but
+    // for locals holding a constant array.
+    auto it = var != nullptr ? writable_locals_.find(var->name) : writable_locals_.end();
+    return it == writable_locals_.end() || it->second;
+  }
   if (var == nullptr) return false;
   if (output_params_.count(var->name) != 0) return true;
   auto it = writable_locals_.find(var->name);
@@ -187,6 +193,7 @@ bool BodyTyper::array_writable(const Expr &array) const {
 }
 
 void BodyTyper::note_array_local(const std::string &name, const Expr &value) {
+  if (holds_constant_array(value)) constant_locals_.insert(name);
   bool writable = array_writable(value);
   auto [it, inserted] = writable_locals_.emplace(name, writable);
   if (!inserted) it->second = it->second && writable;
@@ -199,6 +206,11 @@ bool BodyTyper::check_writable(const ast::Subscript &target, const Value &array)
     return false;
   }
   if (array_writable(array.expr)) return true;
+  if (holds_constant_array(array.expr)) {
+    error(target.value->loc, "cannot write to '" + ast::to_source(*target.value) +
+                                 "': it is a constant array (a module-level NumPy array), which is read-only");
+    return false;
+  }
   error(target.value->loc, "cannot write to '" + ast::to_source(*target.value) +
                                "': only output arrays (after '->' in the layout) can be written, and inputs "
                                "named in writable_args=");

@@ -207,7 +207,8 @@ std::optional<std::string> BodyTyper::module_of(const ast::Expr &e) const {
     if (base && *base == "numba" && a->attr == "cuda") return std::string("numba.cuda");
     if (base && *base == "numba.cuda" && a->attr == "fp16") return std::string("numba.cuda.fp16");
     if (base && *base == "numba.cuda" &&
-        (a->attr == "atomic" || a->attr == "shared" || a->attr == "local" || is_cuda_coordinate_object(a->attr))) {
+        (a->attr == "atomic" || a->attr == "shared" || a->attr == "local" || a->attr == "const" ||
+         is_cuda_coordinate_object(a->attr))) {
       return "numba.cuda." + a->attr;
     }
     if (base && (*base == "numba" || *base == "numba.cuda") && a->attr == "types") return std::string("numba.types");
@@ -495,6 +496,7 @@ Value BodyTyper::call_callee(const ast::Expr &callee, const ast::Call &e) {
     if (*mod == "numpy") return call_numpy(a->attr, std::move(args), e);
     if (*mod == "numba.cuda" || *mod == "numba.cuda.fp16") return call_cuda(*mod, a->attr, std::move(args), e);
     if (*mod == "numba.cuda.atomic") return *call_kernel_function(*mod, a->attr, args, e);
+    if (*mod == "numba.cuda.const") return const_array_like(a->attr, std::move(args), e);
     error(a->attr_loc, "'" + ast::to_source(callee) + "' cannot be called in a function body");
     return Value::error();
   }

@@ -397,6 +397,18 @@ class BodyTyper {
   Value typed_constant(const Value &v);
   /// Whether `e` reads a parameter bound to a constant (a condition on it is pruned).
   bool mentions_constant_binding(const ast::Expr &e) const;
+  // ---- constant arrays (ConstantArrays.cpp)
+  /// Whether `array` is a view of a constant array (or a local that may hold one).
+  bool holds_constant_array(const Expr &array) const;
+  /// Whether `e` is `np.array(...)` (a module constant's constant array).
+  bool is_array_literal_call(const ast::Expr &e) const;
+  /// A module constant `np.array(nested lists, dtype=...)`: a Constant ArrayAlloc.
+  Value constant_array(const ast::Call &call);
+  /// The elements of the nested lists `e` at `depth`, checked against `shape`.
+  bool array_literal_elements(const ast::Expr &e, std::size_t depth, const std::vector<int64_t> &shape,
+                              std::vector<Value> &elements);
+  /// cuda.const.array_like(ary): the constant array itself.
+  Value const_array_like(const std::string &name, std::vector<Value> args, const ast::Call &call);
   /// The binding of `name` in this specialisation, or nullptr.
   const Binding *binding_of(const std::string &name) const;
   /// A call whose callee is `callee` (the call's own, or what a bound parameter names).
@@ -493,6 +505,7 @@ class BodyTyper {
   bool boundscheck_ = false;  // array indices of this body are checked
   std::set<std::string> output_params_;
   std::map<std::string, bool> writable_locals_;  // array locals: whether every view they hold is writable
+  std::set<std::string> constant_locals_;  // array locals that may hold a view of a constant array
   std::vector<std::string> param_names_;
   std::map<std::string, Type> param_types_;
   Bindings bindings_;  // parameters bound at compile time (not in param_names_)
@@ -544,6 +557,8 @@ inline constexpr int64_t kMaxKernelArrayBytes = int64_t{1} << 30;
 /// The largest cuda.local.array: the CPU target runs a kernel with barriers
 /// on fibers of 64 KiB stacks (runtime/Fiber.h).
 inline constexpr int64_t kMaxLocalArrayBytes = 16 * 1024;
+/// The largest constant array: the GPU's constant memory is 64 KiB.
+inline constexpr std::size_t kMaxConstantArrayBytes = 64 * 1024;
 /// A kernel's static shared memory, at most (CUDA's 48 KiB).
 inline constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 

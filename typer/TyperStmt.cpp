@@ -189,6 +189,7 @@ void BodyTyper::collect_assigned(const ast::Body &body) {
 Value BodyTyper::type_constant(const ast::Expr &e) {
   mode_ = Mode::Emit;
   def_ = nullptr;
+  if (is_array_literal_call(e)) return constant_array(*e.as<ast::Call>());
   const Value raw = expr(e);
   if (!raw.ok) return raw;  // reported already
   for (const Value &element : raw.elements) {

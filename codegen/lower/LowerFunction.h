@@ -151,6 +151,8 @@ class FunctionLowerer {
   llvm::Value *emit_coordinate(ir::IntrinsicOp op);
   /// A generic pointer to the block's static (or dynamic) shared memory.
   llvm::Value *shared_base(bool dynamic);
+  /// A pointer to a constant array's `data`: the GPU's constant memory, the CPU's read-only data.
+  llvm::Value *constant_array_data(const std::string &data);
   llvm::Value *emit_array_alloc(const ir::ArrayAlloc &a);
   llvm::Value *emit_array_atomic(const ir::ArrayAtomic &a);
   llvm::Value *emit_float_atomic_loop(ir::AtomicOp op, llvm::Value *address, llvm::Value *value);

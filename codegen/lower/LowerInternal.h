@@ -35,6 +35,9 @@ struct ModuleState {
   bool kernel_context = false;
   /// ir::Module::shared_bytes of the module being lowered.
   int64_t shared_bytes = 0;
+  /// The globals holding constant arrays' data, by that data (one global per
+  /// distinct array however often it is read).
+  std::map<std::string, llvm::GlobalVariable *> constant_arrays;
 
   llvm::LLVMContext &ctx() const { return module.getContext(); }
   /// Fast-math flags for float operations: empty unless target.fastmath.

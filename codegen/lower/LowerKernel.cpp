@@ -136,6 +136,22 @@ llvm::Value *FunctionLowerer::shared_base(bool dynamic) {
   return builder_.CreateAddrSpaceCast(g, llvm::PointerType::get(ctx, 0));
 }
 
+llvm::Value *FunctionLowerer::constant_array_data(const std::string &data) {
+  llvm::GlobalVariable *&g = ms_.constant_arrays[data];
+  const unsigned space = ms_.target.kind == TargetKind::Cuda ? 4 : 0;  // NVPTX's constant address space
+  if (g == nullptr) {
+    llvm::Type *type = llvm::ArrayType::get(builder_.getInt8Ty(), std::max<std::size_t>(data.size(), 1));
+    llvm::Constant *init = data.empty() ? llvm::Constant::getNullValue(type)
+                                        : llvm::ConstantDataArray::getRaw(data, data.size(), builder_.getInt8Ty());
+    g = new llvm::GlobalVariable(ms_.module, type, true, llvm::GlobalValue::InternalLinkage, init,
+                                 ms_.prefix + "const." + std::to_string(ms_.constant_arrays.size()), nullptr,
+                                 llvm::GlobalValue::NotThreadLocal, space);
+    g->setAlignment(llvm::Align(16));
+  }
+  if (space == 0) return g;
+  return builder_.CreateAddrSpaceCast(g, llvm::PointerType::get(ms_.ctx(), 0));
+}
+
 llvm::Value *FunctionLowerer::emit_array_alloc(const ir::ArrayAlloc &a) {
   const DType element = a.type.dtype();
   const int64_t item = static_cast<int64_t>(dtype_size(element));
@@ -158,6 +174,8 @@ llvm::Value *FunctionLowerer::emit_array_alloc(const ir::ArrayAlloc &a) {
     if (a.space == ir::MemorySpace::Shared) {
       data = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), shared_base(false),
                                                  static_cast<uint64_t>(a.offset));
+    } else if (a.space == ir::MemorySpace::Constant) {
+      data = constant_array_data(*a.data);
     } else {
       llvm::Type *storage = llvm::ArrayType::get(builder_.getInt8Ty(), static_cast<uint64_t>(std::max<int64_t>(bytes, 1)));
       llvm::AllocaInst *local = emitter_.entry_alloca(storage, "local.array");

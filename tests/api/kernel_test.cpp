@@ -401,6 +401,46 @@ TEST_F(Kernels, AFunctionArgumentUsedAsAValueOrAssignedIsAnErrorAtItsLine) {
   }
 }
 
+constexpr const char *kConstantArrays = R"src(
+from numba import cuda
+import numpy as np
+
+WEIGHTS = np.array([[0.5, 1.5], [2.5, -3.0]], dtype=np.float64)
+OFFSETS = np.array([10, -20, 30])
+
+@cuda.jit("void(float64[:])")
+def weigh(out):
+    w = cuda.const.array_like(WEIGHTS)
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = w[i % 2, i // 2 % 2] + OFFSETS[i % OFFSETS.size]
+)src";
+
+TEST_F(Kernels, ModuleNumpyArraysAreConstantArraysThatKernelsRead) {
+  ufjit::Kernel weigh = rt().kernel(kConstantArrays);
+  std::vector<double> out(8, 0.0);
+  weigh({.grid = 2, .block = 4}, view(out));
+  const double weights[2][2] = {{0.5, 1.5}, {2.5, -3.0}};
+  const double offsets[3] = {10, -20, 30};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_EQ(out[i], weights[i % 2][i / 2 % 2] + offsets[i % 3]) << i;
+  }
+  const std::string written = "from numba import cuda\nimport numpy as np\nT = np.array([1.0, 2.0])\n"
+                              "@cuda.jit('void(float64[:])')\ndef k(a):\n    c = cuda.const.array_like(T)\n"
+                              "    c[0] = a[0]\n";
+  try {
+    rt().kernel(written);
+    FAIL() << "no CompileError";
+  } catch (const ufjit::CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find(":7:5: error: cannot write to 'c': it is a constant array"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string ragged = "import numpy as np\nT = np.array([[1, 2], [3]])\n"
+                             "from numba import vectorize\n@vectorize(['f8(f8)'])\ndef f(x):\n    return x\n";
+  EXPECT_THROW(rt().vectorize(ragged), ufjit::CompileError);
+}
+
 TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
   ufjit::Kernel add = rt().kernel(kAdd);
   std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
