@@ -361,8 +361,57 @@ def _dtype_name(value):
     return None
 
 
+# The largest module-level NumPy array a kernel may read as a constant (the
+# GPU's constant memory holds 64 KiB).
+_MAX_CONSTANT_ARRAY_BYTES = 64 * 1024
+
+
+def _constant_array(value):
+    """A module-level NumPy array's text, ``np.array([...], dtype=np.float64)``,
+    or None: numbers of a native dtype, at least one dimension, at most
+    _MAX_CONSTANT_ARRAY_BYTES (Numba copies such arrays into the kernel as
+    constants too)."""
+    dtype = value.dtype
+    if dtype.kind not in "biufc" or not dtype.isnative or dtype == np.float16 or value.ndim == 0:
+        return None
+    if value.nbytes > _MAX_CONSTANT_ARRAY_BYTES:
+        return None
+
+    def text(item):
+        if isinstance(item, list):
+            return "[" + ", ".join(text(i) for i in item) + "]"
+        return _constant(item)
+
+    return f"np.array({text(value.tolist())}, dtype=np.{dtype.name})"
+
+
+# The operator module's functions a kernel may be given (a closure's
+# `op = operator.add`), as the expressions they stand for.
+_OPERATORS = {
+    "add": "a + b", "sub": "a - b", "mul": "a * b", "truediv": "a / b", "floordiv": "a // b",
+    "mod": "a % b", "pow": "a ** b", "and_": "a & b", "or_": "a | b", "xor": "a ^ b",
+    "lshift": "a << b", "rshift": "a >> b", "eq": "a == b", "ne": "a != b", "lt": "a < b",
+    "le": "a <= b", "gt": "a > b", "ge": "a >= b", "neg": "-a", "pos": "+a", "invert": "~a",
+    "not_": "not a", "abs": "abs(a)", "truth": "bool(a)",
+}
+
+
+def _operator_helper(name, value):
+    """``def name(a, b): return a + b`` for ``operator.add`` under ``name``, or None."""
+    if not isinstance(value, types.BuiltinFunctionType) or getattr(value, "__module__", None) not in (
+            "operator", "_operator"):
+        return None
+    expression = _OPERATORS.get(value.__name__)
+    if expression is None:
+        return None
+    params = "a, b" if "b" in expression.split() else "a"
+    return f"def {name}({params}): return {expression}"
+
+
 def _constant(value):
     """A module constant's text in the kernel language, or None."""
+    if isinstance(value, np.ndarray):
+        return _constant_array(value)
     if isinstance(value, np.generic):
         if value.dtype.kind not in "biufc":
             return None
@@ -427,6 +476,10 @@ class _Collector:
             text = _constant(value)
             if text is not None:
                 self.constants.setdefault(name, f"{name} = {text}")
+                continue
+            operator_helper = _operator_helper(name, value)
+            if operator_helper is not None:
+                self.constants.setdefault(name, operator_helper)  # one line, as a constant's
                 continue
             helper = _helper_function(value, fn.__module__)
             if helper is not None and helper is not fn and (id(helper), name) not in self._visited:

@@ -715,3 +715,41 @@ def test_launch_extensions_prepare_every_argument_and_write_back_after():
     later = cuda.jit(extensions=[Later()])(set_first_to_three.py_func)
     later[1, 1](a)
     assert a[0] == 3 and written == ["int64[::1]"]
+
+
+RAMP = np.arange(6, dtype=np.float32).reshape(2, 3) / 2  # a module-level NumPy array: a constant
+PRIMES = np.array([2, 3, 5, 7, 11])
+
+
+@cuda.jit
+def read_constants(out):
+    ramp = cuda.const.array_like(RAMP)
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = ramp[i // 3 % 2, i % 3] * PRIMES[i % PRIMES.size]
+
+
+def test_module_numpy_arrays_are_constants_kernels_read():
+    out = np.zeros(12, dtype=np.float32)
+    read_constants[2, 8](out)
+    i = np.arange(12)
+    np.testing.assert_array_equal(out, RAMP[i // 3 % 2, i % 3] * PRIMES[i % 5])
+
+
+def test_a_kernel_may_call_an_operator_function_it_closes_over():
+    import operator
+
+    def apply(op):
+        @cuda.jit
+        def kernel(a, b):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] = op(a[i], b[i])
+
+        return kernel
+
+    for op in (operator.add, operator.floordiv, operator.pow):
+        a, b = np.arange(1.0, 9.0), np.full(8, 2.0)
+        expected = op(a, b)
+        apply(op)[1, 8](a, b)
+        np.testing.assert_array_equal(a, expected)
