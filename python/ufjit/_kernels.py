@@ -341,6 +341,9 @@ class KernelDispatcher:
         for the same types and layouts, kept in ``specializations``)."""
         if self._given:
             raise RuntimeError("Dispatcher already specialized")
+        if any(isinstance(a, tuple) for a in args):
+            raise TypeError("specialize() takes no tuples in ufjit (its signatures have no tuple types); "
+                            "launch the kernel itself, which compiles a variant per tuple structure")
         key = tuple(_argument_type(a) for a in args)
         if key not in self.specializations:
             sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"

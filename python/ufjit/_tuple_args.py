@@ -211,6 +211,8 @@ class _Rewriter:
     def _replace(self, node, text):
         if node.end_lineno != node.lineno:  # keep the line count: the newlines go inside brackets
             text = f"({text}" + "\n" * (node.end_lineno - node.lineno) + ")"
+        else:  # a shorter text keeps the columns after it: x[1][0] -> "x__1_0 "
+            text += " " * (node.end_col_offset - node.col_offset - len(text.encode()))
         self.edits.append(((node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset), text))
 
 

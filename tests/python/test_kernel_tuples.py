@@ -8,6 +8,7 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
+import ufjit
 from ufjit import cuda
 
 Point = namedtuple("Point", ("x", "y", "r"))
@@ -49,6 +50,11 @@ def sums(r, x):
     r[0] = s
     r[1] = total(x[0])
     r[2] = total(x[1])
+
+
+@cuda.jit
+def wrong_shape(r, x):
+    r[0] = len(x) + x[0].shape  # a number has no shape: the error's column is the one of this line
 
 
 def test_a_tuple_of_numbers_is_passed_by_value():
@@ -158,14 +164,11 @@ def test_an_item_of_a_tuple_argument_is_not_assigned():
         assign[1, 1]((np.zeros(1),))
 
 
-def test_a_compile_error_in_a_tuple_variant_points_at_the_users_line():
-    @cuda.jit
-    def wrong(r, x):
-        r[0] = x[0].shape
-
-    line = inspect.getsourcelines(wrong.py_func)[1] + 2
-    with pytest.raises(Exception, match=f"test_kernel_tuples.py:{line}:"):
-        wrong[1, 1](np.zeros(1), (1.0,))
+def test_a_compile_error_in_a_tuple_variant_points_at_the_users_line_and_column():
+    lines, first = inspect.getsourcelines(wrong_shape.py_func)
+    column = lines[2].index("shape") + 1
+    with pytest.raises(ufjit.CompileError, match=f"test_kernel_tuples.py:{first + 2}:{column}: error: attribute 'shape'"):
+        wrong_shape[1, 1](np.zeros(1), (1.0,))
 
 
 def test_kernels_with_signatures_take_no_tuples():
@@ -175,3 +178,5 @@ def test_kernels_with_signatures_take_no_tuples():
 
     with pytest.raises(TypeError, match="was given signatures"):
         given[1, 1](np.zeros(1), (1.0,))
+    with pytest.raises(TypeError, match="specialize\\(\\) takes no tuples"):
+        copy_three.specialize(np.zeros(3), (1.0, 2.0, 3.0))
