@@ -7,6 +7,7 @@ the kernel's source with the tuple parameter rebuilt from them:
 
     x[1][0] -> x__1_0          x.y -> x__1 (a namedtuple's field)
     len(x)  -> 3               x[2] -> (x__2_0, x__2_1) (a tuple of numbers)
+    x[i]    -> (x__0 if (i) == 0 or (i) == -2 else x__1) (x of two numbers)
 
 Subscripts and attributes with constant indices are replaced by the leaf
 they name; a (sub)tuple of numbers used as a value (``for v in x``,
@@ -199,6 +200,8 @@ class _Rewriter:
             if resolved is not None and isinstance(resolved[2], _Tuple):
                 self._replace(node, str(len(resolved[2].items)))
                 return
+        if self._dynamic_item(node):
+            return
         resolved = self._resolve(node)
         if resolved is not None:
             if not isinstance(getattr(node, "ctx", ast.Load()), ast.Load):
@@ -207,6 +210,30 @@ class _Rewriter:
             return
         for child in ast.iter_child_nodes(node):
             self.visit(child)
+
+    def _dynamic_item(self, node):
+        """Replaces ``t[i]``, ``i`` not a constant, on a tuple of numbers by
+        a choice among its items (the kernel language indexes tuples with
+        constants only), as Numba indexes a UniTuple; negative ``i`` count
+        from the end. Only an index without calls and tuple parameters,
+        which may be evaluated more than once. Whether it did."""
+        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
+            return False
+        base = self._resolve(node.value)
+        if base is None or not isinstance(base[2], _Tuple) or self._resolve(node) is not None:
+            return False
+        param, path, struct = base
+        index = node.slice
+        if (not struct.items or any(i != _NUMBER for i in struct.items) or isinstance(index, ast.Slice)
+                or any(isinstance(n, ast.Call) or (isinstance(n, ast.Name) and n.id in self.tuples)
+                       for n in ast.walk(index))):
+            return False
+        i = f"({ast.unparse(index)})"
+        n = len(struct.items)
+        names = [self.leaf_names[(param, path + (k,))] for k in range(n)]
+        arms = [f"{name} if {i} == {k} or {i} == {k - n} else " for k, name in enumerate(names[:-1])]
+        self._replace(node, "(" + "".join(arms) + names[-1] + ")")
+        return True
 
     def _replace(self, node, text):
         if node.end_lineno != node.lineno:  # keep the line count: the newlines go inside brackets

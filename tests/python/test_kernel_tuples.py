@@ -125,6 +125,17 @@ def test_a_tuple_of_numbers_is_iterated_and_passed_to_device_functions():
     np.testing.assert_array_equal(r, [7.0, 7.0, 10.0])
 
 
+def test_a_tuple_of_numbers_is_indexed_at_run_time():
+    @cuda.jit
+    def gather(r, x):
+        for i in range(len(x[1])):
+            r[i] = x[1][i] + x[0][-1 - i]
+
+    r = np.zeros(3)
+    gather[1, 1](r, ((10, 20, 30), (1, 2.5, 4)))
+    np.testing.assert_array_equal(r, [31.0, 22.5, 14.0])
+
+
 def test_each_tuple_structure_compiles_its_own_variant():
     r = np.zeros(3)
     copy_three[1, 1](r, (1.0, 2.0, 3.0))
