@@ -262,11 +262,14 @@ class KernelDispatcher:
             raise TypeError(f"kernel '{self.__name__}' was given signatures, which name no tuple types in ufjit: "
                             "leave the signature out to pass tuples (the kernel is then typed at the launch)")
         params = kernel.parameters
+        if len(args) != len(params):  # as the C++ launch words it, which would first refuse the tuple
+            raise _ufjit.InputError(f"launch of kernel '{kernel.name}': the kernel takes {len(params)} arguments, "
+                                    f"{len(args)} were given")
         structures = _tuple_args.tuple_structures(args, params, self.__name__)
         key = _tuple_args.structure_key(structures)
         with self._lock:
             if key not in self._variants:
-                named = {params[k]: s for k, s in structures.items() if k < len(params)}
+                named = {params[k]: s for k, s in structures.items()}
                 self._variants[key] = self._compile(named)[:2]
         variant, where = self._variants[key]
         return variant, where, _tuple_args.flattened(args, structures)

@@ -77,7 +77,7 @@ def tuple_structures(args, params, kernel_name):
     found = {}
     for k, arg in enumerate(args):
         if isinstance(arg, tuple):
-            name = params[k] if k < len(params) else f"argument {k + 1}"
+            name = params[k]
             try:
                 found[k] = _structure(arg, name)
             except TypeError as e:

@@ -155,6 +155,11 @@ def test_an_element_that_is_no_array_number_or_tuple_is_named():
         copy_three[1, 1](r, (1, [2.0], 3))
 
 
+def test_a_launch_with_tuples_and_the_wrong_argument_count_says_so():
+    with pytest.raises(ufjit.InputError, match="takes 2 arguments, 1 were given"):
+        copy_three[1, 1]((1.0, 2.0, 3.0))
+
+
 def test_a_tuple_of_arrays_used_whole_is_refused_at_its_line():
     @cuda.jit
     def whole(x):
