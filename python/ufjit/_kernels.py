@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from . import _ufjit
+from . import _tuple_args, _ufjit
 from ._host_device import HostStream
 from ._source import kernel_source, scope_of
 from ._streams import as_stream
@@ -115,8 +115,10 @@ class _Where:
     or a ``raise`` on a line that reads as the file's same line is told
     there. A typing error at a launch lists its diagnostics in its message."""
 
-    def __init__(self, source, file):
-        self.lines = source.splitlines()
+    def __init__(self, source, file, unrewritten=None):
+        # A variant for tuple arguments (_tuple_args) edits some lines but
+        # keeps them in place: its lines are checked as the source's before.
+        self.lines = (unrewritten or source).splitlines()
         self.file = file
 
     def _file_of(self, line):
@@ -221,6 +223,7 @@ class KernelDispatcher:
         self.specializations = {}  # specialize's kernels, by argument types and layouts
         self._kernel = None  # the C++ Kernel, made at the first launch
         self._where = None  # _Where, for its errors
+        self._variants = {}  # (Kernel, _Where) taking tuple arguments as leaves, by tuple structures
         self._lock = threading.Lock()
         self.source = None  # the text given to the C++ compiler, once compiled
         # Numba's launch extensions: objects whose prepare_args(ty, val, stream=, retr=)
@@ -231,30 +234,63 @@ class KernelDispatcher:
         """The C++ Kernel, compiled from the function's source at first use."""
         with self._lock:
             if self._kernel is None:
-                source, file, _, name = kernel_source(self.py_func, self._line)
-                self._where = _Where(source, file)
-                try:
-                    self._kernel = _ufjit.kernel(source, name)
-                except _ufjit.CompileError as e:
-                    self._where.locate(e)
-                    raise
-                self.source = source
+                self._kernel, self._where, self.source = self._compile()
             return self._kernel
+
+    def _compile(self, tuples=None):
+        """(Kernel, _Where, source) of the function's source; with
+        ``tuples`` ({parameter: structure}), of its variant that takes
+        those tuple parameters as their leaves (_tuple_args)."""
+        source, file, _, name = kernel_source(self.py_func, self._line)
+        compiled = source
+        if tuples:
+            def rewrite(text, file, line):
+                return _tuple_args.rewritten(text, tuples, file, line)
+
+            compiled = kernel_source(self.py_func, self._line, rewrite)[0]
+        where = _Where(compiled, file, source)
+        try:
+            return _ufjit.kernel(compiled, name), where, compiled
+        except _ufjit.CompileError as e:
+            where.locate(e)
+            raise
+
+    def _with_tuples(self, kernel, args):
+        """(Kernel, _Where, arguments) of a launch whose tuple arguments are
+        passed as their leaves, to the variant compiled for their structure."""
+        if self._given:
+            raise TypeError(f"kernel '{self.__name__}' was given signatures, which name no tuple types in ufjit: "
+                            "leave the signature out to pass tuples (the kernel is then typed at the launch)")
+        params = kernel.parameters
+        if len(args) != len(params):  # as the C++ launch words it, which would first refuse the tuple
+            raise _ufjit.InputError(f"launch of kernel '{kernel.name}': the kernel takes {len(params)} arguments, "
+                                    f"{len(args)} were given")
+        structures = _tuple_args.tuple_structures(args, params, self.__name__)
+        key = _tuple_args.structure_key(structures)
+        with self._lock:
+            if key not in self._variants:
+                named = {params[k]: s for k, s in structures.items()}
+                self._variants[key] = self._compile(named)[:2]
+        variant, where = self._variants[key]
+        return variant, where, _tuple_args.flattened(args, structures)
 
     def _launch(self, griddim, blockdim, stream, sharedmem, args):
         kernel = self._kernel or self._compiled()
+        where = self._where
         written_back = []
         if self.extensions:
             args = tuple(self._prepared(a, stream, written_back) for a in args)
+        if any(isinstance(a, tuple) for a in args):
+            kernel, where, args = self._with_tuples(kernel, args)
         if any(isinstance(a, ArgHint) for a in args):
             args = tuple(a.launch_value() if isinstance(a, ArgHint) else a for a in args)
         try:
             kernel.launch(griddim, blockdim, sharedmem, stream, *args)
         except _ufjit.CompileError as e:
-            self._where.locate(e)
+            where.locate(e)
             raise
         except _ufjit.KernelError as e:
-            self._where.locate(e)
+            where.locate(e)
             raised = _as_user_class(e, self.py_func)
             if raised is e:
                 raise
@@ -308,6 +344,9 @@ class KernelDispatcher:
         for the same types and layouts, kept in ``specializations``)."""
         if self._given:
             raise RuntimeError("Dispatcher already specialized")
+        if any(isinstance(a, tuple) for a in args):
+            raise TypeError("specialize() takes no tuples in ufjit (its signatures have no tuple types); "
+                            "launch the kernel itself, which compiles a variant per tuple structure")
         key = tuple(_argument_type(a) for a in args)
         if key not in self.specializations:
             sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"

@@ -496,8 +496,10 @@ class _Collector:
                 self.helpers.append(helper_piece)
 
 
-def kernel_source(fn, decorator):
+def kernel_source(fn, decorator, rewrite=None):
     """The whole source for ``fn``: preamble, helpers, ``decorator`` line, the def.
+    ``rewrite(text, file, def_line)``, when given, edits the kernel's own
+    text (from its ``def`` line on) and keeps its number of lines.
 
     Returns (source, source_name, links, name): ``links`` are the files named
     by the ``declare_device`` calls it reads, ``name`` the kernel's name in
@@ -505,6 +507,8 @@ def kernel_source(fn, decorator):
     on their own line numbers when the text before them leaves room.
     """
     kernel = Piece(fn)
+    if rewrite is not None:
+        kernel.text = rewrite(kernel.text, kernel.file, kernel.def_line)
     collector = _Collector()
     collector._visited.add((id(fn), kernel.name))
     collector.visit(kernel, fn)
