@@ -69,9 +69,9 @@ def _dims(dims, name):
         return (dims,)
     items = list(dims) if isinstance(dims, (tuple, list)) else [dims]
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {dims!r}")
+        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {items!r}")
     if not all(isinstance(v, numbers.Integral) for v in items):
-        raise TypeError(f"{name} must be a sequence of integers, got {dims!r}")
+        raise TypeError(f"{name} must be a sequence of integers, got {items!r}")
     return tuple(int(v) for v in items)
 
 

@@ -25,7 +25,8 @@ from ._host_device import HostDeviceArray, HostStream, check_copy, host_array, h
 from ._streams import as_stream
 
 __all__ = ["jit", "DeviceFunction", "KernelDispatcher", "HostDeviceArray", "HostStream", "Reduce", "reduce", "declare_device", "DeclaredDevice", "to_device",
-           "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned", "is_cuda_array", "stream",
+           "device_array", "device_array_like", "pinned_array", "mapped_array", "pinned_array_like",
+           "mapped_array_like", "pinned", "is_cuda_array", "stream",
            "external_stream", "synchronize", "is_available", "In", "Out", "InOut"]
 
 
@@ -208,6 +209,16 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
     """Numba's host array mapped into the device, here a plain NumPy array: a
     launch copies it to the device and back, so kernels see it as Numba's."""
     return np.empty(shape, dtype, order=order)
+
+
+def pinned_array_like(ary):
+    """Numba's: a pinned_array of ``ary``'s shape and dtype."""
+    return np.empty_like(ary)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """Numba's: a mapped_array of ``ary``'s shape and dtype."""
+    return np.empty_like(ary)
 
 
 @contextlib.contextmanager

@@ -401,9 +401,9 @@ def test_launch_syntax_variants():
 def test_bad_launch_configurations():
     with pytest.raises(ValueError, match="griddim and blockdim"):
         add_kernel[4]
-    with pytest.raises(ValueError, match="1, 2 or 3 integers"):
+    with pytest.raises(ValueError, match=r"1, 2 or 3 integers, got \[1, 1, 1, 1\]"):
         add_kernel[(1, 1, 1, 1), 32]
-    with pytest.raises(TypeError, match="sequence of integers"):
+    with pytest.raises(TypeError, match=r"sequence of integers, got \[1.5\]"):
         add_kernel[1.5, 32]
     with pytest.raises(ValueError, match="launch configuration was not specified"):
         add_kernel(np.zeros(1), np.zeros(1), np.zeros(1))
@@ -517,6 +517,8 @@ def test_numba_host_array_helpers_are_host_arrays():
         add_kernel.forall(100)(pinned, mapped, pinned)
     np.testing.assert_array_equal(pinned, np.full(100, 3.0))
     assert not cuda.is_cuda_array(pinned)
+    for like in (cuda.pinned_array_like(pinned), cuda.mapped_array_like(mapped)):
+        assert like.shape == (100,) and like.dtype == np.float64
 
 
 def test_specialize_and_overloads_as_numba():
