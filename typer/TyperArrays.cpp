@@ -317,6 +317,96 @@ bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
   return true;
 }
 
+bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> &held) {
+  const ast::Call *call = e.as<ast::Call>();
+  const ast::Name *fn = call != nullptr ? call->func->as<ast::Name>() : nullptr;
+  const bool builtin = fn != nullptr && !is_variable(fn->id) && scope_.constants.count(fn->id) == 0 &&
+                       scope_.functions.count(fn->id) == 0 && binding_of(fn->id) == nullptr;
+  if (builtin && (fn->id == "enumerate" || fn->id == "zip")) {
+    const bool enumerate = fn->id == "enumerate";
+    if (!call->keywords.empty() || call->args.empty() || (enumerate && call->args.size() > 2)) {
+      error(fn->loc, enumerate ? "enumerate() takes an array and an optional start" : "zip() takes arrays");
+      return false;
+    }
+    it.kind = enumerate ? Iterable::Kind::Enumerate : Iterable::Kind::Zip;
+    const std::size_t sequences = enumerate ? 1 : call->args.size();
+    for (std::size_t k = 0; k < sequences; ++k) {
+      it.parts.emplace_back();
+      if (!iterable_of(*call->args[k], it.parts.back(), held)) return false;
+    }
+    it.start = i64(0);
+    if (enumerate && call->args.size() == 2) {
+      Value start = expr(*call->args[1]);
+      if (!start.ok) return false;
+      if (!start.is_weak() && !start.type.is_int()) {
+        error(call->args[1]->loc, "enumerate()'s start must be an integer");
+        return false;
+      }
+      it.start = convert(start, DType::Int64).expr;
+    }
+    return true;
+  }
+  Value array = expr(e);
+  if (!array.ok) return false;
+  if (!array.type.is_array()) {
+    error(e.loc, std::string("enumerate() and zip() iterate over arrays, not '") + array.type.str() + "'");
+    return false;
+  }
+  // Held in a temp before the loop: evaluated once, as Python's iterator.
+  std::string name = new_temp(array.type);
+  flush_pre(held);
+  held.push_back(Assign::make(name, array.expr));
+  note_array_local(name, array.expr);
+  it.array = Var::make(array.type, name);
+  return true;
+}
+
+Expr BodyTyper::iterable_length(const Iterable &it) {
+  if (it.kind == Iterable::Kind::Array) return ArrayDim::make(it.array, 0);
+  Expr n = iterable_length(it.parts.front());
+  for (std::size_t k = 1; k < it.parts.size(); ++k) {  // zip stops at the shortest
+    Expr m = iterable_length(it.parts[k]);
+    n = Select::make(less(m, n), m, n);
+  }
+  return n;
+}
+
+Value BodyTyper::iterable_element(const Iterable &it, const Expr &i) {
+  if (it.kind == Iterable::Kind::Array) {
+    const int ndim = it.array.type().ndim();
+    if (ndim == 1) return Value::strong(ArrayLoad::make(it.array, {i}));
+    std::vector<ArraySlice::Dim> dims = {ArraySlice::Dim{i, Expr(), 1}};
+    for (int d = 1; d < ndim; ++d) dims.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(it.array, d), 1});
+    return Value::strong(ArraySlice::make(it.array, std::move(dims)));
+  }
+  std::vector<Value> elements;
+  if (it.kind == Iterable::Kind::Enumerate) elements.push_back(Value::strong(add(i, it.start)));
+  for (const Iterable &part : it.parts) elements.push_back(iterable_element(part, i));
+  return Value::tuple_literal(std::move(elements));
+}
+
+void BodyTyper::for_iterable(const ast::For &s, std::vector<Stmt> &out) {
+  // for i, (a, b) in enumerate(zip(x, y)):  ->  $x = x; $y = y;
+  // for $i in range(min(len($x), len($y))): i, (a, b) = $i, ($x[$i], $y[$i])
+  Iterable it;
+  std::vector<Stmt> held;
+  const bool ok = iterable_of(*s.iter, it, held);
+  std::string counter = new_temp(Type::scalar(DType::Int64));
+  Expr i = Var::make(Type::scalar(DType::Int64), counter);
+  std::vector<Stmt> body_stmts;
+  Flow entry = enter_for_loop();
+  std::vector<Stmt> assigns;
+  assign_to(*s.target, ok ? iterable_element(it, i) : Value::error(), s.target->loc, assigns);
+  flush_pre(body_stmts);  // the elements, held before any target is assigned
+  for (Stmt &st : assigns) body_stmts.push_back(std::move(st));
+  Stmt inner = block(s.body);
+  leave_for_loop(entry);
+  if (!ok) return;
+  body_stmts.push_back(inner);
+  for (Stmt &st : held) out.push_back(std::move(st));
+  out.push_back(ForRange::make(counter, i64(0), iterable_length(it), i64(1), Block::make(std::move(body_stmts))));
+}
+
 bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out) {
   // for x in (a, b, c): the elements, brought to one type and held in temps,
   // then `for $i in range(3): x = a if $i == 0 else (b if $i == 1 else c)`.

@@ -329,6 +329,23 @@ class BodyTyper {
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
   /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
   bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
+  /// What `for` iterates over with enumerate() and zip(): an array (held in a
+  /// temp), or enumerate/zip of such iterables.
+  struct Iterable {
+    enum class Kind { Array, Enumerate, Zip };
+    Kind kind = Kind::Array;
+    Expr array;                   // Array: the held array
+    Expr start;                   // Enumerate: the first count (int64)
+    std::vector<Iterable> parts;  // Enumerate: one; Zip: each sequence
+  };
+  /// `for target in enumerate(...)` / `zip(...)`, nested, over arrays.
+  void for_iterable(const ast::For &s, std::vector<Stmt> &out);
+  /// Types `e` as an Iterable; the arrays' temps go to `held`. False after an error.
+  bool iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> &held);
+  /// The number of iterations: the array's first extent, zip's shortest.
+  Expr iterable_length(const Iterable &it);
+  /// The value iteration `i` gives: an element or view, or a tuple of them.
+  Value iterable_element(const Iterable &it, const Expr &i);
   Value call_expr(const ast::Call &e);
   /// A call of a name: a helper, an import, a builtin, a declare_device, a dtype.
   Value name_call(const ast::Name &n, const ast::Call &e);

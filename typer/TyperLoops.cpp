@@ -131,6 +131,13 @@ void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   const ast::Name *fn = call != nullptr ? call->func->as<ast::Name>() : nullptr;
   bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") &&
                   scope_.constants.count("range") == 0 && scope_.functions.count("range") == 0;
+  const bool iterator = fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && !is_variable(fn->id) &&
+                        scope_.constants.count(fn->id) == 0 && scope_.functions.count(fn->id) == 0 &&
+                        binding_of(fn->id) == nullptr;
+  if (iterator) {
+    for_iterable(s, out);
+    return;
+  }
   if (!is_range) {
     if (!for_array(s, out))
       error(s.iter->loc, "a 'for' loop can only iterate over range(...), an array or a tuple");

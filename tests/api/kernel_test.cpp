@@ -441,6 +441,32 @@ TEST_F(Kernels, ModuleNumpyArraysAreConstantArraysThatKernelsRead) {
   EXPECT_THROW(rt().vectorize(ragged), ufjit::CompileError);
 }
 
+constexpr const char *kIterators = R"src(
+from numba import cuda
+
+@cuda.jit("void(float64[:], float64[:], float64[:, :], float64[:])")
+def iterate(x, y, rows, out):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += i * v
+    for a, b in zip(x, y):  # stops at the shorter
+        total += a * b
+    for k, (a, row) in enumerate(zip(y, rows), 10):
+        total += k * a + row[1]
+    out[0] = total
+)src";
+
+TEST_F(Kernels, ForLoopsOverEnumerateAndZipOfArrays) {
+  ufjit::Kernel iterate = rt().kernel(kIterators);
+  std::vector<double> x = {1, 2, 3, 4}, y = {5, 6, 7}, rows = {1, 2, 3, 4, 5, 6}, out = {0};
+  iterate({.grid = 1, .block = 1}, view(x), view(y), ufjit::view(rows.data(), {3, 2}), view(out));
+  double want = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) want += static_cast<double>(i) * x[i];
+  for (std::size_t i = 0; i < y.size(); ++i) want += x[i] * y[i];
+  for (std::size_t i = 0; i < 3; ++i) want += static_cast<double>(10 + i) * y[i] + rows[2 * i + 1];
+  EXPECT_EQ(out[0], want);
+}
+
 TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
   ufjit::Kernel add = rt().kernel(kAdd);
   std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
