@@ -151,7 +151,8 @@ std::size_t resolve_signature(const std::string &ufunc_name, const std::vector<C
     for (std::size_t s = 0; s < signatures.size(); ++s) {
       tried += (s ? ", " : "") + signatures[s].signature;
     }
-    throw DispatchError("no signature of '" + ufunc_name + "' matches inputs (" + input_list() + "); tried: " + tried);
+    throw DispatchError("no signature of '" + ufunc_name + "' matches inputs (" + input_list() + "); tried: " + tried +
+                        ". Add a signature for these types, or convert the inputs (e.g. with astype)");
   }
   // NumPy 2: a Python int that does not fit the chosen integer type is an error.
   const CompiledSignature &sig = signatures[chosen];

@@ -20,6 +20,8 @@ from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, double, 
                     float64, float_, i1, i2, i4, i8, int8, int16, int32, int64, int_, intp, none, u1, u2, u4, u8,
                     uint8, uint16, uint32, uint64, uintp, void)
 
+__version__ = version().split()[0]  # "0.2.0": the package's version, as every package has
+
 # The optimised GPU kernels still compiling in the background finish before
 # the interpreter tears the process down (module.cpp says why).
 atexit.register(_finish_background_work)

@@ -178,7 +178,8 @@ TEST_F(CallTest, DispatchFailureListsDtypesAndSignatures) {
   } catch (const ufjit::DispatchError &e) {
     EXPECT_STREQ(e.what(),
                  "no signature of 'combine' matches inputs (complex64, float32); tried: float32(float32, float32), "
-                 "float64(float64, float64)");
+                 "float64(float64, float64). Add a signature for these types, or convert the inputs (e.g. with "
+                 "astype)");
   }
 }
 

@@ -165,3 +165,10 @@ class _no_warning_check:
 
     def __exit__(self, *exc):
         return self._catch.__exit__(*exc)
+
+
+def test_the_package_has_a_version_string_as_every_package():
+    import ufjit
+
+    assert ufjit.__version__ == ufjit.version().split()[0]
+    assert all(part.isdigit() for part in ufjit.__version__.split("."))

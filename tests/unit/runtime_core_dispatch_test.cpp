@@ -99,7 +99,8 @@ TEST(Dispatch, FailureListsInputsAndEverySignatureTried) {
     resolve_signature("f", sigs, {arr(DType::Int32), arr(DType::Float32)});
     FAIL() << "expected DispatchError";
   } catch (const DispatchError &e) {
-    EXPECT_STREQ(e.what(), "no signature of 'f' matches inputs (int32, float32); tried: float32(float32, float32)");
+    EXPECT_STREQ(e.what(), "no signature of 'f' matches inputs (int32, float32); tried: float32(float32, float32). "
+                           "Add a signature for these types, or convert the inputs (e.g. with astype)");
   }
   try {
     resolve_signature("f", kF32F64, {arr(DType::Complex64), weak(1)});
@@ -107,7 +108,8 @@ TEST(Dispatch, FailureListsInputsAndEverySignatureTried) {
   } catch (const DispatchError &e) {
     EXPECT_STREQ(e.what(),
                  "no signature of 'f' matches inputs (complex64, int); tried: float32(float32, float32), "
-                 "float64(float64, float64)");
+                 "float64(float64, float64). Add a signature for these types, or convert the inputs (e.g. with "
+                 "astype)");
   }
 }
 
