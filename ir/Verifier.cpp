@@ -290,6 +290,12 @@ class FunctionVerifier : public IRVisitor {
   }
   std::set<std::string> params_;
 
+  /// An explicit kernel's coordinates (threadIdx.x, laneid, ...): int32, in kernel modules only.
+  void check_coordinate(const Intrinsic *op, const std::string &name) {
+    VERIFY_CHECK(module_.explicit_kernel, name + " outside an explicit kernel's module");
+    VERIFY_CHECK(op->type == Type::scalar(DType::Int32), name + " types");
+  }
+
   void check_intrinsic(const Intrinsic *op) {
     std::string name = intrinsic_name(op->op);
     auto arg = [&](std::size_t i) -> const Type & { return op->args[i].type(); };
@@ -299,11 +305,7 @@ class FunctionVerifier : public IRVisitor {
       }
       return true;
     };
-    if (intrinsic_arity(op->op) == 0) {  // an explicit kernel's coordinates
-      VERIFY_CHECK(module_.explicit_kernel, name + " outside an explicit kernel's module");
-      VERIFY_CHECK(op->type == Type::scalar(DType::Int32), name + " types");
-      return;
-    }
+    if (intrinsic_arity(op->op) == 0) return check_coordinate(op, name);
     switch (op->op) {
       case IntrinsicOp::Ldexp:
         VERIFY_CHECK(is_float_type(op->type) && arg(0) == op->type && arg(1) == Type::scalar(DType::Int32),

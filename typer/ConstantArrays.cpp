@@ -141,8 +141,7 @@ Value BodyTyper::constant_array(const ast::Call &call) {
 }
 
 bool BodyTyper::holds_constant_array(const Expr &array) const {
-  Expr root = array;
-  while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
+  const Expr root = array_root(array);
   if (const ArrayAlloc *a = root.as<ArrayAlloc>()) return a->space == MemorySpace::Constant;
   const Var *var = root.as<Var>();
   return var != nullptr && constant_locals_.count(var->name) != 0;

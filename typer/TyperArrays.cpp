@@ -175,9 +175,14 @@ Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, boo
   return Value::strong(ArraySlice::make(array.expr, std::move(dims)));
 }
 
-bool BodyTyper::array_writable(const Expr &array) const {
+Expr array_root(const Expr &array) {
   Expr root = array;
   while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
+  return root;
+}
+
+bool BodyTyper::array_writable(const Expr &array) const {
+  const Expr root = array_root(array);
   if (const ArrayAlloc *a = root.as<ArrayAlloc>()) return a->space != MemorySpace::Constant;
   const Var *var = root.as<Var>();
   if (in_kernel()) {
@@ -320,9 +325,7 @@ bool BodyTyper::for_array(const ast::For &s, std::vector<Stmt> &out) {
 bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> &held) {
   const ast::Call *call = e.as<ast::Call>();
   const ast::Name *fn = call != nullptr ? call->func->as<ast::Name>() : nullptr;
-  const bool builtin = fn != nullptr && !is_variable(fn->id) && scope_.constants.count(fn->id) == 0 &&
-                       scope_.functions.count(fn->id) == 0 && binding_of(fn->id) == nullptr;
-  if (builtin && (fn->id == "enumerate" || fn->id == "zip")) {
+  if (fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && names_builtin(fn->id)) {
     const bool enumerate = fn->id == "enumerate";
     if (!call->keywords.empty() || call->args.empty() || (enumerate && call->args.size() > 2)) {
       error(fn->loc, enumerate ? "enumerate() takes an array and an optional start" : "zip() takes arrays");

@@ -138,6 +138,9 @@ using Bindings = std::map<std::string, Binding>;
 /// A constant value's exact text (a binding's part of a specialisation's name).
 std::string constant_text(const Value &v);
 
+/// The array a view (ArraySlice, nested) is taken of: a variable, a parameter or an ArrayAlloc.
+Expr array_root(const Expr &array);
+
 /// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.
 SourceLocation callee_loc(const ast::Call &call);
 
@@ -338,6 +341,9 @@ class BodyTyper {
     Expr start;                   // Enumerate: the first count (int64)
     std::vector<Iterable> parts;  // Enumerate: one; Zip: each sequence
   };
+  /// Whether `id` in a body names the builtin of that name (no local, constant,
+  /// function or bound parameter hides it): range, enumerate, zip.
+  bool names_builtin(const std::string &id) const;
   /// `for target in enumerate(...)` / `zip(...)`, nested, over arrays.
   void for_iterable(const ast::For &s, std::vector<Stmt> &out);
   /// Types `e` as an Iterable; the arrays' temps go to `held`. False after an error.

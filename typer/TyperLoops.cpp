@@ -125,15 +125,17 @@ std::optional<Type> BodyTyper::range_type(const ast::Call &call, const ast::Name
   return loop_type;
 }
 
+bool BodyTyper::names_builtin(const std::string &id) const {
+  return !is_variable(id) && scope_.constants.count(id) == 0 && scope_.functions.count(id) == 0 &&
+         binding_of(id) == nullptr;
+}
+
 void BodyTyper::for_stmt(const ast::For &s, std::vector<Stmt> &out) {
   const ast::Name *target = s.target->as<ast::Name>();
   const ast::Call *call = s.iter->as<ast::Call>();
   const ast::Name *fn = call != nullptr ? call->func->as<ast::Name>() : nullptr;
-  bool is_range = fn != nullptr && fn->id == "range" && !is_variable("range") &&
-                  scope_.constants.count("range") == 0 && scope_.functions.count("range") == 0;
-  const bool iterator = fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && !is_variable(fn->id) &&
-                        scope_.constants.count(fn->id) == 0 && scope_.functions.count(fn->id) == 0 &&
-                        binding_of(fn->id) == nullptr;
+  bool is_range = fn != nullptr && fn->id == "range" && names_builtin("range");
+  const bool iterator = fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && names_builtin(fn->id);
   if (iterator) {
     for_iterable(s, out);
     return;
