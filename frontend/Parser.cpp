@@ -426,6 +426,7 @@ bool Parser::check_target(const Expr &target, bool augmented) {
   switch (target.kind) {
     case ExprKind::Name:
     case ExprKind::Subscript:
+    case ExprKind::Attribute:  // a record's field; the typer refuses any other
       return true;
     case ExprKind::Tuple:
       if (augmented) {
@@ -438,9 +439,6 @@ bool Parser::check_target(const Expr &target, bool augmented) {
       }
     case ExprKind::List:
       unsupported(target.loc, "list targets ('[a, b] = ...')", true, "use a tuple: 'a, b = ...'");
-      return false;
-    case ExprKind::Attribute:
-      unsupported(target.loc, "assignments to attributes", true);
       return false;
     case ExprKind::Call:
       error(target.loc, "cannot assign to function call");

@@ -8,16 +8,18 @@
 #include <memory>
 
 #include "frontend/DTypeAliases.h"
+#include "frontend/SignatureText.h"
 #include "support/AsciiIdentifier.h"
 
 namespace ufjit::frontend {
 
 std::string SigType::str() const {
   if (is_void) return "void";
-  std::string out(dtype_name(dtype));
-  if (ndim > 0) {
+  std::string out = record ? record->str() : std::string(dtype_name(dtype));
+  const int dims = record ? ndim - 1 : ndim;  // a record's bytes are not a dimension of its type
+  if (dims > 0) {
     out += "[";
-    for (int i = 0; i < ndim; ++i) out += i == 0 ? ":" : ", :";
+    for (int i = 0; i < dims; ++i) out += i == 0 ? ":" : ", :";
     out += "]";
   }
   return out;
@@ -48,14 +50,9 @@ class SignatureParser {
 
  private:
   SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
-    SourceLocation loc = start_;
-    loc.col = start_.col + static_cast<int>(offset);
-    loc.length = static_cast<int>(std::max<std::size_t>(length, 1));
-    return loc;
+    return location_in(start_, offset, length);
   }
-  void skip_spaces() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
-  }
+  void skip_spaces() { skip_blanks(text_, pos_); }
   bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
   std::string found() const {
     if (pos_ >= text_.size()) return "end of signature";
@@ -69,6 +66,8 @@ class SignatureParser {
     diags_.error(loc_at(pos_), std::move(message));
   }
   std::optional<SigType> parse_type();
+  /// `record(...)` and its array dimensions, from `begin`.
+  std::optional<SigType> parse_record(std::size_t begin);
   bool parse_array_dims(SigType &type);
   /// Argument types up to ')' (`closed`) or to the end of the text.
   bool parse_args(Signature &sig, bool closed);
@@ -82,6 +81,7 @@ class SignatureParser {
 std::optional<SigType> SignatureParser::parse_type() {
   skip_spaces();
   std::size_t begin = pos_;
+  if (text_.substr(pos_, 7) == "record(") return parse_record(begin);
   while (pos_ < text_.size() && (support::is_c_identifier_char(text_[pos_], false) || text_[pos_] == '.'))
     ++pos_;
   std::string_view spelled = text_.substr(begin, pos_ - begin);
@@ -122,6 +122,23 @@ std::optional<SigType> SignatureParser::parse_type() {
     if (!parse_array_dims(type)) return std::nullopt;
     type.loc = loc_at(begin, pos_ - begin);
   }
+  return type;
+}
+
+std::optional<SigType> SignatureParser::parse_record(std::size_t begin) {
+  SigType type;
+  std::optional<RecordRef> record = parse_record_type(text_, pos_, start_, diags_);
+  if (!record) return std::nullopt;
+  type.record = std::move(*record);
+  type.dtype = DType::UInt8;
+  skip_spaces();
+  if (at('[') && !parse_array_dims(type)) return std::nullopt;
+  if (++type.ndim > kMaxArrayDims) {  // the record's bytes
+    diags_.error(loc_at(begin, pos_ - begin), "an array of records has at most " + std::to_string(kMaxArrayDims - 1) +
+                                                  " dimensions, in signature '" + std::string(text_) + "'");
+    return std::nullopt;
+  }
+  type.loc = loc_at(begin, pos_ - begin);
   return type;
 }
 

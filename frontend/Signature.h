@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/Record.h"
 #include "support/Diagnostics.h"
 #include "ufjit/dtype.h"
 
@@ -20,15 +21,18 @@ inline constexpr std::size_t kMaxUfuncArgs = 64;
 inline constexpr int kMaxArrayDims = 8;
 
 /// One type in a signature: void, a scalar dtype, or an array of `ndim` dims.
+/// A record (frontend/Record.h) or an array of records is passed as its
+/// bytes: `dtype` uint8 and `ndim` one more than the record array's.
 struct SigType {
   bool is_void = false;
   DType dtype = DType::Float64;
   int ndim = 0;  // 0 for a scalar
+  RecordRef record;  // the record type, or null
   SourceLocation loc;
-  /// Canonical spelling: "void", "float32", "float64[:, :]".
+  /// Canonical spelling: "void", "float32", "float64[:, :]", "record(...)[:]".
   std::string str() const;
   bool operator==(const SigType &o) const {
-    return is_void == o.is_void && (is_void || (dtype == o.dtype && ndim == o.ndim));
+    return is_void == o.is_void && (is_void || (dtype == o.dtype && ndim == o.ndim && same_record(record, o.record)));
   }
 };
 

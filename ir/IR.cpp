@@ -442,9 +442,22 @@ Expr ArraySlice::make(Expr array, std::vector<Dim> dims) {
     }
   }
   internal_assert(kept > 0) << "ArraySlice that keeps no dimension (an ArrayLoad)";
-  auto n = new_expr<ArraySlice>(Type::array(array.type().dtype(), kept));
+  auto n = new_expr<ArraySlice>(array.type().with_ndim(kept));
   n->array = std::move(array);
   n->dims = std::move(dims);
+  return Expr(std::move(n));
+}
+
+Expr ArrayField::make(Expr array, DType dtype, int64_t offset, std::vector<int64_t> shape) {
+  check_expr(array, "ArrayField");
+  internal_assert(array.type().is_record()) << "ArrayField of " << array.type().str();
+  internal_assert(offset >= 0) << "ArrayField at offset " << offset;
+  const int records = array.type().ndim() - 1;
+  const int kept = records + std::max<int>(1, static_cast<int>(shape.size()));
+  auto n = new_expr<ArrayField>(Type::array(dtype, kept));
+  n->array = std::move(array);
+  n->offset = offset;
+  n->shape = std::move(shape);
   return Expr(std::move(n));
 }
 
@@ -460,13 +473,17 @@ Expr ArrayAlloc::make(MemorySpace space, DType dtype, std::vector<int64_t> shape
   return Expr(std::move(n));
 }
 
-Expr ArrayAlloc::make_constant(DType dtype, std::vector<int64_t> shape, std::string data) {
+Expr ArrayAlloc::make_constant(DType dtype, std::vector<int64_t> shape, std::string data,
+                               frontend::RecordRef record) {
   int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
   for (int64_t d : shape) bytes *= d;
   internal_assert(static_cast<int64_t>(data.size()) == bytes) << "constant array of " << data.size() << " bytes for "
                                                                << bytes;
   internal_assert(!shape.empty()) << "constant array without dimensions";
-  auto n = new_expr<ArrayAlloc>(Type::array(dtype, static_cast<int>(shape.size())));
+  internal_assert(!record || (dtype == DType::UInt8 && shape.back() == record->itemsize))
+      << "constant records of dtype " << dtype_name(dtype);
+  const int ndim = static_cast<int>(shape.size());
+  auto n = new_expr<ArrayAlloc>(record ? Type::record_array(std::move(record), ndim - 1) : Type::array(dtype, ndim));
   n->space = MemorySpace::Constant;
   n->shape = std::move(shape);
   n->data = std::make_shared<const std::string>(std::move(data));

@@ -65,6 +65,7 @@ namespace ufjit::ir {
   X(ArrayLoad)                    \
   X(ArrayDim)                     \
   X(ArraySlice)                   \
+  X(ArrayField)                   \
   X(ArrayAlloc)                   \
   X(ArrayAtomic)                  \
   X(Sync)
@@ -390,6 +391,22 @@ struct ArraySlice : ExprNode {
   ArraySlice(Type t) : ExprNode(kKind, std::move(t)) {}
 };
 
+/// A field of the records of `array` (a record array: a uint8 array whose
+/// last dimension is each record's bytes, a Var, a view or another field's
+/// record array), as a view of the field's dtype, no copy: the data moved by
+/// the field's offset, the record dimensions kept, and the last one replaced
+/// by the field's subarray dimensions (C order), or, for a scalar field, by
+/// one dimension of extent 1 (stride 0) that the typer indexes with 0. A
+/// nested record field stays a record array.
+struct ArrayField : ExprNode {
+  static constexpr NodeKind kKind = NodeKind::ArrayField;
+  static Expr make(Expr array, DType dtype, int64_t offset, std::vector<int64_t> shape);
+  Expr array;
+  int64_t offset = 0;
+  std::vector<int64_t> shape;  // the field's subarray shape; empty: a scalar
+  ArrayField(Type t) : ExprNode(kKind, std::move(t)) {}
+};
+
 /// Where an ArrayAlloc's memory lives (explicit kernels).
 enum class MemorySpace : uint8_t {
   Shared,         // cuda.shared.array(shape, dtype): one per block, static
@@ -411,7 +428,10 @@ const char *memory_space_name(MemorySpace s);
 struct ArrayAlloc : ExprNode {
   static constexpr NodeKind kKind = NodeKind::ArrayAlloc;
   static Expr make(MemorySpace space, DType dtype, std::vector<int64_t> shape, int64_t offset = 0);
-  static Expr make_constant(DType dtype, std::vector<int64_t> shape, std::string data);
+  /// With `record`: an array of records, `dtype` uint8 and the last extent
+  /// the record's item size (ir/Type.h).
+  static Expr make_constant(DType dtype, std::vector<int64_t> shape, std::string data,
+                            frontend::RecordRef record = nullptr);
   MemorySpace space = MemorySpace::Local;
   std::vector<int64_t> shape;  // DynamicShared: {0}
   int64_t offset = 0;          // Shared only

@@ -187,6 +187,19 @@ class Printer {
     out_ += ']';
   }
 
+  // a.field<float32(2) @8>: the field's dtype, subarray shape and offset.
+  void node(const ArrayField *a) {
+    expr(a->array);
+    out_ += ".field<";
+    out_ += dtype_name(a->type.dtype());
+    if (!a->shape.empty()) {
+      out_ += '(';
+      for (std::size_t k = 0; k < a->shape.size(); ++k) out_ += (k > 0 ? ", " : "") + std::to_string(a->shape[k]);
+      out_ += ')';
+    }
+    out_ += " @" + std::to_string(a->offset) + '>';
+  }
+
   // shared_array<float32>(16, 16 @ 0): its space, dtype, shape and offset.
   void node(const ArrayAlloc *a) {
     out_ += memory_space_name(a->space);

@@ -79,6 +79,7 @@ void IRVisitor::visit(const ArraySlice *op) {
     if (d.length) visit_expr(d.length);
   }
 }
+void IRVisitor::visit(const ArrayField *op) { visit_expr(op->array); }
 
 void IRVisitor::visit(const ArrayAlloc *op) { (void)op; }
 void IRVisitor::visit(const ArrayAtomic *op) {
@@ -244,6 +245,10 @@ Expr IRMutator::visit(const ArraySlice *op, const Expr &self) {
   }
   return changed ? ArraySlice::make(a, std::move(dims)) : self;
 }
+Expr IRMutator::visit(const ArrayField *op, const Expr &self) {
+  Expr a = mutate(op->array);
+  return a.same_as(op->array) ? self : ArrayField::make(a, op->type.dtype(), op->offset, op->shape);
+}
 
 Expr IRMutator::visit(const ArrayAlloc *op, const Expr &self) {
   (void)op;
@@ -369,6 +374,7 @@ class ExprWalker : public IRVisitor {
       if (d.length) walk(d.length);
     }
   }
+  void visit(const ArrayField *op) override { walk(op->array); }
   void visit(const ArrayAtomic *op) override {
     walk(op->array);
     for (const Expr &i : op->indices) walk(i);

@@ -28,6 +28,20 @@ Type Type::array(DType element, int ndim) {
   return r;
 }
 
+Type Type::record_array(frontend::RecordRef record, int dims) {
+  internal_assert(record != nullptr) << "record_array without a record type";
+  Type r = array(DType::UInt8, dims + 1);
+  r.record_ = std::move(record);
+  return r;
+}
+
+Type Type::with_ndim(int ndim) const {
+  internal_assert(is_array()) << "with_ndim of non-array type " << str();
+  Type r = array(dtype_, ndim);
+  r.record_ = record_;
+  return r;
+}
+
 DType Type::dtype() const {
   internal_assert(is_scalar() || is_array()) << "dtype() of non-scalar type " << str();
   return dtype_;
@@ -58,8 +72,11 @@ std::string Type::str() const {
       return s;
     }
     case Kind::Array: {
-      std::string s = std::string(dtype_name(dtype_)) + "[";
-      for (int i = 0; i < ndim_; ++i) {
+      const int dims = record_ ? ndim_ - 1 : ndim_;
+      std::string s = record_ ? record_->str() : std::string(dtype_name(dtype_));
+      if (dims == 0) return s;  // one record
+      s += "[";
+      for (int i = 0; i < dims; ++i) {
         if (i > 0) s += ", ";
         s += ":";
       }
@@ -78,7 +95,7 @@ bool Type::operator==(const Type &o) const {
     case Kind::Scalar:
       return dtype_ == o.dtype_;
     case Kind::Array:
-      return dtype_ == o.dtype_ && ndim_ == o.ndim_;
+      return dtype_ == o.dtype_ && ndim_ == o.ndim_ && frontend::same_record(record_, o.record_);
     case Kind::Tuple:
       return *elements_ == *o.elements_;
   }

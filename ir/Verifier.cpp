@@ -175,6 +175,7 @@ class FunctionVerifier : public IRVisitor {
   bool array_operand(const Expr &a) const {
     if (!a.type().is_array()) return false;
     if (const ArraySlice *s = a.as<ArraySlice>()) return array_operand(s->array);
+    if (const ArrayField *f = a.as<ArrayField>()) return array_operand(f->array);
     const ArrayAlloc *constant = a.as<ArrayAlloc>();
     return a.as<Var>() != nullptr || (constant != nullptr && constant->space == MemorySpace::Constant);
   }
@@ -191,6 +192,11 @@ class FunctionVerifier : public IRVisitor {
 
   void visit(const ArraySlice *op) override {
     VERIFY_CHECK(array_operand(op->array), "ArraySlice of a non-array variable");
+    IRVisitor::visit(op);
+  }
+
+  void visit(const ArrayField *op) override {
+    VERIFY_CHECK(op->array.type().is_record() && array_operand(op->array), "ArrayField of a non-record array");
     IRVisitor::visit(op);
   }
 

@@ -3,6 +3,8 @@
 // read-only data, an ir::ArrayAlloc of MemorySpace::Constant: the GPU's
 // constant memory, the CPU's read-only data. `cuda.const.array_like(NAME)`
 // is that array, as Numba's copies a module array into constant memory.
+// With `dtype='record(...)'` the elements are records, one tuple of field
+// values each, stored as their bytes (ir/Type.h).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -80,6 +82,15 @@ bool BodyTyper::array_literal_elements(const ast::Expr &e, std::size_t depth, co
   return true;
 }
 
+bool BodyTyper::append_constant(const Value &v, DType t, std::string &out) {
+  const Value c = convert(v.is_weak() ? materialize(v) : v, t);
+  std::optional<Expr> k = !c.ok ? std::nullopt : c.expr.as<Const>() ? std::optional<Expr>(c.expr)
+                                                                     : fold_strong_constant(c.expr);
+  if (!k || k->as<Const>() == nullptr) return false;
+  append_bytes(*k->as<Const>(), t, out);
+  return true;
+}
+
 Value BodyTyper::constant_array(const ast::Call &call) {
   const ast::Expr *dtype_expr = call.args.size() > 1 ? call.args[1].get() : nullptr;
   for (const ast::Keyword &kw : call.keywords) {
@@ -104,6 +115,10 @@ Value BodyTyper::constant_array(const ast::Call &call) {
     error(call.args[0]->loc, "a constant array needs at least one dimension (a list)");
     return Value::error();
   }
+  if (const ast::StrLit *s = dtype_expr != nullptr ? dtype_expr->as<ast::StrLit>() : nullptr;
+      s != nullptr && s->value.rfind("record(", 0) == 0) {
+    return constant_records(call, *s);
+  }
   std::vector<Value> elements;
   if (!array_literal_elements(*call.args[0], 0, shape, elements)) return Value::error();
   std::optional<DType> dtype = dtype_expr != nullptr ? dtype_of_expression(*dtype_expr) : std::nullopt;
@@ -123,14 +138,10 @@ Value BodyTyper::constant_array(const ast::Call &call) {
   }
   std::string data;
   for (const Value &v : elements) {
-    const Value c = convert(v.is_weak() ? materialize(v) : v, *dtype);
-    std::optional<Expr> k = !c.ok ? std::nullopt : c.expr.as<Const>() ? std::optional<Expr>(c.expr)
-                                                                       : fold_strong_constant(c.expr);
-    if (!k || k->as<Const>() == nullptr) {
+    if (!append_constant(v, *dtype, data)) {
       error(call.args[0]->loc, "np.array(): an element of a constant array must be a constant number");
       return Value::error();
     }
-    append_bytes(*k->as<Const>(), *dtype, data);
   }
   if (data.size() > kMaxConstantArrayBytes) {
     error(call.loc, "a constant array of " + std::to_string(data.size()) + " bytes: at most " +
@@ -138,6 +149,76 @@ Value BodyTyper::constant_array(const ast::Call &call) {
     return Value::error();
   }
   return Value::strong(ArrayAlloc::make_constant(*dtype, std::move(shape), std::move(data)));
+}
+
+Value BodyTyper::constant_records(const ast::Call &call, const ast::StrLit &dtype) {
+  DiagnosticEngine parse_diags;
+  std::size_t pos = 0;
+  std::optional<frontend::RecordRef> record = frontend::parse_record_type(dtype.value, pos, dtype.content_loc,
+                                                                          parse_diags);
+  if (!record || pos != dtype.value.size()) {
+    const bool parsed = parse_diags.diagnostics().empty();
+    error(parsed ? dtype.loc : parse_diags.diagnostics()[0].loc,
+          parsed ? "unexpected text after the record type in dtype=" : parse_diags.diagnostics()[0].message);
+    return Value::error();
+  }
+  // The records' shape along the lists; each record is a tuple.
+  std::vector<int64_t> shape;
+  for (const ast::Expr *e = call.args[0].get(); const ast::List *l = e->as<ast::List>();) {
+    shape.push_back(static_cast<int64_t>(l->elts.size()));
+    if (l->elts.empty()) break;
+    e = l->elts.front().get();
+  }
+  if (shape.empty()) {
+    error(call.args[0]->loc, "a constant array of records is a list of tuples, one tuple of field values per record");
+    return Value::error();
+  }
+  std::string data;
+  if (!constant_record_items(*call.args[0], 0, shape, **record, data)) return Value::error();
+  if (data.size() > kMaxConstantArrayBytes) {
+    error(call.loc, "a constant array of " + std::to_string(data.size()) + " bytes: at most " +
+                        std::to_string(kMaxConstantArrayBytes) + " (the GPU's constant memory is 64 KiB)");
+    return Value::error();
+  }
+  shape.push_back((*record)->itemsize);
+  return Value::strong(ArrayAlloc::make_constant(DType::UInt8, std::move(shape), std::move(data), *record));
+}
+
+bool BodyTyper::constant_record_items(const ast::Expr &e, std::size_t depth, const std::vector<int64_t> &shape,
+                                      const frontend::RecordLayout &record, std::string &data) {
+  if (depth < shape.size()) {
+    const ast::List *list = e.as<ast::List>();
+    if (list == nullptr || static_cast<int64_t>(list->elts.size()) != shape[depth]) {
+      error(e.loc, "np.array(): the nested lists of records are not of one shape");
+      return false;
+    }
+    for (const ast::ExprPtr &item : list->elts) {
+      if (!constant_record_items(*item, depth + 1, shape, record, data)) return false;
+    }
+    return true;
+  }
+  const ast::Tuple *fields = e.as<ast::Tuple>();
+  if (fields == nullptr || fields->elts.size() != record.fields.size()) {
+    error(e.loc, "a record of a constant array is a tuple of its " + std::to_string(record.fields.size()) +
+                     " field values");
+    return false;
+  }
+  std::string bytes(static_cast<std::size_t>(record.itemsize), '\0');
+  for (std::size_t k = 0; k < record.fields.size(); ++k) {
+    const frontend::RecordField &field = record.fields[k];
+    std::vector<Value> values;
+    if (!array_literal_elements(*fields->elts[k], 0, field.shape, values)) return false;
+    std::string field_bytes;
+    for (const Value &v : values) {
+      if (!append_constant(v, field.dtype, field_bytes)) {
+        error(fields->elts[k]->loc, "np.array(): a field of a constant record must be a constant number");
+        return false;
+      }
+    }
+    bytes.replace(static_cast<std::size_t>(field.offset), field_bytes.size(), field_bytes);
+  }
+  data += bytes;
+  return true;
 }
 
 bool BodyTyper::holds_constant_array(const Expr &array) const {

@@ -314,7 +314,11 @@ bool apply_override(frontend::Program &prog, const std::vector<std::string> &ove
 std::vector<Type> param_types_of(const frontend::Signature &sig) {
   std::vector<Type> types;
   for (const frontend::SigType &a : sig.args) {
-    types.push_back(a.ndim > 0 ? Type::array(a.dtype, a.ndim) : Type::scalar(a.dtype));
+    if (a.record) {
+      types.push_back(Type::record_array(a.record, a.ndim - 1));
+    } else {
+      types.push_back(a.ndim > 0 ? Type::array(a.dtype, a.ndim) : Type::scalar(a.dtype));
+    }
   }
   return types;
 }
@@ -658,6 +662,7 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
       frontend::SigType a;
       a.dtype = t.dtype();
       a.ndim = t.is_array() ? t.ndim() : 0;
+      a.record = t.record();
       a.loc = out.signature.loc;
       out.signature.args.push_back(a);
     }

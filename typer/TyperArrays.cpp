@@ -134,6 +134,7 @@ std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d,
 }
 
 Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, bool stable) {
+  if (array.type.is_record()) return record_subscript(array, index, stable);
   std::vector<const ast::Expr *> parts;
   if (const ast::Tuple *t = index.as<ast::Tuple>()) {
     for (const ast::ExprPtr &e : t->elts) parts.push_back(e.get());
@@ -177,8 +178,15 @@ Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, boo
 
 Expr array_root(const Expr &array) {
   Expr root = array;
-  while (const ArraySlice *s = root.as<ArraySlice>()) root = s->array;
-  return root;
+  while (true) {
+    if (const ArraySlice *s = root.as<ArraySlice>()) {
+      root = s->array;
+    } else if (const ArrayField *f = root.as<ArrayField>()) {
+      root = f->array;
+    } else {
+      return root;
+    }
+  }
 }
 
 bool BodyTyper::array_writable(const Expr &array) const {
@@ -228,13 +236,21 @@ void BodyTyper::array_store(const ast::Subscript &target, const Value &v, std::v
   if (!check_writable(target, array)) return;
   Value place = array_subscript(array, *target.index, false);
   if (!place.ok || !v.ok) return;
-  if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
-    error(target.loc, "cannot store a value of type '" + v.type.str() + "' in an array of '" +
-                          std::string(dtype_name(array.type.dtype())) + "'" +
-                          (v.type.is_array() ? " (copying arrays is not supported: write a loop)" : ""));
+  store_into(place, v, target.loc, out);
+}
+
+void BodyTyper::store_into(const Value &place, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out) {
+  if (place.type.is_array() && !v.literal_tuple && !v.is_weak() && v.type.is_array()) {
+    copy_array(place, v, loc, out);
     return;
   }
-  Value converted = convert(v, array.type.dtype());
+  if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar()) || place.type.is_record()) {
+    error(loc, "cannot store a value of type '" + v.type.str() + "' in " +
+                   (place.type.is_record() ? "'" + place.type.str() + "'"
+                                           : "an array of '" + std::string(dtype_name(place.type.dtype())) + "'"));
+    return;
+  }
+  Value converted = convert(v, place.type.dtype());
   if (const ArrayLoad *load = place.expr.as<ArrayLoad>()) {
     out.push_back(ArrayStore::make(load->array, load->indices, converted.expr));
     return;
@@ -462,6 +478,7 @@ bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stm
 }
 
 Value BodyTyper::array_attribute(const Value &array, const std::string &attr, const SourceLocation &loc) {
+  if (array.type.is_record()) return record_attribute(array, attr, loc);
   int ndim = array.type.ndim();
   if (attr == "shape") {
     std::vector<Value> dims;

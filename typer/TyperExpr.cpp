@@ -232,6 +232,7 @@ Value BodyTyper::attribute_expr(const ast::Attribute &e) {
   }
   Value v = expr(*e.value);
   if (!v.ok) return v;
+  if (v.type.is_record()) return record_attribute(v, e.attr, e.attr_loc);  // a field may be named `real`
   if (e.attr == "real" || e.attr == "imag") return real_imag(v, e.attr == "imag", e.attr_loc);
   if (v.type.is_array()) return array_attribute(v, e.attr, e.attr_loc);
   if (e.attr == "conjugate") {
@@ -328,7 +329,8 @@ Value BodyTyper::subscript_expr(const ast::Subscript &e) {
       error(shape->attr_loc, "'.shape' is only supported on arrays, not on '" + array.type.str() + "'");
       return Value::error();
     }
-    std::optional<int> d = constant_index(*e.index, array.type.ndim(), "shape", "dimension", array.type);
+    const int dims = array.type.ndim() - (array.type.is_record() ? 1 : 0);  // a record's bytes are no dimension
+    std::optional<int> d = constant_index(*e.index, dims, "shape", "dimension", array.type);
     if (!d) return Value::error();
     return Value::strong(ArrayDim::make(array.expr, *d));
   }

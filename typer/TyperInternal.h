@@ -327,6 +327,24 @@ class BodyTyper {
   /// Records what array local `name` is assigned (its writability).
   void note_array_local(const std::string &name, const Expr &value);
   void array_store(const ast::Subscript &target, const Value &v, std::vector<Stmt> &out);
+  /// Stores `v` in `place` (an element, or a view: filled with a scalar,
+  /// or copied into from an array as copy_array does).
+  void store_into(const Value &place, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
+  // ---- records (TyperRecords.cpp)
+  /// Field `name` of a record (an element) or a record array (a view).
+  Value record_field(const Value &records, const std::string &name, const SourceLocation &loc);
+  /// `a[i]` (a record), `a[i:j]`, `r['x']`, `r[k]` (the k-th field of one record).
+  Value record_subscript(const Value &records, const ast::Expr &index, bool stable);
+  /// `.shape`, `.ndim`, `.size` of the records, or a field.
+  Value record_attribute(const Value &records, const std::string &attr, const SourceLocation &loc);
+  /// `r.x = v`.
+  void attribute_store(const ast::Attribute &target, const Value &v, std::vector<Stmt> &out);
+  /// `r.x += v`: the record evaluated once.
+  void attribute_aug_assign(const ast::AugAssign &s, const ast::Attribute &target, std::vector<Stmt> &out);
+  /// `place[...] = source` for array `source`: element by element in C order,
+  /// broadcast as NumPy does (ValueError at run time when the shapes do not
+  /// fit); records of one type copy their bytes.
+  void copy_array(const Value &place, const Value &source, const SourceLocation &loc, std::vector<Stmt> &out);
   void array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out);
   /// `for x in a`, when `s.iter` is an array; false when it is not one (nothing reported).
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
@@ -427,6 +445,16 @@ class BodyTyper {
   bool is_array_literal_call(const ast::Expr &e) const;
   /// A module constant `np.array(nested lists, dtype=...)`: a Constant ArrayAlloc.
   Value constant_array(const ast::Call &call);
+  /// `print(a, "text", b)` as an ir::Print (Builtins.cpp); false when `e` is
+  /// no call of the builtin print.
+  bool print_stmt(const ast::Expr &e, std::vector<Stmt> &out);
+  /// Appends the bytes of constant `v` converted to `t`; false if it is no constant.
+  bool append_constant(const Value &v, DType t, std::string &out);
+  /// `np.array([(1.0, 2), ...], dtype='record(x: float64, y: int64)')`: records
+  /// as tuples of their fields (a subarray field as a nested list).
+  Value constant_records(const ast::Call &call, const ast::StrLit &dtype);
+  bool constant_record_items(const ast::Expr &e, std::size_t depth, const std::vector<int64_t> &shape,
+                             const frontend::RecordLayout &record, std::string &data);
   /// The elements of the nested lists `e` at `depth`, checked against `shape`.
   bool array_literal_elements(const ast::Expr &e, std::size_t depth, const std::vector<int64_t> &shape,
                               std::vector<Value> &elements);

@@ -169,6 +169,7 @@ Value BodyTyper::convert_to(const Value &v, const Type &t, const SourceLocation 
     }
     return Value::strong(MakeTuple::make(std::move(els)));
   }
+  if (t.is_array() && !v.literal_tuple && v.type == t) return v;  // a view (a device function's result)
   error(loc, "cannot convert '" + v.type.str() + "' to '" + t.str() + "' " + what);
   return Value::error();
 }

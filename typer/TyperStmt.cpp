@@ -602,6 +602,10 @@ void BodyTyper::assign_to(const ast::Expr &target, const Value &v, const SourceL
     array_store(*sub, v, out);
     return;
   }
+  if (const ast::Attribute *field = target.as<ast::Attribute>()) {
+    attribute_store(*field, v, out);
+    return;
+  }
   error(target.loc, "cannot assign to '" + ast::to_source(target) + "'");
 }
 
@@ -619,6 +623,8 @@ void BodyTyper::aug_assign_stmt(const ast::AugAssign &s, std::vector<Stmt> &out)
   if (n == nullptr) {
     if (const ast::Subscript *sub = s.target->as<ast::Subscript>()) {
       array_aug_assign(s, *sub, out);
+    } else if (const ast::Attribute *field = s.target->as<ast::Attribute>()) {
+      attribute_aug_assign(s, *field, out);
     } else {
       error(s.target->loc, "illegal target for augmented assignment: '" + ast::to_source(*s.target) + "'");
     }

@@ -183,6 +183,29 @@ llvm::Value *FunctionLowerer::emit_array_slice(const ir::ArraySlice &s) {
   return builder_.CreateInsertValue(result, data, {0});
 }
 
+llvm::Value *FunctionLowerer::emit_array_field(const ir::ArrayField &f) {
+  // The record dimensions as they are; the bytes dimension replaced by the
+  // field's subarray dimensions with C-order strides (or one of extent 1).
+  llvm::Value *view = emit(f.array);
+  llvm::Value *result = llvm::UndefValue::get(value_type(ms_.ctx(), f.type));
+  const unsigned records = static_cast<unsigned>(f.array.type().ndim() - 1);
+  for (unsigned k = 0; k < records; ++k) {
+    result = builder_.CreateInsertValue(result, builder_.CreateExtractValue(view, {1, k}), {1, k});
+    result = builder_.CreateInsertValue(result, builder_.CreateExtractValue(view, {2, k}), {2, k});
+  }
+  std::vector<int64_t> shape = f.shape.empty() ? std::vector<int64_t>{1} : f.shape;
+  int64_t stride = f.shape.empty() ? 0 : static_cast<int64_t>(dtype_size(f.type.dtype()));
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    const unsigned k = records + static_cast<unsigned>(d);
+    result = builder_.CreateInsertValue(result, builder_.getInt64(static_cast<uint64_t>(shape[d])), {1, k});
+    result = builder_.CreateInsertValue(result, builder_.getInt64(static_cast<uint64_t>(stride)), {2, k});
+    stride *= shape[d];
+  }
+  llvm::Value *data =
+      builder_.CreateGEP(builder_.getInt8Ty(), builder_.CreateExtractValue(view, {0}), builder_.getInt64(f.offset));
+  return builder_.CreateInsertValue(result, data, {0});
+}
+
 llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
   switch (e->kind) {
     case ir::NodeKind::Const:
@@ -242,6 +265,8 @@ llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
     }
     case ir::NodeKind::ArraySlice:
       return emit_array_slice(*e.as<ir::ArraySlice>());
+    case ir::NodeKind::ArrayField:
+      return emit_array_field(*e.as<ir::ArrayField>());
     case ir::NodeKind::ArrayAlloc:
       return emit_array_alloc(*e.as<ir::ArrayAlloc>());
     case ir::NodeKind::ArrayAtomic:

@@ -139,6 +139,10 @@ class FunctionLowerer {
   llvm::Value *element_address(const ir::Expr &array, const std::vector<ir::Expr> &indices);
   /// A view {data, shape, strides} of an array (ir::ArraySlice), no copy.
   llvm::Value *emit_array_slice(const ir::ArraySlice &s);
+  /// printf on the CPU, vprintf (arguments packed in a buffer) on the GPU.
+  void emit_print(const ir::Print &p);
+  /// A view {data, shape, strides} of a record field (ir::ArrayField), no copy.
+  llvm::Value *emit_array_field(const ir::ArrayField &f);
   /// `cond ? a : b` evaluating only the chosen expression (a select when
   /// both are constants or variables).
   llvm::Value *choose(llvm::Value *cond, const ir::Expr &a, const ir::Expr &b);

@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from . import _tuple_args, _ufjit
+from . import _records, _tuple_args, _ufjit
 from ._host_device import HostStream
 from ._source import kernel_source, scope_of
 from ._streams import as_stream
@@ -274,6 +274,20 @@ class KernelDispatcher:
         variant, where = self._variants[key]
         return variant, where, _tuple_args.flattened(args, structures)
 
+    def _with_records(self, kernel, where, args):
+        """(Kernel, _Where, arguments) of a launch with records: each passed
+        as its bytes, to the kernel compiled for their record types (the
+        decorator's own signatures spell them, when it has some)."""
+        if not self._given:
+            key = tuple(_argument_type(a) for a in args)
+            with self._lock:
+                if key not in self.specializations:
+                    sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"
+                    self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
+            variant = self.specializations[key]
+            kernel, where = variant._kernel or variant._compiled(), variant._where
+        return kernel, where, tuple(_records.as_bytes(a) if _records.is_record_argument(a) else a for a in args)
+
     def _launch(self, griddim, blockdim, stream, sharedmem, args):
         kernel = self._kernel or self._compiled()
         where = self._where
@@ -284,6 +298,8 @@ class KernelDispatcher:
             kernel, where, args = self._with_tuples(kernel, args)
         if any(isinstance(a, ArgHint) for a in args):
             args = tuple(a.launch_value() if isinstance(a, ArgHint) else a for a in args)
+        if any(_records.is_record_argument(a) for a in args):
+            kernel, where, args = self._with_records(kernel, where, args)
         try:
             kernel.launch(griddim, blockdim, sharedmem, stream, *args)
         except _ufjit.CompileError as e:
@@ -409,6 +425,8 @@ def _argument_type(arg):
         return "float64"
     if isinstance(arg, complex):
         return "complex128"
+    if _records.is_record_argument(arg):
+        return _records.argument_type(arg)
     if isinstance(arg, np.generic):
         return arg.dtype.name
     if isinstance(arg, ArgHint):

@@ -28,6 +28,8 @@ import types
 
 import numpy as np
 
+from . import _records
+
 _MODULES = {"math", "cmath", "numpy"}
 # ufjit's and Numba's modules as the kernel language knows them (Numba's):
 # the import that gives one its name in the source, and the name it has
@@ -372,6 +374,8 @@ def _constant_array(value):
     _MAX_CONSTANT_ARRAY_BYTES (Numba copies such arrays into the kernel as
     constants too)."""
     dtype = value.dtype
+    if dtype.names is not None:
+        return _constant_records(value)
     if dtype.kind not in "biufc" or not dtype.isnative or dtype == np.float16 or value.ndim == 0:
         return None
     if value.nbytes > _MAX_CONSTANT_ARRAY_BYTES:
@@ -383,6 +387,28 @@ def _constant_array(value):
         return _constant(item)
 
     return f"np.array({text(value.tolist())}, dtype=np.{dtype.name})"
+
+
+def _constant_records(value):
+    """A module-level array of records' text, ``np.array([(1.0, 2), ...],
+    dtype='record(...)')``, or None (fields the compiler cannot hold, too big)."""
+    try:
+        record = _records.record_type(value.dtype)
+    except TypeError:
+        return None
+    if value.ndim == 0 or value.nbytes > _MAX_CONSTANT_ARRAY_BYTES:
+        return None
+
+    def text(item):
+        if isinstance(item, np.ndarray):
+            item = item.tolist()
+        if isinstance(item, list):
+            return "[" + ", ".join(text(i) for i in item) + "]"
+        if isinstance(item, tuple):
+            return "(" + ", ".join(text(i) for i in item) + ("," if len(item) == 1 else "") + ")"
+        return _constant(item)
+
+    return f"np.array({text(value.tolist())}, dtype='{record}')"
 
 
 # The operator module's functions a kernel may be given (a closure's

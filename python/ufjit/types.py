@@ -11,6 +11,8 @@ signature strings the compiler reads. ``signature_text`` also reads Numba's
 own type objects (``numba.float64[:]`` prints as ``array(float64, 1d, A)``).
 """
 
+from . import _records
+
 __all__ = ["boolean", "bool_", "b1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "intp", "uintp", "int_", "float16", "float32", "float64", "float_", "double", "complex64", "complex128",
            "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16", "void", "none",
@@ -98,6 +100,8 @@ def _type_text(t):
         elif layout == "F" and dims:
             dims[0] = "::1"
         return f"{_type_text(t.dtype)}[{', '.join(dims)}]"
+    if all(hasattr(t, attr) for attr in ("fields", "size", "aligned")):  # Numba's Record
+        return _records.numba_record_type(t)
     text = str(t)
     return "void" if text == "none" else text
 

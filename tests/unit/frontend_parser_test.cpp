@@ -204,9 +204,10 @@ TEST(Parser, LocationsOfNodes) {
 
 TEST(Parser, AssignmentForms) {
   DiagnosticEngine diags;
-  auto m = test::parse_text("a = b = 1\nx, y = f()\nout[0] = 2\n(p, q) = r\n", diags);
+  auto m = test::parse_text("a = b = 1\nx, y = f()\nout[0] = 2\n(p, q) = r\nrec.x = 3\nrec.y += 1\n", diags);
   ASSERT_FALSE(diags.has_errors()) << test::messages(diags);
-  ASSERT_EQ(m->body.size(), 4u);
+  ASSERT_EQ(m->body.size(), 6u);
+  EXPECT_TRUE(m->body[4]->as<Assign>()->targets[0]->isa<Attribute>());  // a record's field
   const auto *chained = m->body[0]->as<Assign>();
   ASSERT_NE(chained, nullptr);
   EXPECT_EQ(chained->targets.size(), 2u);
@@ -244,7 +245,6 @@ TEST(Parser, InvalidAssignmentTargetsAreErrors) {
       {"a + b = 1\n", "cannot assign to expression"},
       {"a, b += 1\n", "'tuple' is an illegal expression for augmented assignment"},
       {"None = 1\n", "cannot assign to None"},
-      {"a.b = 1\n", "assignments to attributes are not supported in ufjit kernels"},
   };
   for (const auto &c : cases) {
     DiagnosticEngine diags;
