@@ -628,6 +628,20 @@ Stmt Raise::make(std::string exception, std::string message, std::string file, i
   return Stmt(std::move(n));
 }
 
+Stmt Print::make(std::string format, std::vector<Expr> args) {
+  for (const Expr &a : args) {
+    check_expr(a, "Print");
+    const Type t = a.type();
+    internal_assert(t == Type::scalar(DType::Int64) || t == Type::scalar(DType::UInt64) ||
+                    t == Type::scalar(DType::Float64) || t == Type::scalar(DType::Bool))
+        << "Print of a " << t.str();
+  }
+  auto n = new_node<Print>();
+  n->format = std::move(format);
+  n->args = std::move(args);
+  return Stmt(std::move(n));
+}
+
 Stmt Evaluate::make(Expr value) {
   check_expr(value, "Evaluate");
   auto n = new_node<Evaluate>();

@@ -81,6 +81,7 @@ namespace ufjit::ir {
   X(Continue)                     \
   X(Return)                       \
   X(Raise)                        \
+  X(Print)                        \
   X(Evaluate)
 
 enum class NodeKind : uint8_t {
@@ -603,6 +604,19 @@ struct RaiseSite {
   std::string file;
   int line = 0;
   int col = 0;
+};
+
+/// `print(...)`: a printf `format` (a conversion per argument: `%lld` for an
+/// int64, `%llu` for a uint64, `%f` for a float64, `%s` for a bool, which
+/// prints True or False; literal text with `%` doubled) and its arguments.
+/// On the GPU the device's printf (vprintf), whose output appears when the
+/// launch synchronises; on the CPU the C library's.
+struct Print : StmtNode {
+  static constexpr NodeKind kKind = NodeKind::Print;
+  static Stmt make(std::string format, std::vector<Expr> args);
+  std::string format;
+  std::vector<Expr> args;
+  Print() : StmtNode(kKind) {}
 };
 
 /// An expression evaluated for nothing (a call whose result is dropped).

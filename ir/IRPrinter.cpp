@@ -359,6 +359,16 @@ class Printer {
             std::to_string(r->col) + "\n";
   }
 
+  void node(const Print *p, int indent) {
+    pad(indent);
+    out_ += "print " + ast::string_repr(p->format);
+    for (const Expr &a : p->args) {
+      out_ += ", ";
+      expr(a);
+    }
+    out_ += '\n';
+  }
+
   void node(const Evaluate *e, int indent) {
     pad(indent);
     out_ += "eval ";

@@ -121,6 +121,9 @@ void IRVisitor::visit(const Continue *) {}
 void IRVisitor::visit(const Return *op) { visit_expr(op->value); }
 void IRVisitor::visit(const Raise *) {}
 void IRVisitor::visit(const Evaluate *op) { visit_expr(op->value); }
+void IRVisitor::visit(const Print *op) {
+  for (const Expr &a : op->args) visit_expr(a);
+}
 
 // ------------------------------------------------------------------ mutator
 
@@ -313,6 +316,12 @@ Stmt IRMutator::visit(const Return *op, const Stmt &self) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? self : Return::make(v);
 }
+Stmt IRMutator::visit(const Print *op, const Stmt &self) {
+  std::vector<Expr> args;
+  if (!mutate_all(*this, op->args, args)) return self;
+  return Print::make(op->format, std::move(args));
+}
+
 Stmt IRMutator::visit(const Evaluate *op, const Stmt &self) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? self : Evaluate::make(v);
@@ -407,6 +416,9 @@ class ExprWalker : public IRVisitor {
   }
   void visit(const Return *op) override { walk(op->value); }
   void visit(const Evaluate *op) override { walk(op->value); }
+  void visit(const Print *op) override {
+    for (const Expr &a : op->args) walk(a);
+  }
   using IRVisitor::visit;
 
  private:

@@ -573,3 +573,69 @@ Value BuiltinCall::complex() {
 }
 
 }  // namespace ufjit::ir::typer
+
+namespace ufjit::ir::typer {
+
+namespace {
+
+/// The most values CUDA's printf takes (Numba prints the raw format beyond).
+constexpr std::size_t kMaxPrintValues = 32;
+
+std::string escape_percent(const std::string &text) {
+  std::string out;
+  for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+bool BodyTyper::print_stmt(const ast::Expr &e, std::vector<Stmt> &out) {
+  const ast::Call *call = e.as<ast::Call>();
+  const ast::Name *callee = call != nullptr ? call->func->as<ast::Name>() : nullptr;
+  if (callee == nullptr || callee->id != "print" || !names_builtin("print")) return false;
+  if (!call->keywords.empty() || !call->starred.empty()) {
+    error(call->loc, "print() takes values to print only (no sep=, end=, file= or *args)");
+    return true;
+  }
+  std::vector<std::string> pieces;
+  std::vector<Expr> values;
+  for (const ast::ExprPtr &arg : call->args) {
+    if (const ast::StrLit *s = arg->as<ast::StrLit>()) {
+      pieces.push_back(escape_percent(s->value));
+      continue;
+    }
+    Value v = expr(*arg);
+    if (!v.ok) continue;
+    if (v.literal_tuple || (!v.is_weak() && !v.type.is_scalar())) {
+      error(arg->loc, "print() prints numbers, bools and string literals, not a value of type '" + v.type.str() + "'");
+      continue;
+    }
+    const DType t = v.is_weak() ? default_dtype(v.weak) : v.type.dtype();
+    if (is_complex(t)) {  // as Python: (1+2j)
+      pieces.push_back("(%f%+fj)");
+      values.push_back(convert(real_imag(v, false, arg->loc), DType::Float64).expr);
+      values.push_back(convert(real_imag(v, true, arg->loc), DType::Float64).expr);
+      continue;
+    }
+    const DType as = is_bool(t) ? DType::Bool : is_unsigned_int(t) ? DType::UInt64 : is_integer(t) ? DType::Int64
+                                                                                                   : DType::Float64;
+    pieces.push_back(as == DType::Bool ? "%s" : as == DType::UInt64 ? "%llu" : as == DType::Int64 ? "%lld" : "%f");
+    values.push_back(convert(v, as).expr);
+  }
+  std::string format;
+  for (const std::string &p : pieces) format += (format.empty() ? "" : " ") + p;
+  format += "\n";
+  if (values.size() > kMaxPrintValues) {
+    if (mode_ == Mode::Emit && !probing_) {
+      real_diags_.warning(call->loc, "CUDA print() cannot print more than 32 items. The raw format string will be "
+                                     "emitted by the kernel instead.");
+    }
+    format = escape_percent(format);
+    values.clear();
+  }
+  flush_pre(out);
+  out.push_back(Print::make(std::move(format), std::move(values)));
+  return true;
+}
+
+}  // namespace ufjit::ir::typer

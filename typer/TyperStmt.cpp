@@ -433,6 +433,7 @@ void BodyTyper::stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out) {
     case ast::StmtKind::ExprStmt: {
       const ast::Expr &e = *s.as<ast::ExprStmt>()->value;
       if (e.isa<ast::StrLit>()) return;  // a string statement is a comment
+      if (print_stmt(e, out)) return;
       Value v = expr(e);
       flush_pre(out);
       // A call, an atomic or a barrier is kept for what it does; other values are dropped.

@@ -100,6 +100,9 @@ void FunctionLowerer::emit(const ir::Stmt &s) {
     case ir::NodeKind::Raise:
       emit_raise(*s.as<ir::Raise>());
       return;
+    case ir::NodeKind::Print:
+      emit_print(*s.as<ir::Print>());
+      return;
     default:
       break;
   }

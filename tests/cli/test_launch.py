@@ -270,6 +270,35 @@ class ScalarArguments(LaunchCase):
         self.assertIn("kernel 'add' void(float32[:], float32[:], float32[:]) on cpu", r.stderr)
 
 
+PRINTS = '''from numba import cuda
+
+@cuda.jit
+def hello(a, scale):
+    i = cuda.grid(1)
+    print(i, "of", cuda.gridsize(1), a[i] * scale, a[i] > 1, 1 + 2j, "100%")
+    print()
+'''
+
+
+class Print(LaunchCase):
+    def test_each_thread_prints_its_line_as_numbas_cuda_print(self):
+        src = self.source(PRINTS)
+        npyfile.write(self.path("a.npy"), "<f4", (3,), [0.5, 1.5, 2.5])
+        r = self.launch(src, "hello", "--grid", "1", "--block", "3", "--arg", self.path("a.npy"), "--arg", "2",
+                        "--out-dir", self.path("out"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = sorted(line for line in r.stdout.splitlines() if line)
+        self.assertEqual(lines, [f"{i} of 3 {(i + 0.5) * 2:.6f} {i > 0} (1.000000+2.000000j) 100%" for i in range(3)])
+        self.assertEqual(r.stdout.count("\n"), 6)  # print() prints an empty line
+
+    def test_print_with_keywords_is_refused_naming_them(self):
+        src = self.source(PRINTS.replace("@cuda.jit", '@cuda.jit("void(float32[:], int64)")').replace(
+            "print()", 'print(1, sep=",")'))
+        r = ufjit("check", src)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("print() takes values to print only (no sep=, end=, file= or *args)", r.stderr)
+
+
 class Files(LaunchCase):
     def test_input_files_are_never_modified(self):
         src = self.source(ADD)
