@@ -90,10 +90,20 @@ def _remember_compiled_text(event, args):
 sys.addaudithook(_remember_compiled_text)
 
 
+def _command_line_text():
+    """The program of ``python -c PROGRAM`` (compiled before ufjit could
+    remember it), or None."""
+    argv = getattr(sys, "orig_argv", [])
+    return argv[argv.index("-c") + 1] if "-c" in argv[:-1] else None
+
+
 def _compiled_text_lines(fn):
-    """The lines of a remembered exec()'d text that defines ``fn``, or []."""
+    """The lines of a remembered exec()'d text that defines ``fn`` (or of
+    ``python -c``'s program), or []."""
     name = fn.__code__.co_filename
-    for filename, text in reversed(list(_COMPILED_TEXTS)):
+    program = _command_line_text() if name == "<string>" else None
+    texts = list(_COMPILED_TEXTS) + ([(name, program)] if program else [])
+    for filename, text in reversed(texts):
         if filename == name:
             lines = text.splitlines(True)
             if _compiles_to(lines, fn):

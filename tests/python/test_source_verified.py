@@ -220,3 +220,29 @@ def test_a_kernel_with_assert_compiles_in_a_module_pytest_rewrote():
         return x * 2
 
     np.testing.assert_array_equal(checked_double(np.array([2.0, 0.5])), [4.0, 1.0])
+
+
+def test_a_kernel_in_python_dash_c_compiles():
+    """`python -c PROGRAM` compiles the program before ufjit is imported, so
+    its text comes from the command line (sys.orig_argv), as Numba's print
+    tests run kernels."""
+    import subprocess
+
+    program = textwrap.dedent("""\
+        from ufjit import cuda
+        import numpy as np
+
+        @cuda.jit
+        def twice(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] *= 2
+
+        a = np.arange(4.0)
+        twice[1, 4](a)
+        print(a.tolist())
+    """)
+    env = dict(os.environ, UFJIT_TARGET="cpu")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0.0, 2.0, 4.0, 6.0]"
