@@ -3,11 +3,15 @@
 import functools
 import inspect
 import os
+import warnings
 
 import numpy as np
 
-from . import _masked, _ufjit
+from . import _dynamic, _masked, _ufjit
 from . import _numpy_calls as calls
+from ._layout import all_scalar, check_signature, parse_layout
+from ._host_device import HostStream
+from ._objmode import ObjectModeCore
 from ._source import kernel_source
 from ._streams import as_stream
 from .types import signature_text
@@ -51,6 +55,14 @@ def _compile(fn, decorator_line, link):
     return ufuncs[name], source
 
 
+def _device_stream(stream):
+    """A ufjit.Stream for ``stream=``, or None: no stream, or the CPU target's
+    HostStream (``cuda.stream()`` without a GPU), which has nothing to order."""
+    if stream is None or isinstance(stream, HostStream):
+        return None
+    return as_stream(stream)
+
+
 def _numpy_types(signature, nin):
     """``'ff->f'`` for ``float32(float32, float32)``; for a gufunc's
     ``void(float64[:], int64, float64[:])``, its first ``nin`` arguments are
@@ -63,24 +75,33 @@ def _numpy_types(signature, nin):
     return "".join(chars[:nin]) + "->" + "".join(chars[nin:])
 
 
-class UFunc:
+class UFunc(_dynamic.DynamicApi):
     """A ufunc made by ``@ufjit.vectorize``: call it like a NumPy ufunc.
 
     ``f(x, y)``, ``f(x, y, out=z)`` (or ``f(x, y, z)``), ``f(..., stream=s)``
     (device arrays and ``out=`` only; returns at once). Host operands give a
     NumPy result (a NumPy scalar when 0-d), device operands a DeviceArray.
+    Numba's dynamic API is there too: ``add(signature)``,
+    ``disable_compile()``, ``build_ufunc()``, ``at``, ``reduceat``.
     """
 
-    def __init__(self, fn, core, source, target, identity):
+    def __init__(self, fn, core, source, spec):
         functools.update_wrapper(self, fn)
         self._core = core
+        self._spec = spec
         self.source = source  # the text given to the C++ compiler
-        self.target = target
-        self.identity = identity
+        self.target = spec.target
+        self.identity = None if spec.identity == "reorderable" else spec.identity
         self.nin = len(inspect.signature(fn).parameters)
         self.nout = 1
         self.nargs = self.nin + self.nout
         self._writable = ()
+
+    def _recompile(self, signatures, dynamic):
+        """The core compiled again for ``signatures`` (``add``, ``disable_compile``)."""
+        self._spec.signatures = signatures
+        self._spec.dynamic = dynamic
+        self._core, self.source = _compile_spec(self.__wrapped__, self._spec)
 
     @property
     def signatures(self):
@@ -104,6 +125,8 @@ class UFunc:
 
     def _call(self, args, kwargs, keywords):
         """A call as NumPy's ufuncs take it (_numpy_calls says which conventions)."""
+        if self._frozen_flag and not self._core.signatures:
+            self.check_not_frozen_empty()
         if not kwargs and len(args) == self.nin and all(calls.is_plain(a) for a in args):
             # plain arrays, device arrays and scalars: no override, wrap, mask or out= to handle
             return self._core(*args, _writable=self._writable) if self._writable else self._core(*args)
@@ -115,7 +138,7 @@ class UFunc:
         inputs = args[: self.nin]
         if len(args) > self.nin:  # outputs given positionally (NumPy's and Numba's way)
             if "out" in kwargs:
-                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+                raise _OutTwiceError("cannot specify 'out' as both a positional and keyword argument")
             outs = calls.normalize_out(tuple(args[self.nin:]) + (None,) * (self.nargs - len(args)), self.nout)
         else:
             outs = calls.normalize_out(kwargs.get("out"), self.nout)
@@ -131,9 +154,9 @@ class UFunc:
         core_kwargs = {k: kwargs[k] for k in ("target", "axes", "axis") if kwargs.get(k) is not None}
         if self._writable:
             core_kwargs["_writable"] = self._writable
-        stream = kwargs.get("stream")
+        stream = _device_stream(kwargs.get("stream"))
         if stream is not None:
-            core_kwargs["stream"] = as_stream(stream)
+            core_kwargs["stream"] = stream
             self._core(*inputs, out=outs if self.nout > 1 else outs[0], **core_kwargs)
             return outs[0] if self.nout == 1 else outs
         if _masked.any_masked(inputs + outs):
@@ -152,11 +175,19 @@ class UFunc:
             return None
         return calls.dispatch_override(self, method, inputs, kwargs, overriding)
 
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True, stream=None):
         """NumPy's ``ufunc.reduce`` (binary ufuncs whose inputs and result share a type).
         ``axis``: an int, a tuple of ints, or None (every axis). ``dtype``: the loop's and the
         result's dtype (the input cast to it). ``out``: any dtype, the result cast into it.
-        ``where``: a bool array broadcast to ``array``; without an identity it needs ``initial``."""
+        ``where``: a bool array broadcast to ``array``; without an identity it needs ``initial``.
+        ``stream``: Numba's CUDA reduce; the stream is synchronized first and a
+        full reduction of a device array returns a host scalar, as Numba's."""
+        if stream is not None:
+            stream = _device_stream(stream)
+            if stream is not None:
+                stream.synchronize()
+            result = self.reduce(array, axis, dtype, out, keepdims, initial, where)
+            return result.copy_to_host()[()] if hasattr(result, "copy_to_host") and result.ndim == 0 else result
         given = {k: v for k, v in (("axis", axis), ("dtype", dtype), ("out", out), ("keepdims", keepdims),
                                    ("initial", initial), ("where", where)) if v is not None}
         answer = self._method("reduce", (array,), given)
@@ -193,6 +224,8 @@ class UFunc:
         if _masked.any_masked((array, out)):
             return _masked.accumulate(self, array, axis, out, dtype)
         result = self._core.accumulate(array, axis=axis, out=out, dtype=dtype)
+        if out is None and isinstance(result, np.ndarray) and not result.flags.c_contiguous:
+            result = np.ascontiguousarray(result)  # NumPy's result is C-ordered whatever the loop's order
         return out if out is not None else calls.wrap_results(self, (array,), [result])[0]
 
     def outer(self, a, b, out=None):
@@ -223,19 +256,126 @@ class GUFunc(UFunc):
     ``f(a, b)`` returns the output (a tuple of them when the layout has
     several); the outer dimensions broadcast as NumPy's; ``out=`` takes one
     array or a tuple of every output, and the outputs may also be passed
-    positionally after the inputs (Numba's way), which returns them.
+    positionally after the inputs (Numba's way), which returns them. A layout
+    without ``->`` (``'(n),(n),()'``) has no outputs: every argument is an
+    input, the body writes its results into them in place, and a call returns
+    None (Numba's update in place).
     """
 
-    def __init__(self, fn, core, source, target, identity, layout, writable_args=()):
-        super().__init__(fn, core, source, target, identity)
-        self.layout = layout
-        self.nout = core.nout  # the C++ runtime's parsed layout
+    def __init__(self, fn, core, source, spec):
+        super().__init__(fn, core, source, spec)
+        self.layout = spec.layout
+        self._in_place = "->" not in spec.layout
+        self.nout = 0 if self._in_place else core.nout  # the C++ runtime's parsed layout
         self.nin = len(inspect.signature(fn).parameters) - self.nout
         self.nargs = self.nin + self.nout
-        self._writable = _writable_inputs(fn, writable_args, self.nin)
+        self._writable = _writable_inputs(fn, spec.compiled_writable_args(), self.nin)
+        self._scalar_cores = all_scalar(spec.layout)
+
+    @property
+    def signature(self):
+        """NumPy's ``ufunc.signature``: the layout, or None when every core is a scalar."""
+        return None if self._scalar_cores else self.layout
+
+    @property
+    def gufunc_builder(self):
+        """Numba's builder attribute: ``_sigs`` lists the compiled signatures."""
+        return _Builder(self._core.signatures)
 
     def __call__(self, *args, **kwargs):
+        if self._in_place:
+            return self._call_in_place(args, kwargs)
         return self._call(args, kwargs, ("out", "stream", "target", "casting", "subok", "axes", "axis"))
+
+    def _call_in_place(self, args, kwargs):
+        """A layout without outputs: the last argument is the compiled
+        gufunc's output, written in place, the others writable inputs."""
+        if len(args) != self.nin:
+            raise TypeError(f"{self.__name__}() takes {self.nin} arguments but {len(args)} were given")
+        last = args[-1]
+        if not isinstance(last, np.ndarray) and not hasattr(last, "__cuda_array_interface__"):
+            raise TypeError(f"{self.__name__}(): the last argument of an in-place gufunc must be an array")
+        calls.check_keywords(self.__name__, kwargs, ("stream", "target"))
+        core_kwargs = {"_writable": self._writable} if self._writable else {}
+        stream = _device_stream(kwargs.get("stream"))
+        if stream is not None:
+            core_kwargs["stream"] = stream
+        self._core(*args[:-1], out=last, **core_kwargs)
+
+    def _call(self, args, kwargs, keywords):
+        """Numba's two conveniences over NumPy's rules, tried when the call is
+        refused: host operands of another dtype than every signature's are
+        cast (``same_kind``) to the first signature they fit, and a 1-element
+        array given for a scalar core (an "old style" ``int32[:]`` for ``()``)
+        counts as that scalar."""
+        try:
+            return super()._call(args, kwargs, keywords)
+        except _ufjit.DispatchError:
+            retry = _gufunc_cast(self, args)
+            if retry is None:
+                raise
+        except _ufjit.ShapeError:
+            retry = _squeeze_scalar_cores(self, args)
+            if retry is None:
+                raise
+        return super()._call(retry, kwargs, keywords)
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        if not self._scalar_cores:
+            _dynamic.refuse_core_method("reduce")
+        return _dynamic.scalar_gufunc_reduce(self, array, axis, dtype, out, keepdims, initial)
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        if not self._scalar_cores:
+            _dynamic.refuse_core_method("accumulate")
+        return _dynamic.scalar_gufunc_accumulate(self, array, axis, dtype, out)
+
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        if not self._scalar_cores:
+            _dynamic.refuse_core_method("reduceat")
+        return super().reduceat(array, indices, axis, dtype, out)
+
+    def outer(self, a, b, out=None):
+        if not self._scalar_cores:
+            _dynamic.refuse_core_method("outer")
+        return _dynamic.scalar_gufunc_outer(self, a, b, out)
+
+
+class _Builder:
+    def __init__(self, signatures):
+        self._sigs = list(signatures)
+
+
+def _gufunc_cast(gufunc, args):
+    """The inputs cast to the first signature they all fit with ``same_kind``
+    (host operands only: a device array is never converted), or None."""
+    inputs = list(args[: gufunc.nin])
+    if any(hasattr(x, "__cuda_array_interface__") for x in inputs):
+        names = [type(x).__name__ for x in inputs if hasattr(x, "__cuda_array_interface__")]
+        raise TypeError(f"no signature of {gufunc.__name__!r} takes these device arrays' dtypes, and a "
+                        f"{names[0]} does not support .astype() here: convert it first")
+    for loop in gufunc.types:
+        chars = loop.split("->")[0]
+        dtypes = [np.dtype(c) for c in chars]
+        if len(dtypes) == len(inputs) and all(np.can_cast(np.asarray(x).dtype, d, "same_kind")
+                                              for x, d in zip(inputs, dtypes)):
+            cast = [np.asarray(x).astype(d, copy=False) for x, d in zip(inputs, dtypes)]
+            return tuple(cast) + tuple(args[gufunc.nin:])
+    return None
+
+
+def _squeeze_scalar_cores(gufunc, args):
+    """``args`` with each 1-element 1-d array given for a scalar core as a
+    0-d array, or None when there is none."""
+    inputs, _ = parse_layout(gufunc.layout)
+    changed = list(args)
+    squeezed = False
+    for i, core in enumerate(inputs[: len(args)]):
+        x = args[i]
+        if not core and isinstance(x, np.ndarray) and x.shape == (1,):
+            changed[i] = x.reshape(())
+            squeezed = True
+    return tuple(changed) if squeezed else None
 
 
 def _writable_inputs(fn, writable_args, nin):
@@ -251,9 +391,117 @@ def _writable_inputs(fn, writable_args, nin):
 
 
 # Numba options the C++ compiler reads from the decorator line: bounds checks,
-# and the refusal of object mode (a located CompileError). Others (nogil,
-# cache) are accepted and ignored.
+# and the refusal of object mode (a located CompileError; Python makes an
+# object-mode ufunc of its own first, _objmode.py).
 _FORWARDED_OPTIONS = ("boundscheck", "nopython", "forceobj")
+# Numba's other target options: accepted and ignored. Any other name is
+# refused as Numba refuses it (KeyError on the CPU, TypeError for CUDA).
+_IGNORED_OPTIONS = ("nogil", "cache", "target_backend", "looplift", "error_model", "inline", "no_rewrites",
+                    "no_cpython_wrapper", "parallel", "debug", "opt", "lineinfo")
+_IDENTITIES = (0, 1, None, "reorderable")
+
+
+class _OutTwiceError(TypeError, ValueError):
+    """An output given positionally and as out=: NumPy's TypeError, Numba's ValueError."""
+
+
+class _IdentityError(_ufjit.CompileError, ValueError):
+    """An identity Numba refuses (a ValueError there; a CompileError here too)."""
+
+
+class _Spec:
+    """How a ufunc was decorated: what compiling it again needs (``add``,
+    ``disable_compile``) and what its attributes report."""
+
+    def __init__(self, kind, signatures, layout, target, identity, fastmath, links, options, is_dynamic=False,
+                 writable_args=()):
+        self.kind = kind
+        self.signatures = signatures
+        self.layout = layout
+        self.target = target
+        self.identity = identity
+        self.fastmath = fastmath
+        self.links = links
+        self.options = options
+        self.writable_args = tuple(writable_args or ())
+        self.dynamic = not signatures or is_dynamic
+        self.object_mode = options.get("forceobj") is True or options.get("nopython") is False
+
+    def compiled_layout(self):
+        """The layout the C++ compiler gets: one without ``->`` has its last
+        operand as the output (written in place by the call)."""
+        if self.layout is None or "->" in self.layout:
+            return self.layout
+        inputs, _ = parse_layout(self.layout)
+        text = ["(" + ",".join(dims) + ")" for dims in inputs]
+        return ",".join(text[:-1]) + "->" + text[-1]
+
+    def compiled_writable_args(self):
+        if self.layout is None or "->" in self.layout:
+            return self.writable_args
+        count = len(parse_layout(self.layout)[0])
+        return tuple(range(count - 1))
+
+    def line(self):
+        args = []
+        if self.signatures and not (self.kind == "vectorize" and self.dynamic):
+            args.append(repr(list(self.signatures)))
+        if self.layout is not None:
+            args.append(repr(self.compiled_layout()))
+        if _check_target(self.target) is not None:
+            args.append(f"target={_check_target(self.target)!r}")
+        if self.fastmath:
+            args.append("fastmath=True")
+        if self.identity is not None and self.kind == "vectorize":
+            args.append(f"identity={self.identity!r}")
+        if self.kind == "guvectorize" and self.dynamic and self.signatures:
+            args.append("is_dynamic=True")
+        if self.compiled_writable_args():
+            args.append(f"writable_args={self.compiled_writable_args()!r}")
+        for name in _FORWARDED_OPTIONS:
+            if name in self.options:
+                args.append(f"{name}={self.options[name]!r}")
+        return f"@{self.kind}({', '.join(args)})"
+
+
+def _compile_spec(fn, spec):
+    if spec.object_mode:
+        return ObjectModeCore(fn, spec.signatures, spec.layout), None
+    return _compile(fn, spec.line(), spec.links)
+
+
+def _check_options(kind, options, target):
+    """Numba's refusals of options it does not know, and of object mode for CUDA."""
+    unknown = sorted(k for k in options if k not in _FORWARDED_OPTIONS + _IGNORED_OPTIONS)
+    cuda = _check_target(target) == "cuda"
+    if unknown and cuda and kind == "guvectorize":
+        raise TypeError("The following target options are not supported: " + ", ".join(map(repr, unknown)))
+    if unknown:
+        raise KeyError("Unrecognized options: " + ", ".join(unknown))
+    if cuda and options.get("nopython") is False or cuda and options.get("forceobj") is True:
+        raise TypeError("nopython flag must be True")
+    if cuda and "nopython" in options:
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=4)
+
+
+def _check_identity(identity):
+    if not (identity is None or isinstance(identity, (int, str))) or identity not in _IDENTITIES:
+        raise _IdentityError(f"invalid identity value {identity!r}: expected 0, 1, None or 'reorderable'")
+    if isinstance(identity, bool):
+        raise _IdentityError(f"invalid identity value {identity!r}: expected 0, 1, None or 'reorderable'")
+
+
+def _infer_return_types(fn, spec):
+    """Signatures without a return type (``'(f8, f8)'``): Numba infers it.
+    A dynamic compile of the function, called once per such signature with
+    empty arrays of its argument types, says what it is."""
+    missing = [s for s in spec.signatures if not _dynamic.has_return_type(s)]
+    if not missing or spec.kind != "vectorize" or spec.object_mode:
+        return
+    probe = _Spec(spec.kind, [], None, "cpu", None, spec.fastmath, spec.links, dict(spec.options))
+    core, _ = _compile(fn, probe.line(), spec.links)
+    spec.signatures = [s if _dynamic.has_return_type(s)
+                       else _dynamic.compile_types(core, _dynamic.argument_types(s)) for s in spec.signatures]
 
 
 def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, options, **gufunc_options):
@@ -267,7 +515,8 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, 
     the operand types at each call with types not seen before;
     ``@guvectorize`` with a layout only (or ``is_dynamic=True``) is Numba's
     dynamic gufunc, the same per operand dtypes (outputs not given take the
-    inputs' common type, NumPy's ``result_type``).
+    inputs' common type, NumPy's ``result_type``). ``forceobj=True`` or
+    ``nopython=False`` make an object-mode ufunc (_objmode.py).
     """
     bare = callable(signatures) and not isinstance(signatures, (str, list, tuple))
     if kind == "guvectorize":
@@ -276,32 +525,25 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, 
         if bare or layout is None:
             raise TypeError("ufjit.guvectorize needs a layout, with or without signatures, e.g. "
                             "@guvectorize('(n),(n)->()') or @guvectorize(['void(float64[:], float64[:])'], '(n)->(n)')")
-    args = []
-    if not bare and signatures:
-        args.append(repr(_signature_list(signatures)))
-    if layout is not None:
-        args.append(repr(layout))
-    if _check_target(target) is not None:
-        args.append(f"target={_check_target(target)!r}")
-    if fastmath:
-        args.append("fastmath=True")
-    if identity is not None and kind == "vectorize":
-        args.append(f"identity={identity!r}")
-    if gufunc_options.get("is_dynamic"):
-        args.append("is_dynamic=True")
-    if gufunc_options.get("writable_args"):
-        args.append(f"writable_args={tuple(gufunc_options['writable_args'])!r}")
-    for name in _FORWARDED_OPTIONS:
-        if name in options:
-            args.append(f"{name}={options[name]!r}")
-    line = f"@{kind}({', '.join(args)})"
-    links = _link_list(link)
+        parse_layout(layout)
+    _check_options(kind, options, target)
+    _check_identity(identity)
+    texts = [] if bare or not signatures else _signature_list(signatures)
+    if kind == "guvectorize":
+        for text in texts:
+            check_signature(layout, text)
 
     def decorate(fn):
-        core, source = _compile(fn, line, links)
-        if kind == "guvectorize":
-            return GUFunc(fn, core, source, target, identity, layout, gufunc_options.get("writable_args"))
-        return UFunc(fn, core, source, target, identity)
+        if not inspect.isfunction(fn) and inspect.isfunction(getattr(fn, "py_func", None)):
+            fn = fn.py_func  # a Numba @jit dispatcher: its Python function is compiled
+        spec = _Spec(kind, list(texts), layout, target, identity, fastmath, _link_list(link), options,
+                     gufunc_options.get("is_dynamic", False), gufunc_options.get("writable_args"))
+        _infer_return_types(fn, spec)
+        core, source = _compile_spec(fn, spec)
+        ufunc = GUFunc(fn, core, source, spec) if kind == "guvectorize" else UFunc(fn, core, source, spec)
+        if texts and not spec.dynamic:
+            ufunc._frozen_flag = True  # Numba's decorator freezes a ufunc given its signatures
+        return ufunc
 
     return decorate(signatures) if bare else decorate
 
