@@ -3,14 +3,15 @@
 import functools
 import inspect
 import os
+import sys
 import warnings
 
 import numpy as np
 
 from . import _dynamic, _masked, _ufjit
 from . import _numpy_calls as calls
-from ._layout import all_scalar, check_signature, parse_layout
-from ._host_device import HostStream
+from ._layout import all_scalar, check_signature, parse_layout, split_arguments
+from ._host_device import HostDeviceArray, HostStream
 from ._objmode import ObjectModeCore
 from ._source import kernel_source
 from ._streams import as_stream
@@ -46,12 +47,21 @@ def _link_list(link):
     return [os.path.abspath(os.fspath(f)) for f in link]
 
 
-def _compile(fn, decorator_line, link):
-    source, source_name, declared_links, name = kernel_source(fn, decorator_line)
-    links = link + [f for f in declared_links if f not in link]
+def _compile(fn, decorator_line, link, spec=None):
+    """Compiles ``fn`` under ``decorator_line``. A spec remembers the text
+    compiled, and compiles that text again with its new line when it has no
+    Python source (a ufunc unpickled by value)."""
+    if spec is not None and spec.compiled is not None and spec.rebuilt:
+        text, source_name, name, old_line, links = spec.compiled
+        source = text.replace(old_line, decorator_line, 1)
+    else:
+        source, source_name, declared_links, name = kernel_source(fn, decorator_line)
+        links = link + [f for f in declared_links if f not in link]
     ufuncs = _ufjit.load(source, source_name, link=links)
     if name not in ufuncs:
         raise _ufjit.InternalError(f"the compiled source has no ufunc {name!r}:\n{source}")
+    if spec is not None:
+        spec.compiled = (source, source_name, name, decorator_line, links)
     return ufuncs[name], source
 
 
@@ -67,8 +77,8 @@ def _numpy_types(signature, nin):
     """``'ff->f'`` for ``float32(float32, float32)``; for a gufunc's
     ``void(float64[:], int64, float64[:])``, its first ``nin`` arguments are
     the inputs and the others the outputs: ``'dl->d'``."""
-    ret, _, args = signature.partition("(")
-    names = [a.strip().split("[")[0] for a in args.rstrip(")").split(",") if a.strip()]
+    ret = signature.partition("(")[0]
+    names = [a.split("[")[0] for a in split_arguments(signature)]
     chars = [np.dtype(n).char for n in names]
     if ret.strip() != "void":
         return "".join(chars) + "->" + np.dtype(ret.strip()).char
@@ -243,11 +253,46 @@ class UFunc(_dynamic.DynamicApi):
         return f"<ufjit.UFunc {self.__name__} {self._core.signatures}>"
 
     def __reduce__(self):
-        """Pickled by reference, as a module-level function is: unpickling
-        imports its module and takes the ufunc of that name (Dask ships
-        ufuncs to its workers this way). A ufunc that is not reachable as
-        ``module.qualname`` (a closure, a lambda) cannot be pickled."""
-        return self.__qualname__
+        """Pickled by reference where it is reachable as ``module.qualname``
+        (unpickling imports its module and takes the ufunc of that name: Dask
+        ships ufuncs to its workers this way); otherwise (a ufunc made inside
+        a function) by value, as Numba's: the compiled text, the signatures
+        compiled and the decorator's options, compiled again when unpickled.
+        Object-mode ufuncs go by reference only (they need the function)."""
+        if _reachable(self) or self._spec.compiled is None:
+            return self.__qualname__
+        fn = self.__wrapped__
+        names = ("__name__", "__qualname__", "__module__", "__doc__")
+        state = {"spec": self._spec, "signatures": list(self._core.signatures), "frozen": self._frozen_flag,
+                 "params": list(inspect.signature(fn).parameters), "names": {n: getattr(fn, n) for n in names},
+                 "gufunc": isinstance(self, GUFunc)}
+        return _unpickle, (state,)
+
+
+def _reachable(ufunc):
+    module = sys.modules.get(ufunc.__module__)
+    value = module
+    for part in ufunc.__qualname__.split("."):
+        value = getattr(value, part, None)
+    return value is ufunc
+
+
+def _unpickle(state):
+    """A ufunc pickled by value, compiled again (its Python function is a
+    stand-in with the original's name, parameters and docstring)."""
+    names = state["names"]
+    namespace = {}
+    exec(f"def stand_in({', '.join(state['params'])}):\n    pass", namespace)
+    fn = namespace["stand_in"]
+    for name, value in names.items():
+        setattr(fn, name, value)
+    spec = state["spec"]
+    spec.rebuilt = True
+    spec.signatures = state["signatures"]
+    core, source = _compile_spec(fn, spec)
+    ufunc = (GUFunc if state["gufunc"] else UFunc)(fn, core, source, spec)
+    ufunc._frozen_flag = state["frozen"]
+    return ufunc
 
 
 class GUFunc(UFunc):
@@ -350,8 +395,9 @@ def _gufunc_cast(gufunc, args):
     """The inputs cast to the first signature they all fit with ``same_kind``
     (host operands only: a device array is never converted), or None."""
     inputs = list(args[: gufunc.nin])
-    if any(hasattr(x, "__cuda_array_interface__") for x in inputs):
-        names = [type(x).__name__ for x in inputs if hasattr(x, "__cuda_array_interface__")]
+    device = [x for x in inputs if hasattr(x, "__cuda_array_interface__") or isinstance(x, HostDeviceArray)]
+    if device:
+        names = [type(x).__name__ for x in device]
         raise TypeError(f"no signature of {gufunc.__name__!r} takes these device arrays' dtypes, and a "
                         f"{names[0]} does not support .astype() here: convert it first")
     for loop in gufunc.types:
@@ -425,6 +471,8 @@ class _Spec:
         self.options = options
         self.writable_args = tuple(writable_args or ())
         self.dynamic = not signatures or is_dynamic
+        self.compiled = None  # (source, source_name, name, decorator line, links) of the last compile
+        self.rebuilt = False  # unpickled: compiled again from `compiled`, not from the Python source
         self.object_mode = options.get("forceobj") is True or options.get("nopython") is False
 
     def compiled_layout(self):
@@ -467,7 +515,7 @@ class _Spec:
 def _compile_spec(fn, spec):
     if spec.object_mode:
         return ObjectModeCore(fn, spec.signatures, spec.layout), None
-    return _compile(fn, spec.line(), spec.links)
+    return _compile(fn, spec.line(), spec.links, spec)
 
 
 def _check_options(kind, options, target):
@@ -562,9 +610,10 @@ def vectorize(signatures=None, target=None, identity=None, fastmath=False, cache
     those compiled so far. ``link``: CUDA C++ files (.cu, .ptx, .cubin, .ltoir,
     .fatbin; relative to the current folder) defining the ``cuda.declare_device``
     functions the kernel calls (GPU target only). ``boundscheck=True`` checks
-    array indices (an IndexError), ``forceobj=True`` / ``nopython=False`` are
-    a CompileError (no object mode), as on a decorator line; other Numba
-    options (``nogil``) are accepted and ignored.
+    array indices (an IndexError); ``forceobj=True`` / ``nopython=False`` make
+    an object-mode ufunc (the Python function called per element: slow, CPU
+    only); Numba's other options (``nogil``) are accepted and ignored, and
+    unknown ones refused (KeyError, as Numba).
     """
     return _make_decorator("vectorize", signatures, None, target, identity, fastmath, link, options)
 

@@ -223,3 +223,25 @@ def test_numba_jit_dispatchers_compile_their_python_function():
     f = vectorize(["float64(float64, float64)"])(Dispatcher(add))
     assert f(1.0, 2.0) == 3.0
     assert pickle.loads(pickle.dumps(inner)) is inner
+
+
+def test_gufunc_engine_schedules_cores_and_the_outer_loop():
+    from ufjit.np.ufunc.deviceufunc import GUFuncEngine
+
+    schedule = GUFuncEngine.from_signature("(m, n), (n, p) -> (m, p)").schedule([(100, 4, 5), (1, 5, 7)])
+    assert schedule.ishapes == [(4, 5), (5, 7)] and schedule.oshapes == [(4, 7)]
+    assert schedule.loopdims == (100,) and schedule.pinned == [False, True]
+    with pytest.raises(ValueError, match="mismatch"):
+        GUFuncEngine.from_signature("(n),(n)->()").schedule([(3,), (4,)])
+
+
+def test_cpu_target_streams_are_accepted_by_calls_and_reduce():
+    f = vectorize(["int32(int32, int32)"], target="cpu", identity=0)(add)
+    stream = ufjit.cuda.stream() if not ufjit.cuda.is_available() else None
+    if stream is None:
+        pytest.skip("a GPU is present: cuda.stream() is a device stream")
+    x = np.arange(5, dtype=np.int32)
+    assert f.reduce(ufjit.cuda.to_device(x, stream), stream=stream) == 10
+    out = np.zeros_like(x)
+    f(x, x, out=out, stream=stream)
+    assert out.tolist() == (x + x).tolist()
