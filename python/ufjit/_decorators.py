@@ -349,14 +349,15 @@ class GUFunc(UFunc):
 
     def _call(self, args, kwargs, keywords):
         """Numba's two conveniences over NumPy's rules, tried when the call is
-        refused: host operands of another dtype than every signature's are
+        refused: for a CUDA gufunc (Numba's CPU gufuncs are NumPy's, which
+        refuse), host operands of another dtype than every signature's are
         cast (``same_kind``) to the first signature they fit, and a 1-element
         array given for a scalar core (an "old style" ``int32[:]`` for ``()``)
         counts as that scalar."""
         try:
             return super()._call(args, kwargs, keywords)
         except _ufjit.DispatchError:
-            retry = _gufunc_cast(self, args)
+            retry = _gufunc_cast(self, args) if _check_target(self._spec.target) == "cuda" else None
             if retry is None:
                 raise
         except _ufjit.ShapeError:

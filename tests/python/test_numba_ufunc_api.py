@@ -131,13 +131,16 @@ def test_old_style_scalar_core_given_a_one_element_array():
     assert res.tolist() == [2, 3, 4, 5]
 
 
-def test_gufunc_casts_host_inputs_to_the_signature_same_kind():
-    @guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)", target="cpu")
+def test_cuda_gufunc_casts_host_inputs_to_the_signature_same_kind():
     def scale(a, b, out):
         for i in range(b.size):
             out[i] = a * b[i]
 
-    assert scale(np.int64(2), np.arange(3, dtype=np.int32)).tolist() == [0, 2, 4]
+    gpu = guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)", target="cuda")(scale)
+    assert gpu(np.int64(2), np.arange(3, dtype=np.int32)).tolist() == [0, 2, 4]
+    cpu = guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)", target="cpu")(scale)
+    with pytest.raises(TypeError):  # a NumPy gufunc, as Numba's CPU gufuncs are: no unsafe input cast
+        cpu(np.int64(2), np.arange(3, dtype=np.int32))
 
 
 def test_object_mode_calls_the_python_function_per_element():
