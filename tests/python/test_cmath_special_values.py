@@ -35,11 +35,12 @@ def test_exp_at_infinities_is_cpythons_and_numbas(z):
     assert same(cexp(np.array([z]))[0], cmath.exp(z))
 
 
-@pytest.mark.parametrize("r, phi, expected", [
+@pytest.mark.parametrize("case", [
     (0.0, -INF, 0j), (0.0, INF, 0j), (-0.0, NAN, 0j),            # a zero radius: +0 whatever the angle
     (INF, 0.0, complex(INF, 0.0)), (-INF, 0.0, complex(-INF, -0.0)),  # infinite radius: zero parts stay zero
     (INF, NAN, complex(INF, NAN)), (INF, -INF, complex(INF, -INF)),    # r + phi j for a non-finite angle
     (2.0, 0.0, complex(2.0, 0.0)),
 ])
-def test_rect_at_infinities_is_numbas(r, phi, expected):
+def test_rect_at_infinities_is_numbas(case):
+    r, phi, expected = case
     assert same(complex(crect(r, phi)), expected)
