@@ -55,7 +55,8 @@ def _compile(fn, decorator_line, link, spec=None):
         text, source_name, name, old_line, links = spec.compiled
         source = text.replace(old_line, decorator_line, 1)
     else:
-        source, source_name, declared_links, name = kernel_source(fn, decorator_line)
+        rewrite = spec.rewrite if spec is not None else None
+        source, source_name, declared_links, name = kernel_source(fn, decorator_line, rewrite)
         links = link + [f for f in declared_links if f not in link]
     ufuncs = _ufjit.load(source, source_name, link=links)
     if name not in ufuncs:
@@ -310,7 +311,7 @@ class GUFunc(UFunc):
     def __init__(self, fn, core, source, spec):
         super().__init__(fn, core, source, spec)
         self.layout = spec.layout
-        self._in_place = "->" not in spec.layout
+        self._in_place = spec.in_place
         self.nout = 0 if self._in_place else core.nout  # the C++ runtime's parsed layout
         self.nin = len(inspect.signature(fn).parameters) - self.nout
         self.nargs = self.nin + self.nout
@@ -333,19 +334,23 @@ class GUFunc(UFunc):
         return self._call(args, kwargs, ("out", "stream", "target", "casting", "subok", "axes", "axis"))
 
     def _call_in_place(self, args, kwargs):
-        """A layout without outputs: the last argument is the compiled
-        gufunc's output, written in place, the others writable inputs."""
+        """A layout without outputs: every argument is an input; the body
+        writes its arrays in place. As Numba's: an array of the signature's
+        dtype is written in place, one of another dtype is converted first,
+        and copied back only when ``writable_args`` names it."""
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments but {len(args)} were given")
-        last = args[-1]
-        if not isinstance(last, np.ndarray) and not hasattr(last, "__cuda_array_interface__"):
-            raise TypeError(f"{self.__name__}(): the last argument of an in-place gufunc must be an array")
         calls.check_keywords(self.__name__, kwargs, ("stream", "target"))
+        converted = _in_place_arguments(self, args)
         core_kwargs = {"_writable": self._writable} if self._writable else {}
         stream = _device_stream(kwargs.get("stream"))
         if stream is not None:
             core_kwargs["stream"] = stream
-        self._core(*args[:-1], out=last, **core_kwargs)
+        self._core(*converted, **core_kwargs)
+        named = _writable_inputs(self.__wrapped__, self._spec.writable_args, self.nin)
+        for index, _ in named:
+            if converted[index] is not args[index] and isinstance(args[index], np.ndarray):
+                np.copyto(args[index], converted[index], casting="unsafe")
 
     def _call(self, args, kwargs, keywords):
         """Numba's two conveniences over NumPy's rules, tried when the call is
@@ -390,6 +395,18 @@ class GUFunc(UFunc):
 class _Builder:
     def __init__(self, signatures):
         self._sigs = list(signatures)
+
+
+def _in_place_arguments(gufunc, args):
+    """The arguments of an in-place gufunc converted to the first signature
+    they all fit (``same_kind``): arrays of its dtypes as they are."""
+    for loop in gufunc.types:
+        dtypes = [np.dtype(c) for c in loop.split("->")[0]]
+        if len(dtypes) == len(args) and all(np.can_cast(np.asarray(x).dtype, d, "same_kind") or calls._weak(x)
+                                            for x, d in zip(args, dtypes)):
+            return [x if isinstance(x, np.ndarray) and x.dtype == d or hasattr(x, "__cuda_array_interface__")
+                    else np.asarray(x).astype(d) for x, d in zip(args, dtypes)]
+    return list(args)
 
 
 def _gufunc_cast(gufunc, args):
@@ -452,6 +469,30 @@ class _OutTwiceError(TypeError, ValueError):
     """An output given positionally and as out=: NumPy's TypeError, Numba's ValueError."""
 
 
+class _WritableArgsError(_ufjit.CompileError, ValueError):
+    """writable_args with an index that is not an input's (Numba's ValueError)."""
+
+
+class _WritableArgsNameError(_ufjit.CompileError, RuntimeError):
+    """writable_args naming no parameter (Numba's RuntimeError)."""
+
+
+def _check_writable_args(spec, name):
+    """Numba's checks of writable_args against the inputs, with its classes."""
+    if spec.kind != "guvectorize" or not spec.writable_args:
+        return
+    inputs, outputs = parse_layout(spec.layout)
+    nin = len(spec.params) - len(outputs)
+    if len(spec.writable_args) > nin:
+        raise _WritableArgsError(f"writable_args of {name!r} lists {len(spec.writable_args)} arguments; it has "
+                                 f"{nin} inputs")
+    for item in spec.writable_args:
+        if isinstance(item, str) and item not in spec.params[:nin]:
+            raise _WritableArgsNameError(f"writable_args names {item!r}, which is not an input of {name!r}")
+        if isinstance(item, int) and not 0 <= item < nin:
+            raise _WritableArgsError(f"writable_args index {item} is not an input of {name!r} (0 to {nin - 1})")
+
+
 class _IdentityError(_ufjit.CompileError, ValueError):
     """An identity Numba refuses (a ValueError there; a CompileError here too)."""
 
@@ -471,30 +512,54 @@ class _Spec:
         self.links = links
         self.options = options
         self.writable_args = tuple(writable_args or ())
+        self.params = []  # the function's parameter names (decorate sets them)
         self.dynamic = not signatures or is_dynamic
         self.compiled = None  # (source, source_name, name, decorator line, links) of the last compile
         self.rebuilt = False  # unpickled: compiled again from `compiled`, not from the Python source
         self.object_mode = options.get("forceobj") is True or options.get("nopython") is False
 
+    @property
+    def in_place(self):
+        """A gufunc layout without ``->``: no outputs, every argument an input."""
+        return self.layout is not None and "->" not in self.layout
+
     def compiled_layout(self):
-        """The layout the C++ compiler gets: one without ``->`` has its last
-        operand as the output (written in place by the call)."""
-        if self.layout is None or "->" in self.layout:
-            return self.layout
-        inputs, _ = parse_layout(self.layout)
-        text = ["(" + ",".join(dims) + ")" for dims in inputs]
-        return ",".join(text[:-1]) + "->" + text[-1]
+        """The layout the C++ compiler gets. One without ``->`` gets a stand-in
+        output ``()`` (a parameter the rewritten def adds, never written; the C++
+        runtime wants an output) after its inputs."""
+        return self.layout + "->()" if self.in_place else self.layout
+
+    def compiled_signatures(self):
+        if not self.in_place:
+            return self.signatures
+        return [f"void({', '.join(split_arguments(s) + ['uint8[:]'])})" for s in self.signatures]
 
     def compiled_writable_args(self):
-        if self.layout is None or "->" in self.layout:
-            return self.writable_args
-        count = len(parse_layout(self.layout)[0])
-        return tuple(range(count - 1))
+        """``writable_args`` as indices; a layout without ``->`` has every input
+        with a non-scalar core writable too (Numba's update in place)."""
+        indices = [self.params.index(a) if isinstance(a, str) and a in self.params else a
+                   for a in self.writable_args]
+        if self.in_place:
+            cores = parse_layout(self.layout)[0]
+            indices += [i for i, core in enumerate(cores) if core and i not in indices]
+        return tuple(indices)
+
+    def rewrite(self, text, file, def_line):
+        """Adds the stand-in output parameter to the def of an in-place gufunc."""
+        if not self.in_place:
+            return text
+        start = text.index("(", text.index("def "))
+        depth = 0
+        for pos in range(start, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[pos], 0)
+            if depth == 0:
+                return text[:pos] + ", _ufjit_unused_output" + text[pos:]
+        return text
 
     def line(self):
         args = []
         if self.signatures and not (self.kind == "vectorize" and self.dynamic):
-            args.append(repr(list(self.signatures)))
+            args.append(repr(list(self.compiled_signatures())))
         if self.layout is not None:
             args.append(repr(self.compiled_layout()))
         if _check_target(self.target) is not None:
@@ -587,6 +652,8 @@ def _make_decorator(kind, signatures, layout, target, identity, fastmath, link, 
             fn = fn.py_func  # a Numba @jit dispatcher: its Python function is compiled
         spec = _Spec(kind, list(texts), layout, target, identity, fastmath, _link_list(link), options,
                      gufunc_options.get("is_dynamic", False), gufunc_options.get("writable_args"))
+        spec.params = list(inspect.signature(fn).parameters)
+        _check_writable_args(spec, fn.__name__)
         _infer_return_types(fn, spec)
         core, source = _compile_spec(fn, spec)
         ufunc = GUFunc(fn, core, source, spec) if kind == "guvectorize" else UFunc(fn, core, source, spec)

@@ -120,6 +120,32 @@ def test_layout_without_outputs_updates_arguments_in_place():
     assert out.tolist() == (a + a).tolist()
 
 
+def fill(x0_t, x1_t, y_1):
+    for t in range(x0_t.shape[0]):
+        x0_t[t] = y_1[0]
+        x1_t[t] = 2 * y_1[0]
+
+
+def test_update_in_place_converts_other_dtypes_and_copies_back_writable_args_only():
+    plain = guvectorize(["void(f8[:], f8[:], f8[:])"], "(t),(t),()")(fill)
+    assert plain.nin == 3 and plain.nout == 0
+    a, b = np.zeros(4), np.zeros(4, dtype=np.float32)
+    plain(a, b, 2)
+    assert a.tolist() == [2.0] * 4 and b.tolist() == [0.0] * 4  # b was converted: a copy was written
+    named = guvectorize(["void(f8[:], f8[:], f8[:])"], "(t),(t),()", writable_args=("x0_t", 1))(fill)
+    named(a, b, 3)
+    assert a.tolist() == [3.0] * 4 and b.tolist() == [6.0] * 4  # written back, as Numba's writable_args
+
+
+def test_writable_args_are_checked_with_numbas_classes():
+    with pytest.raises(ValueError):
+        guvectorize(["void(f8[:], f8[:], f8[:])"], "(t),(t),()", writable_args=(0, 1, 2, 5))(fill)
+    with pytest.raises(ValueError):
+        guvectorize(["void(f8[:], f8[:], f8[:])"], "(t),(t),()", writable_args=(5,))(fill)
+    with pytest.raises(RuntimeError):
+        guvectorize(["void(f8[:], f8[:], f8[:])"], "(t),(t),()", writable_args=("z_t",))(fill)
+
+
 def test_old_style_scalar_core_given_a_one_element_array():
     @guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)", target="cpu")
     def shift(x, y, res):
