@@ -74,6 +74,23 @@ def _device_stream(stream):
     return as_stream(stream)
 
 
+def _stream_outputs(ufunc, inputs):
+    """A call with ``stream=`` and no ``out=`` on device arrays returns a new
+    device array at once, as Numba's: the output of an elementwise ufunc,
+    allocated here (the broadcast shape, the signature's result dtype).
+    None for host operands or a gufunc."""
+    if ufunc.nout != 1 or getattr(ufunc, "layout", None):
+        return None
+    if not any(isinstance(x, _ufjit.DeviceArray) or hasattr(x, "__cuda_array_interface__") for x in inputs):
+        return None
+    loop = calls._loop_inputs(ufunc, inputs)
+    if loop is None:
+        return None  # no signature: the call's DispatchError says so
+    chars = [t for t in ufunc.types if [np.dtype(c) for c in t.split("->")[0]] == loop][0]
+    shape = np.broadcast_shapes(*[tuple(getattr(x, "shape", ())) for x in inputs])
+    return (_ufjit.device_empty(list(shape), np.dtype(chars.split("->")[1])),)
+
+
 def _numpy_types(signature, nin):
     """``'ff->f'`` for ``float32(float32, float32)``; for a gufunc's
     ``void(float64[:], int64, float64[:])``, its first ``nin`` arguments are
@@ -166,6 +183,11 @@ class UFunc(_dynamic.DynamicApi):
         if self._writable:
             core_kwargs["_writable"] = self._writable
         stream = _device_stream(kwargs.get("stream"))
+        if stream is not None and all(o is None for o in outs):
+            outs = _stream_outputs(self, inputs)
+            if outs is None:  # host operands: Numba copies the result back; here the stream is waited for
+                stream.synchronize()
+                stream, outs = None, (None,) * self.nout
         if stream is not None:
             core_kwargs["stream"] = stream
             self._core(*inputs, out=outs if self.nout > 1 else outs[0], **core_kwargs)

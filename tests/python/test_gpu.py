@@ -140,8 +140,13 @@ def test_ufjit_streams(gpu):
     axpy2(dx, 0.0, out=out, stream=legacy)
     legacy.synchronize()
     np.testing.assert_allclose(out.copy_to_host(), 2 * x, rtol=1e-6)
-    with pytest.raises(TypeError, match="needs out="):
-        axpy2(dx, dy, stream=s)
+    # Without out=, a new device array comes back at once (Numba's way); host
+    # operands wait for the stream and give a NumPy array.
+    result = axpy2(dx, dy, stream=s)
+    s.synchronize()
+    assert isinstance(result, ufjit.DeviceArray) and result.dtype == np.float32
+    np.testing.assert_allclose(result.copy_to_host(), 2 * x + y, rtol=1e-6)
+    np.testing.assert_allclose(axpy2(x, y, stream=s), 2 * x + y, rtol=1e-6)
 
 
 def test_cpu_target_rejects_device_arrays(gpu):
