@@ -190,3 +190,12 @@ def test_cuda_cpp_helpers_from_link_run_in_the_kernel(gpu, tmp_path):
     r = g(ufjit.to_device(xd))
     assert isinstance(r, ufjit.DeviceArray)
     np.testing.assert_array_equal(r.copy_to_host(), 0.5 * xd + 1)  # exact in float64
+
+
+def test_device_out_of_another_dtype_is_cast_on_the_device(gpu):
+    x, y = inputs(np.float64, 1000)
+    out = ufjit.device_array(1000, np.float32)
+    assert axpy2(ufjit.to_device(x), ufjit.to_device(y), out=out) is out
+    np.testing.assert_allclose(out.copy_to_host(), (2 * x + y).astype(np.float32), rtol=1e-6)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        axpy2(ufjit.to_device(x), ufjit.to_device(y), out=ufjit.device_array(1000, np.int32))

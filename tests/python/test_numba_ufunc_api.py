@@ -274,3 +274,18 @@ def test_cpu_target_streams_are_accepted_by_calls_and_reduce():
     out = np.zeros_like(x)
     f(x, x, out=out, stream=stream)
     assert out.tolist() == (x + x).tolist()
+
+
+def test_out_of_another_dtype_is_cast_same_kind_also_for_gufuncs():
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cpu")
+    def total(x, s):
+        acc = 0.0
+        for i in range(x.shape[0]):
+            acc += x[i]
+        s[0] = acc
+
+    out = np.zeros(2, np.float32)
+    total(np.arange(6.0).reshape(2, 3), out)
+    assert out.tolist() == [3.0, 12.0]
+    with pytest.raises(TypeError, match="Cannot cast"):
+        total(np.arange(6.0).reshape(2, 3), np.zeros(2, np.int64))
