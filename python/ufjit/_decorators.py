@@ -153,7 +153,7 @@ class UFunc(_dynamic.DynamicApi):
 
     def _call(self, args, kwargs, keywords):
         """A call as NumPy's ufuncs take it (_numpy_calls says which conventions)."""
-        if self._frozen_flag and not self._core.signatures:
+        if self._frozen_empty:
             self.check_not_frozen_empty()
         if not kwargs and len(args) == self.nin and all(calls.is_plain(a) for a in args):
             # plain arrays, device arrays and scalars: no override, wrap, mask or out= to handle
@@ -315,6 +315,7 @@ def _unpickle(state):
     core, source = _compile_spec(fn, spec)
     ufunc = (GUFunc if state["gufunc"] else UFunc)(fn, core, source, spec)
     ufunc._frozen_flag = state["frozen"]
+    ufunc._frozen_empty = state["frozen"] and not core.signatures
     return ufunc
 
 

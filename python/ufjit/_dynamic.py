@@ -55,6 +55,7 @@ class DynamicApi:
     ``__call__`` and ``reduce``."""
 
     _frozen_flag = False
+    _frozen_empty = False  # frozen with no loop at all: every call is refused
 
     @property
     def py_func(self):
@@ -83,6 +84,7 @@ class DynamicApi:
         if self._frozen_flag:
             return
         self._frozen_flag = True
+        self._frozen_empty = not self._core.signatures
         if self._spec.dynamic and self._core.signatures:
             self._recompile(list(self._core.signatures), dynamic=False)
 
@@ -95,6 +97,7 @@ class DynamicApi:
         a type object, or argument types only (``'(int64, int64)'``; the return
         type is inferred). Returns a CompileResult."""
         text = signature_text(signature)
+        self._frozen_empty = False
         if self._spec.object_mode:
             self._spec.signatures.append(text)
             return CompileResult(text, True)
