@@ -85,6 +85,11 @@ def test_gufunc_builder_checks_signatures_as_numba():
     builder.add("void(int32[:], int32[:], int32[:])")
     f = builder.build_ufunc()
     assert f(np.arange(3, dtype=np.int32), np.ones(3, dtype=np.int32)).tolist() == [1, 2, 3]
+    built = GUVectorize(guadd, "(n),(n)->(n)")
+    built.add("void(float64[:], float64[:], float64[:])")
+    assert built.build_ufunc()(np.ones(2), np.ones(2)).tolist() == [2.0, 2.0]
+    dynamic = GUVectorize(guadd, "(n),(n)->(n)", is_dynamic=True)
+    assert dynamic.is_dynamic and dynamic(np.ones(2, np.int32), np.ones(2, np.int32)).tolist() == [2, 2]
     with pytest.raises(TypeError, match="scalar type int32 given for non scalar argument #2"):
         guvectorize(["int32[:], int32, int32[:]"], "(n),(n)->(n)")(guadd)
     with pytest.raises(TypeError, match="type and shape signature mismatch for arg #1"):
