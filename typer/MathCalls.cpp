@@ -393,9 +393,31 @@ Value MathCall::rect() {
   Value rs = t_.stabilize(t_.convert(r, DType::Float64));
   Value ps = t_.stabilize(t_.convert(phi, DType::Float64));
   Type f64 = Type::scalar(DType::Float64);
-  Value re = t_.strong_binary(BinaryOpcode::Mul, rs, t_.intrinsic(IntrinsicOp::Cos, f64, {ps}));
-  Value im = t_.strong_binary(BinaryOpcode::Mul, rs, t_.intrinsic(IntrinsicOp::Sin, f64, {ps}));
-  return t_.intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128), {re, im});
+  Expr zero = Const::make_float(DType::Float64, 0.0);
+  Type boolean = Type::scalar(DType::Bool);
+  Expr r_inf = t_.intrinsic(IntrinsicOp::IsInf, boolean, {rs}).expr;
+  // Numba's rect at infinities: r * cos(phi) and r * sin(phi),
+  // except that an infinite r keeps a zero part zero with the sign of their
+  // quotient (rect(inf, 0) is inf + 0j), and a non-finite phi gives +0 for
+  // r == 0 and r + phi j for an infinite r.
+  auto part = [&](IntrinsicOp op) {
+    Value v = t_.stabilize(t_.intrinsic(op, f64, {ps}));
+    Expr product = t_.strong_binary(BinaryOpcode::Mul, v, rs).expr;
+    Expr quotient = t_.strong_binary(BinaryOpcode::Div, v, rs).expr;
+    return Select::make(Compare::make(CompareOpcode::Eq, v.expr, zero),
+                        Select::make(r_inf, quotient, product), product);
+  };
+  Expr phi_finite = t_.intrinsic(IntrinsicOp::IsFinite, boolean, {ps}).expr;
+  Expr r_zero = Compare::make(CompareOpcode::Eq, rs.expr, zero);
+  Expr abs_r = t_.intrinsic(IntrinsicOp::Fabs, f64, {rs}).expr;
+  Expr cos_part = part(IntrinsicOp::Cos);
+  Expr sin_part = part(IntrinsicOp::Sin);
+  Expr re =
+      Select::make(phi_finite, cos_part, Select::make(r_zero, abs_r, Select::make(r_inf, rs.expr, cos_part)));
+  Expr im =
+      Select::make(phi_finite, sin_part, Select::make(r_zero, zero, Select::make(r_inf, ps.expr, sin_part)));
+  return t_.intrinsic(IntrinsicOp::MakeComplex, Type::scalar(DType::Complex128),
+                      {Value::strong(re), Value::strong(im)});
 }
 
 Value MathCall::classify() {

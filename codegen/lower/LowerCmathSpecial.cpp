@@ -37,17 +37,22 @@ struct Parts {
 /// z's quadrant: odd functions flip the real part with x, conjugate-
 /// symmetric ones the imaginary part with y; even ones (cosh) flip the
 /// imaginary part with both.
-Complex odd_in_x(const Parts &p, Complex r) { return {p.o.mul(r.re, p.sign(p.x)), p.o.mul(r.im, p.sign(p.y))}; }
+Complex odd_in_x(const Parts &p, Complex r) {
+  return {p.o.mul(r.re, p.sign(p.x)), p.o.mul(r.im, p.sign(p.y))};
+}
 
 Complex cexp_special(const Parts &p) {
   Ops &o = p.o;
   // x = +inf: inf * cis(y) (inf + y j on the real axis), inf + nan j for a non-finite y.
-  Complex plus_inf = o.sel(p.is_zero(p.y), p.k(p.inf, p.y),
-                           o.sel(p.is_finite(p.y), p.k(o.mul(p.inf, o.call("cos", {p.y})), o.mul(p.inf, o.call("sin", {p.y}))),
-                                 p.k(p.inf, p.nan)));
-  // x = -inf: +0 * cis(y), 0 with y's sign for a non-finite y.
-  Complex minus_inf = o.sel(p.is_finite(p.y), p.k(o.mul(p.zero, o.call("cos", {p.y})), o.mul(p.zero, o.call("sin", {p.y}))),
-                            p.k(p.zero, o.copysign(p.zero, p.y)));
+  Complex plus_inf = o.sel(
+      p.is_zero(p.y), p.k(p.inf, p.y),
+      o.sel(p.is_finite(p.y), p.k(o.mul(p.inf, o.call("cos", {p.y})), o.mul(p.inf, o.call("sin", {p.y}))),
+            p.k(p.inf, p.nan)));
+  // x = -inf: +0 * cis(y); +0 + 0j for a non-finite y (Annex G leaves the
+  // signs open; Numba and CPython give +0 + 0j, and so does ufjit).
+  Complex minus_inf =
+      o.sel(p.is_finite(p.y), p.k(o.mul(p.zero, o.call("cos", {p.y})), o.mul(p.zero, o.call("sin", {p.y}))),
+            p.k(p.zero, p.zero));
   Complex nan_x = o.sel(p.is_zero(p.y), p.k(p.nan, p.y), p.k(p.nan, p.nan));
   Complex r = p.k(p.nan, p.nan);  // finite x, non-finite y
   r = o.sel(p.is_nan(p.x), nan_x, r);

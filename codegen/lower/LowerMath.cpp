@@ -241,6 +241,27 @@ llvm::Value *float_isfinite(Emitter &e, llvm::Value *x) {
   return e.b.CreateFCmpOLT(magnitude, float_constant(x->getType(), INFINITY));
 }
 
+namespace {
+
+/// float32 hypot on the GPU, computed in float64: the squares are exact
+/// there, so the float32 result is the correctly rounded one but for a
+/// double rounding (as glibc's hypotf computes it); libdevice's __nv_hypotf
+/// is up to a few ulp off. An infinite argument gives +inf, a NaN other.
+llvm::Value *float32_hypot_in_double(Emitter &e, llvm::Value *x, llvm::Value *y) {
+  llvm::IRBuilder<> &b = e.b;
+  llvm::Type *f64 = b.getDoubleTy();
+  llvm::Value *dx = b.CreateFPExt(x, f64);
+  llvm::Value *dy = b.CreateFPExt(y, f64);
+  llvm::Value *sum = b.CreateFAdd(b.CreateFMul(dx, dx), b.CreateFMul(dy, dy));
+  llvm::Value *root = b.CreateFPTrunc(call_llvm_intrinsic(e, llvm::Intrinsic::sqrt, {sum}), x->getType());
+  llvm::Value *inf = float_constant(x->getType(), INFINITY);
+  llvm::Value *any_inf = b.CreateOr(b.CreateFCmpOEQ(call_llvm_intrinsic(e, llvm::Intrinsic::fabs, {x}), inf),
+                                    b.CreateFCmpOEQ(call_llvm_intrinsic(e, llvm::Intrinsic::fabs, {y}), inf));
+  return b.CreateSelect(any_inf, inf, root);
+}
+
+}  // namespace
+
 llvm::Value *lower_real_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type, llvm::ArrayRef<llvm::Value *> args) {
   using ir::IntrinsicOp;
   internal_assert(is_float(type)) << "real math intrinsic " << ir::intrinsic_name(op) << " on "
@@ -277,6 +298,10 @@ llvm::Value *lower_real_intrinsic(Emitter &e, ir::IntrinsicOp op, DType type, ll
     if (llvm::Value *fast = lower_fast_float32(e, op, wide_args)) {
       return narrow_to(e, fast, type);
     }
+  }
+  if (e.ms.target.kind == TargetKind::Cuda && !e.ms.target.fastmath && ct == DType::Float32 &&
+      op == IntrinsicOp::Hypot) {
+    return narrow_to(e, float32_hypot_in_double(e, wide_args[0], wide_args[1]), type);
   }
   llvm::Intrinsic::ID id = exact_intrinsic(op);
   if (id != llvm::Intrinsic::not_intrinsic) {

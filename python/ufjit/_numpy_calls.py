@@ -214,10 +214,11 @@ def check_input_casting(ufunc, inputs, casting):
 def check_store(ufunc, result, out, casting):
     """Refuses, as NumPy would, a result that ``casting`` does not allow
     into ``out``'s dtype or whose shape does not broadcast to out's."""
-    if not isinstance(out, np.ndarray):
-        raise TypeError("an out= of another dtype than the result must be a NumPy array (the result is cast into "
-                        "it on the host)")
-    dtype = np.asarray(result).dtype
+    on_device = _is_device(out) and _is_device(result)
+    if not isinstance(out, np.ndarray) and not on_device:
+        raise TypeError("an out= of another dtype than the result must be a NumPy array, or a device array for a "
+                        "result on the device (the result is cast into it)")
+    dtype = result.dtype if on_device else np.asarray(result).dtype
     if not np.can_cast(dtype, out.dtype, casting):
         raise UFuncCastingError(f"Cannot cast ufunc {ufunc.__name__!r} output from {dtype!r} to "
                                 f"{out.dtype!r} with casting rule {casting!r}")
@@ -227,8 +228,31 @@ def check_store(ufunc, result, out, casting):
                          f"shape {shape}")
 
 
+def _is_device(x):
+    return not isinstance(x, np.ndarray) and (isinstance(x, _ufjit.DeviceArray) or
+                                               hasattr(x, "__cuda_array_interface__"))
+
+
+_device_casts = {}  # (from dtype, to dtype) -> the GPU ufunc converting one to the other
+
+
+def _device_cast(source, target):
+    """An elementwise GPU ufunc ``target(source)``: a device result cast into a
+    device ``out=`` of another dtype without a trip through the host."""
+    key = (np.dtype(source).name, np.dtype(target).name)
+    if key not in _device_casts:
+        from ._decorators import vectorize
+
+        _device_casts[key] = vectorize([f"{key[1]}({key[0]})"], target="cuda")(lambda x: x)
+    return _device_casts[key]
+
+
 def write(out, result):
-    """Copies a checked result into ``out`` (check_store first)."""
+    """Copies a checked result into ``out`` (check_store first); on the device
+    when both are device arrays."""
+    if _is_device(out) and _is_device(result):
+        _device_cast(result.dtype, out.dtype)(result, out=out)
+        return out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # complex -> real drops the imaginary part, as casting='unsafe' says
         np.copyto(out, result, casting="unsafe")
@@ -261,7 +285,7 @@ def run(ufunc, inputs, outs, casting, core_kwargs):
             ufunc._core(*inputs, out=outs if nout > 1 else outs[0], **core_kwargs)
             return list(outs)
         except _ufjit.DispatchError as e:
-            if not _out_dtype_refused(e) or not all(isinstance(o, np.ndarray) for o in outs):
+            if not _out_dtype_refused(e) or not all(isinstance(o, np.ndarray) or _is_device(o) for o in outs):
                 raise
     results = ufunc._core(*inputs, **core_kwargs)
     results = list(results) if nout > 1 else [results]

@@ -140,8 +140,13 @@ def test_ufjit_streams(gpu):
     axpy2(dx, 0.0, out=out, stream=legacy)
     legacy.synchronize()
     np.testing.assert_allclose(out.copy_to_host(), 2 * x, rtol=1e-6)
-    with pytest.raises(TypeError, match="needs out="):
-        axpy2(dx, dy, stream=s)
+    # Without out=, a new device array comes back at once (Numba's way); host
+    # operands wait for the stream and give a NumPy array.
+    result = axpy2(dx, dy, stream=s)
+    s.synchronize()
+    assert isinstance(result, ufjit.DeviceArray) and result.dtype == np.float32
+    np.testing.assert_allclose(result.copy_to_host(), 2 * x + y, rtol=1e-6)
+    np.testing.assert_allclose(axpy2(x, y, stream=s), 2 * x + y, rtol=1e-6)
 
 
 def test_cpu_target_rejects_device_arrays(gpu):
@@ -185,3 +190,12 @@ def test_cuda_cpp_helpers_from_link_run_in_the_kernel(gpu, tmp_path):
     r = g(ufjit.to_device(xd))
     assert isinstance(r, ufjit.DeviceArray)
     np.testing.assert_array_equal(r.copy_to_host(), 0.5 * xd + 1)  # exact in float64
+
+
+def test_device_out_of_another_dtype_is_cast_on_the_device(gpu):
+    x, y = inputs(np.float64, 1000)
+    out = ufjit.device_array(1000, np.float32)
+    assert axpy2(ufjit.to_device(x), ufjit.to_device(y), out=out) is out
+    np.testing.assert_allclose(out.copy_to_host(), (2 * x + y).astype(np.float32), rtol=1e-6)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        axpy2(ufjit.to_device(x), ufjit.to_device(y), out=ufjit.device_array(1000, np.int32))
