@@ -65,8 +65,8 @@ int resolve_device_ordinal(const CudaDriver &drv, int requested) {
   return ordinal;
 }
 
-CudaContext::CudaContext(int ordinal) : drv_(driver()) {
-  int resolved = resolve_device_ordinal(drv_, ordinal);
+CudaContext::CudaContext(int ordinal, bool exact) : drv_(driver()) {
+  const int resolved = exact ? ordinal : resolve_device_ordinal(drv_, ordinal);
   props_ = query_device(drv_, resolved);
   UFJIT_CU_CHECK(drv_, cuDeviceGet, &device_, resolved);
   UFJIT_CU_CHECK(drv_, cuDevicePrimaryCtxRetain, &context_, device_);
