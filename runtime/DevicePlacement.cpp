@@ -17,12 +17,11 @@ std::string set_words(RuntimeCore &core) {
 }
 
 [[noreturn]] void refuse_outside_set(RuntimeCore &core, const std::string &subject, int device) {
-  throw InputError(
-      subject + " is in the memory of CUDA device " + std::to_string(device) +
-      ", which is not one of this runtime's devices (it computes on " + set_words(core) +
-      "): copy it to one of them (Runtime::to_host, then Runtime::to_device(view, device)), or add "
-      "device " +
-      std::to_string(device) + " to RuntimeOptions::devices");
+  const std::string ordinal = std::to_string(device);
+  throw InputError(subject + " is in the memory of CUDA device " + ordinal +
+                   ", which is not one of this runtime's devices (it computes on " + set_words(core) +
+                   "): copy it to one of them (Runtime::to_host, then Runtime::to_device(view, device)), " +
+                   "or add device " + ordinal + " to RuntimeOptions::devices");
 }
 
 /// The device a call runs on, before its operands are checked.
@@ -52,6 +51,19 @@ bool all_on_device_of(const Backend &backend, std::span<const ArrayView *const> 
   const int ordinal = backend.device_ordinal();
   for (const ArrayView *v : views) {
     if (v != nullptr && v->residence == Residence::Device && v->device != ordinal) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool stays_on(const Backend &backend, std::span<const Operand> operands, const StreamImpl *stream) {
+  const int ordinal = backend.device_ordinal();
+  if (stream != nullptr && backend.kind() == TargetKind::Cuda && backend.stream_device(*stream) != ordinal) {
+    return false;
+  }
+  for (const Operand &op : operands) {
+    if (op.kind != Operand::Kind::Scalar && op.array.residence == Residence::Device && op.array.device != ordinal) {
       return false;
     }
   }
@@ -101,15 +113,15 @@ DevicePlan place_on_device(RuntimeCore &core, Backend &requested, const DeviceOp
       plan.copies = true;
       continue;
     }
+    const char *why = operands.written[i] ? " (an output or a kernel's argument is never copied)"
+                      : stream != nullptr     ? " (an async call makes no copies)"
+                                              : " (a method's operand is never copied)";
+    const std::string to = std::to_string(ordinal);
     throw InputError(operands.label(i) + " (" + v->describe() + ") is in the memory of CUDA device " +
-                     std::to_string(v->device) + ", but this call computes on device " +
-                     std::to_string(ordinal) + ", which has no peer access to it" +
-                     (operands.written[i] ? " (an output or a kernel's argument is never copied)"
-                                          : " (an async call makes no copies)") +
-                     ": copy it to device " + std::to_string(ordinal) +
-                     " first (Runtime::to_host, then "
-                     "Runtime::to_device(view, " +
-                     std::to_string(ordinal) + ")), or give every operand on one device");
+                     std::to_string(v->device) + ", but this call computes on device " + to +
+                     ", which has no peer access to it" + why + ": copy it to device " + to +
+                     " first (Runtime::to_host, then Runtime::to_device(view, " + to +
+                     ")), or give every operand on one device");
   }
   return plan;
 }
@@ -117,14 +129,7 @@ DevicePlan place_on_device(RuntimeCore &core, Backend &requested, const DeviceOp
 Backend &place_ufunc_call(RuntimeCore &core, Backend &requested, std::span<const Operand> operands,
                           const std::string &ufunc_name, StreamImpl *stream, std::vector<Operand> &staged,
                           std::vector<Array> &copies) {
-  const int ordinal = requested.device_ordinal();
-  bool here = stream == nullptr || requested.kind() != TargetKind::Cuda ||
-              requested.stream_device(*stream) == ordinal;
-  for (const Operand &op : operands) {
-    here = here && (op.kind == Operand::Kind::Scalar || op.array.residence != Residence::Device ||
-                    op.array.device == ordinal);
-  }
-  if (here) {
+  if (stays_on(requested, operands, stream)) {
     return requested;  // the usual call: no lookup
   }
   DeviceOperands placed;

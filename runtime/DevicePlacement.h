@@ -49,6 +49,10 @@ struct DevicePlan {
 /// device: such a call stays on `backend`.
 bool all_on_device_of(const Backend &backend, std::span<const ArrayView *const> views);
 
+/// Whether a call of `operands` (async on `stream`, when not null) stays on
+/// `backend`: its device arrays and its stream are all of `backend`'s device.
+bool stays_on(const Backend &backend, std::span<const Operand> operands, const StreamImpl *stream);
+
 /// The backend a call runs on (rules at the top of this file). `requested`:
 /// the target's backend (the CPU's is returned as it is: its checks word
 /// the error). `stream`: an async call's (null: synchronous). `device`: an

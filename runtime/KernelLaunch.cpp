@@ -236,14 +236,12 @@ runtime::Backend &launch_backend(KernelState &state, TargetKind target, const La
     throw InputError("launch of kernel '" + state.name +
                      "': LaunchConfig::device is for the GPU target only");
   }
+  if (config.device < 0 && runtime::stays_on(requested, args, stream)) {
+    return requested;  // the usual launch: no lookup
+  }
   runtime::DeviceOperands placed;
   for (const Operand &arg : args) {
     placed.views.push_back(arg.kind == Operand::Kind::Scalar ? nullptr : &arg.array);
-  }
-  const bool same_stream_device =
-      stream == nullptr || requested.stream_device(*stream) == requested.device_ordinal();
-  if (config.device < 0 && same_stream_device && runtime::all_on_device_of(requested, placed.views)) {
-    return requested;
   }
   placed.written.assign(args.size(), true);
   placed.label = [&](std::size_t i) {

@@ -1,6 +1,7 @@
 // RuntimeCore: target selection, backends created on first use, generated
 // cast ufuncs, and the derived fields of compiled signatures.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #define XXH_INLINE_ALL
@@ -38,11 +39,12 @@ std::vector<int> devices_from_environment() {
     return {};
   }
   auto refuse = [&] {
-    return InputError("UFJIT_DEVICES='" + *text +
-                      "' is not valid: UFJIT_DEVICES takes 'all' or CUDA device "
-                      "ordinals separated by commas ('0,1') (unset it for one device)");
+    return InputError("UFJIT_DEVICES='" + *text + "' is not valid: UFJIT_DEVICES takes 'all' (any case) or " +
+                      "CUDA device ordinals separated by commas ('0,1') (unset it for one device)");
   };
-  if (*text == "all" || *text == "ALL") {
+  std::string word = *text;
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (word == "all") {
     return {kAllDevices};
   }
   std::vector<int> devices;

@@ -279,6 +279,16 @@ EventImpl::~EventImpl() {
   }
 }
 
+int device_of_pointer(const void *ptr) {
+  if (ptr == nullptr || !cuda::driver_available()) {
+    return -1;
+  }
+  int ordinal = -1;
+  const CUresult result = cuda::driver().cuPointerGetAttribute(
+      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
+  return result == CUDA_SUCCESS ? ordinal : -1;
+}
+
 Stream::Stream() = default;
 Stream::~Stream() = default;
 Stream::Stream(Stream &&) noexcept = default;

@@ -484,7 +484,16 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t co
   std::memset(as_ptr(dst), value, count);
   return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute, CUdeviceptr) {
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  if (attribute == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    const int owner = owner_of(static_cast<uintptr_t>(ptr));
+    if (owner < 0) {
+      return CUDA_ERROR_INVALID_VALUE;  // as for host memory
+    }
+    *static_cast<int *>(data) = owner;
+    return CUDA_SUCCESS;
+  }
   *static_cast<unsigned int *>(data) = 0;
   return CUDA_SUCCESS;
 }

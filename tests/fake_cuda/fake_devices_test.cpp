@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/scoped_env.h"
 #include "ufjit/kernel.h"
 #include "ufjit/ufjit.h"
 
@@ -58,7 +59,7 @@ def add(x, y):
     return x + y
 )UFN";
 
-constexpr const char *kFill = R"UFN(
+constexpr const char *kCopy = R"UFN(
 from numba import cuda
 
 @cuda.jit("void(float32[:], float32[:])")
@@ -120,23 +121,32 @@ TEST_F(FakeDevices, AllDevicesIsEveryDeviceOfTheHost) {
 }
 
 TEST_F(FakeDevices, UfjitDevicesChoosesTheSet) {
-  setenv("UFJIT_DEVICES", "all", 1);
-  Runtime all(RuntimeOptions{.target = ufjit::TargetKind::Cuda});
-  EXPECT_EQ(all.devices(), (std::vector<int>{0, 1}));
-  setenv("UFJIT_DEVICES", "1", 1);
-  Runtime one(RuntimeOptions{.target = ufjit::TargetKind::Cuda});
-  EXPECT_EQ(one.devices(), std::vector<int>{1});
-  setenv("UFJIT_DEVICES", "0,x", 1);
-  const std::string message =
-      input_error([] { Runtime bad(RuntimeOptions{.target = ufjit::TargetKind::Cuda}); });
+  {
+    ufjit::testing::ScopedEnv env("UFJIT_DEVICES", "all");
+    Runtime all(RuntimeOptions{.target = ufjit::TargetKind::Cuda});
+    EXPECT_EQ(all.devices(), (std::vector<int>{0, 1}));
+  }
+  {
+    ufjit::testing::ScopedEnv env("UFJIT_DEVICES", "1");
+    Runtime one(two_devices());  // the variable wins over the option
+    EXPECT_EQ(one.devices(), std::vector<int>{1});
+  }
+  ufjit::testing::ScopedEnv env("UFJIT_DEVICES", "0,x");
+  const std::string message = input_error([] { Runtime bad(RuntimeOptions{.target = ufjit::TargetKind::Cpu}); });
   EXPECT_NE(message.find("UFJIT_DEVICES='0,x'"), std::string::npos) << message;
-  unsetenv("UFJIT_DEVICES");
 }
 
 TEST_F(FakeDevices, ABadDeviceSetIsRefusedWhenTheRuntimeIsMade) {
   RuntimeOptions twice = two_devices();
   twice.devices = {0, 0};
   EXPECT_NE(input_error([&] { Runtime rt(twice); }).find("device 0 twice"), std::string::npos);
+  RuntimeOptions negative;
+  negative.target = ufjit::TargetKind::Cpu;  // checked even where no GPU is used
+  negative.devices = {-3};
+  EXPECT_NE(input_error([&] { Runtime rt(negative); }).find("RuntimeOptions::devices holds -3"), std::string::npos);
+  RuntimeOptions mixed = two_devices();
+  mixed.devices = {ufjit::kAllDevices, 1};
+  EXPECT_NE(input_error([&] { Runtime rt(mixed); }).find("kAllDevices with other devices"), std::string::npos);
   RuntimeOptions absent = two_devices();
   absent.devices = {0, 5};
   EXPECT_THROW(Runtime rt(absent), ufjit::NoDeviceError);
@@ -155,6 +165,15 @@ TEST_F(FakeDevices, ToDeviceAndDeviceEmptyAllocateOnTheAskedDevice) {
   Array back = rt.to_host(a.view());
   EXPECT_EQ(back.view().residence, ufjit::Residence::Host);
   EXPECT_EQ(std::memcmp(back.data(), host_.data(), host_.size() * sizeof(float)), 0);  // copies are real
+}
+
+TEST_F(FakeDevices, TheDeviceOfAPointerIsTheDriversAnswer) {
+  Runtime rt(two_devices());
+  Array a = rt.to_device(host_, 1);
+  EXPECT_EQ(ufjit::device_of_pointer(a.data()), 1);
+  EXPECT_EQ(ufjit::device_of_pointer(rt.to_device(host_, 0).data()), 0);
+  EXPECT_EQ(ufjit::device_of_pointer(host_.data()), -1);
+  EXPECT_EQ(ufjit::device_of_pointer(nullptr), -1);
 }
 
 TEST_F(FakeDevices, AnOrdinalOutsideTheSetIsRefused) {
@@ -247,7 +266,7 @@ TEST_F(FakeDevices, AnAsyncCallRunsOnItsStreamsDevice) {
 
 TEST_F(FakeDevices, AKernelLaunchRunsOnTheDeviceOfItsArraysOrTheOneAskedFor) {
   Runtime rt(two_devices());
-  ufjit::Kernel copy = rt.kernel(kFill);
+  ufjit::Kernel copy = rt.kernel(kCopy);
   Array x = rt.to_device(host_, 1);
   Array y = rt.device_empty(ufjit::DType::Float32, {1000}, 1);
   copy({.grid = 4, .block = 256}, x.view(), y.view());
@@ -293,9 +312,13 @@ TEST_F(FakeDevicesNoPeer, AnOutputOrAsyncOperandOfAnotherDeviceIsRefused) {
   EXPECT_NE(message.find("no peer access"), std::string::npos) << message;
   message = input_error([&] { add.async(s0, b.view(), a.view(), ufjit::out(a.view())); });
   EXPECT_NE(message.find("input 1 of 'add'"), std::string::npos) << message;
-  ufjit::Kernel copy = rt.kernel(kFill);
+  ufjit::Kernel copy = rt.kernel(kCopy);
   message = input_error([&] { copy({.grid = 4, .block = 256}, a.view(), b.view()); });
   EXPECT_NE(message.find("argument 'out'"), std::string::npos) << message;
+  Array sum = rt.device_empty(ufjit::DType::Float32, {}, 0);
+  message = input_error([&] { (void)add.reduce(b.view(), {}, ufjit::out(sum.view())); });
+  EXPECT_NE(message.find("the array of 'add'.reduce"), std::string::npos) << message;
+  EXPECT_NE(message.find("computes on device 0"), std::string::npos) << message;
   EXPECT_EQ(fake().launches(0) + fake().launches(1), 0);
 }
 
