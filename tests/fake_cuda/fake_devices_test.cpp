@@ -69,6 +69,17 @@ def copy(x, out):
         out[i] = x[i]
 )UFN";
 
+constexpr const char *kRowSum = R"UFN(
+from numba import guvectorize
+
+@guvectorize(["void(float32[:], float32[:])"], "(n)->()")
+def row_sum(x, out):
+    acc = 0.0
+    for k in range(x.shape[0]):
+        acc += x[k]
+    out[0] = acc
+)UFN";
+
 RuntimeOptions two_devices() {
   RuntimeOptions options;
   options.target = ufjit::TargetKind::Cuda;
@@ -132,7 +143,8 @@ TEST_F(FakeDevices, UfjitDevicesChoosesTheSet) {
     EXPECT_EQ(one.devices(), std::vector<int>{1});
   }
   ufjit::testing::ScopedEnv env("UFJIT_DEVICES", "0,x");
-  const std::string message = input_error([] { Runtime bad(RuntimeOptions{.target = ufjit::TargetKind::Cpu}); });
+  const std::string message =
+      input_error([] { Runtime bad(RuntimeOptions{.target = ufjit::TargetKind::Cpu}); });
   EXPECT_NE(message.find("UFJIT_DEVICES='0,x'"), std::string::npos) << message;
 }
 
@@ -143,10 +155,12 @@ TEST_F(FakeDevices, ABadDeviceSetIsRefusedWhenTheRuntimeIsMade) {
   RuntimeOptions negative;
   negative.target = ufjit::TargetKind::Cpu;  // checked even where no GPU is used
   negative.devices = {-3};
-  EXPECT_NE(input_error([&] { Runtime rt(negative); }).find("RuntimeOptions::devices holds -3"), std::string::npos);
+  EXPECT_NE(input_error([&] { Runtime rt(negative); }).find("RuntimeOptions::devices holds -3"),
+            std::string::npos);
   RuntimeOptions mixed = two_devices();
   mixed.devices = {ufjit::kAllDevices, 1};
-  EXPECT_NE(input_error([&] { Runtime rt(mixed); }).find("kAllDevices with other devices"), std::string::npos);
+  EXPECT_NE(input_error([&] { Runtime rt(mixed); }).find("kAllDevices with other devices"),
+            std::string::npos);
   RuntimeOptions absent = two_devices();
   absent.devices = {0, 5};
   EXPECT_THROW(Runtime rt(absent), ufjit::NoDeviceError);
@@ -211,6 +225,23 @@ TEST_F(FakeDevices, ACallOfDevice1OperandsLaunchesOnDevice1) {
   Array c0 = add(d0.view(), d0.view());  // the same ufunc, back on the default device
   EXPECT_EQ(fake().device_of(c0.data()), 0);
   EXPECT_EQ(fake().launches(0), 1);
+}
+
+TEST_F(FakeDevices, AGufuncCallAndAMethodOfDevice1OperandsLaunchOnDevice1) {
+  Runtime rt(two_devices());
+  ufjit::Ufunc row_sum = rt.vectorize(kRowSum);
+  Array flat = rt.to_device(host_, 1);
+  ArrayView rows = flat.view();
+  rows.shape = {10, 100};
+  rows.strides = ArrayView::c_strides(rows.shape, sizeof(float));
+  Array sums = row_sum(rows);
+  EXPECT_EQ(sums.view().device, 1);
+  EXPECT_EQ(fake().device_of(sums.data()), 1);
+  ufjit::Ufunc add = rt.vectorize(kAdd);
+  Array running = add.accumulate(rows, {.axis = 1});
+  EXPECT_EQ(fake().device_of(running.data()), 1);
+  EXPECT_GE(fake().launches(1), 2);
+  EXPECT_EQ(fake().launches(0), 0);
 }
 
 TEST_F(FakeDevices, HostOperandsRunOnTheDefaultDevice) {

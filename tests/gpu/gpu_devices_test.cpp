@@ -19,6 +19,17 @@ def copy(x, out):
         out[i] = x[i]
 )UFN";
 
+constexpr const char *kRowSum = R"UFN(
+from numba import guvectorize
+
+@guvectorize(["void(int64[:], int64[:])"], "(n)->()")
+def row_sum(x, out):
+    acc = 0
+    for k in range(x.shape[0]):
+        acc += x[k]
+    out[0] = acc
+)UFN";
+
 /// The device of `ptr` as the driver reports it (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).
 int driver_device_of(const void *ptr) {
   void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -96,6 +107,18 @@ TEST_F(GpuDevices, ReduceOfADevice1ArrayComputesOnDevice1) {
   Array sum = add.reduce(a.view());
   EXPECT_EQ(sum.view().device, 1);
   EXPECT_EQ(download<int64_t>(rt(), sum.view()), std::vector<int64_t>{153});
+}
+
+TEST_F(GpuDevices, AGufuncCallOfDevice1OperandsComputesOnDevice1) {
+  Ufunc row_sum = rt().vectorize(kRowSum);
+  const std::vector<int64_t> x(12, 3);
+  Array flat = rt().to_device(x, 1);
+  ArrayView rows = flat.view();
+  rows.shape = {3, 4};
+  rows.strides = ArrayView::c_strides(rows.shape, sizeof(int64_t));
+  Array sums = row_sum(rows);
+  EXPECT_EQ(driver_device_of(sums.data()), 1);
+  EXPECT_EQ(download<int64_t>(rt(), sums.view()), (std::vector<int64_t>{12, 12, 12}));
 }
 
 TEST_F(GpuDevices, AnAsyncCallOnADevice1StreamComputesThere) {
