@@ -250,7 +250,17 @@ Stream Runtime::stream(int device) {
 }
 
 Stream Runtime::borrow_stream(void *cu_stream) {
-  return impl_->core->backend(TargetKind::Cuda).borrow_stream(cu_stream);
+  runtime::Backend &first = impl_->core->backend(TargetKind::Cuda);
+  // A stream of another device's context is that device's (a one-device
+  // Runtime asks the driver nothing).
+  if (cu_stream != nullptr && impl_->core->cuda_device_count() > 1 && !first.owns_stream(cu_stream)) {
+    for (runtime::Backend *backend : impl_->core->cuda_backends()) {
+      if (backend->owns_stream(cu_stream)) {
+        return backend->borrow_stream(cu_stream);
+      }
+    }
+  }
+  return first.borrow_stream(cu_stream);
 }
 
 void Runtime::synchronize() {

@@ -383,6 +383,12 @@ class Backend {
   virtual Stream make_stream();
   /// A Stream wrapping a CUstream the caller owns (never destroyed by it).
   virtual Stream borrow_stream(void *cu_stream);
+  /// Whether `cu_stream` (a non-null CUstream the caller made) belongs to
+  /// this backend's context (Runtime::borrow_stream picks the device by it).
+  virtual bool owns_stream(void *cu_stream) const {
+    (void)cu_stream;
+    return false;
+  }
   /// Waits for all work this backend enqueued.
   virtual void synchronize();
   /// `vectorize` is about to type a source of this key: a backend may start

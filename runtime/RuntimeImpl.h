@@ -49,6 +49,10 @@ class RuntimeCore {
   Backend *cuda_backend_of(int ordinal);
   /// Every device's CUDA backend, the default first (made on first use).
   std::vector<Backend *> cuda_backends();
+  /// The number of devices of the set, once the CUDA backend is made (0 before).
+  std::size_t cuda_device_count() const {
+    return made_backend(TargetKind::Cuda) != nullptr ? cuda_.size() : 0;
+  }
   /// The backend of `target` if it was made already, else null (never
   /// makes one: a CUDA context takes 0.2 s).
   Backend *made_backend(TargetKind target) const {

@@ -450,8 +450,9 @@ class UFJIT_API Runtime {
   /// Wraps a CUstream that the embedding program owns (a `CUstream` or
   /// `cudaStream_t` passed as a pointer; null is the legacy default stream),
   /// so that `Ufunc::async` orders ufjit's work with the program's own. It
-  /// must belong to this Runtime's device's primary context, which is the one
-  /// the CUDA runtime, CuPy and PyTorch use. The Stream never destroys it; the
+  /// must belong to the primary context (the one the CUDA runtime, CuPy and
+  /// PyTorch use) of one of devices(): async calls on it run on that device
+  /// (the legacy default stream: on the default device). The Stream never destroys it; the
   /// program keeps it alive while work is enqueued. ufjit's synchronous calls
   /// run on the legacy default stream, which a blocking stream waits for but a
   /// non-blocking one (CU_STREAM_NON_BLOCKING) does not: synchronize such a

@@ -383,6 +383,11 @@ class CudaBackend final : public Backend {
 
   Stream make_stream() override { return cuda::make_stream(context_); }
   Stream borrow_stream(void *cu_stream) override { return cuda::borrow_stream(context_, cu_stream); }
+  bool owns_stream(void *cu_stream) const override {
+    CUcontext owner = nullptr;
+    return context_->drv().cuStreamGetCtx(static_cast<CUstream>(cu_stream), &owner) == CUDA_SUCCESS &&
+           owner == context_->handle();
+  }
 
   void synchronize() override {
     tier_up_.wait_idle();  // "all work": the optimised kernels being compiled too

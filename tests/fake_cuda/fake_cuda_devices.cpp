@@ -397,6 +397,10 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream stream) {
   delete reinterpret_cast<Stream *>(stream);
   return CUDA_SUCCESS;
 }
+CUresult CUDAAPI cuStreamGetCtx(CUstream stream, CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&state().contexts[stream_device(stream)]);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuStreamSynchronize(CUstream) {
   return CUDA_SUCCESS;
 }

@@ -293,6 +293,9 @@ TEST_F(FakeDevices, AnAsyncCallRunsOnItsStreamsDevice) {
   add.async(s0, a.view(), a.view(), ufjit::out(out.view()));  // device 0 uses device 1's memory as a peer
   s0.synchronize();
   EXPECT_EQ(fake().launches(0), 1);
+  ufjit::Stream borrowed = rt.borrow_stream(s1.handle());  // another library's stream of device 1
+  add.async(borrowed, a.view(), a.view(), ufjit::out(out.view()));
+  EXPECT_EQ(fake().launches(1), 2);
 }
 
 TEST_F(FakeDevices, AKernelLaunchRunsOnTheDeviceOfItsArraysOrTheOneAskedFor) {
