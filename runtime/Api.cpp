@@ -7,6 +7,7 @@
 #include "frontend/Signature.h"
 #include "typer/Typer.h"
 #include "runtime/Call.h"
+#include "runtime/DevicePlacement.h"
 #include "runtime/GufuncLayout.h"
 #include "runtime/KernelRequest.h"
 #include "runtime/DynamicUfunc.h"
@@ -186,19 +187,37 @@ UfuncSet Runtime::load_file(const std::string &path, const VectorizeOptions &opt
   return load(read_source_file(path), named);
 }
 
+namespace {
+
+/// The CUDA backend of device `device` of the set (-1: the default one).
+runtime::Backend &cuda_backend(runtime::RuntimeCore &core, int device, const char *what) {
+  runtime::Backend &first = core.backend(TargetKind::Cuda);
+  if (device < 0 || device == first.device_ordinal()) {
+    return first;
+  }
+  return runtime::backend_of_device(core, device, what);
+}
+
+}  // namespace
+
 Array Runtime::to_device(const ArrayView &host) {
+  return to_device(host, -1);
+}
+
+Array Runtime::to_device(const ArrayView &host, int device) {
   runtime::validate_view(host, [] { return std::string("to_device: the array"); });
   if (host.residence != Residence::Host) {
     throw InputError("to_device: the array (" + host.describe() + ") is already on the device");
   }
-  return impl_->core->backend(TargetKind::Cuda).to_device(host);
+  return cuda_backend(*impl_->core, device, "to_device: the device").to_device(host);
 }
 
 Array Runtime::to_host(const ArrayView &array) {
   runtime::validate_view(array, [] { return std::string("to_host: the array"); });
   if (array.residence == Residence::Device) {
-    runtime::Backend &cuda = impl_->core->backend(TargetKind::Cuda);
-    runtime::check_usable_memory(cuda, array, [] { return std::string("to_host: the array"); });
+    auto label = [] { return std::string("to_host: the array"); };
+    runtime::Backend &cuda = runtime::backend_of_view(*impl_->core, array, label);
+    runtime::check_usable_memory(cuda, array, label);
     return cuda.to_host(array);
   }
   Array copy = runtime::allocate_host(array.dtype, array.shape);
@@ -207,20 +226,48 @@ Array Runtime::to_host(const ArrayView &array) {
 }
 
 Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape) {
+  return device_empty(dtype, std::move(shape), -1);
+}
+
+Array Runtime::device_empty(DType dtype, std::vector<int64_t> shape, int device) {
   runtime::check_dtype(dtype, [] { return std::string("device_empty's dtype"); });
   (void)runtime::checked_bytes(dtype, shape);
-  return impl_->core->backend(TargetKind::Cuda).device_empty(dtype, shape);
+  return cuda_backend(*impl_->core, device, "device_empty: the device").device_empty(dtype, shape);
+}
+
+std::vector<int> Runtime::devices() {
+  std::vector<int> ordinals;
+  for (const runtime::Backend *backend : impl_->core->cuda_backends()) {
+    ordinals.push_back(backend->device_ordinal());
+  }
+  return ordinals;
 }
 
 Stream Runtime::stream() { return impl_->core->backend(TargetKind::Cuda).make_stream(); }
 
+Stream Runtime::stream(int device) {
+  return cuda_backend(*impl_->core, device, "stream: the device").make_stream();
+}
+
 Stream Runtime::borrow_stream(void *cu_stream) {
-  return impl_->core->backend(TargetKind::Cuda).borrow_stream(cu_stream);
+  runtime::Backend &first = impl_->core->backend(TargetKind::Cuda);
+  // A stream of another device's context is that device's (a one-device
+  // Runtime asks the driver nothing).
+  if (cu_stream != nullptr && impl_->core->cuda_device_count() > 1 && !first.owns_stream(cu_stream)) {
+    for (runtime::Backend *backend : impl_->core->cuda_backends()) {
+      if (backend->owns_stream(cu_stream)) {
+        return backend->borrow_stream(cu_stream);
+      }
+    }
+  }
+  return first.borrow_stream(cu_stream);
 }
 
 void Runtime::synchronize() {
   if (impl_->core->cuda_usable()) {
-    impl_->core->backend(TargetKind::Cuda).synchronize();
+    for (runtime::Backend *backend : impl_->core->cuda_backends()) {
+      backend->synchronize();
+    }
   }
 }
 

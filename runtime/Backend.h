@@ -300,6 +300,10 @@ struct MethodLaunch {
 /// Construction parameters shared by all backends.
 struct BackendConfig {
   int device = 0;         // CUDA device ordinal
+  /// `device` is an ordinal of RuntimeOptions::devices, already checked:
+  /// UFJIT_DEVICE does not apply (it chooses the one device of a Runtime
+  /// without a device set).
+  bool exact_device = false;
   int cpu_threads = 0;    // 0: one per hardware thread
   bool warn_low_occupancy = true;  // RuntimeOptions::warn_low_occupancy
   KernelCache *cache = nullptr;  // owned by the RuntimeImpl; outlives backends
@@ -321,6 +325,15 @@ class Backend {
   /// The CUDA device ordinal whose memory and streams this backend uses, or
   /// -1 for the CPU (host memory only).
   virtual int device_ordinal() const { return -1; }
+  /// Whether this backend's kernels may read and write the memory of CUDA
+  /// device `ordinal` in place: its own, or a peer's with peer access
+  /// enabled (runtime/DevicePlacement.h).
+  virtual bool reads_device(int ordinal) const { return ordinal == device_ordinal() && ordinal >= 0; }
+  /// The CUDA device ordinal of `stream`'s context (-1 on the CPU).
+  virtual int stream_device(const StreamImpl &stream) const {
+    (void)stream;
+    return -1;
+  }
   /// The canonical target key used in cache keys and logs: "cpu-x86_64-znver3+avx2",
   /// "cuda-sm_90-ptx8.5" (covers arch, PTX ISA, device context).
   virtual std::string key() const = 0;
@@ -370,6 +383,12 @@ class Backend {
   virtual Stream make_stream();
   /// A Stream wrapping a CUstream the caller owns (never destroyed by it).
   virtual Stream borrow_stream(void *cu_stream);
+  /// Whether `cu_stream` (a non-null CUstream the caller made) belongs to
+  /// this backend's context (Runtime::borrow_stream picks the device by it).
+  virtual bool owns_stream(void *cu_stream) const {
+    (void)cu_stream;
+    return false;
+  }
   /// Waits for all work this backend enqueued.
   virtual void synchronize();
   /// `vectorize` is about to type a source of this key: a backend may start

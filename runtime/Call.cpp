@@ -18,6 +18,7 @@
 
 #include "runtime/Broadcast.h"
 #include "runtime/CallPlan.h"
+#include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
 #include "runtime/SmallVector.h"
 #include "runtime/ViewChecks.h"
@@ -289,7 +290,7 @@ Array allocate_call_output(Backend &backend, DType dtype, const Dims &shape,
   return Array(out_view, allocated.holder());
 }
 
-Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+Array run_call(RuntimeCore &core, Backend &requested, const std::string &ufunc_name,
                const std::vector<CompiledSignature> &signatures, std::span<const Operand> operands,
                StreamImpl *stream, LastCallPlan *plan) {
   // ---- 1. operands and their views
@@ -300,7 +301,13 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   // ---- 2. resolve the signature
   const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
 
-  // ---- 3. residence
+  // ---- 3. residence: the device the call runs on (DevicePlacement.h), then what it may use
+  std::vector<Operand> staged;
+  std::vector<Array> copies;  // of inputs on a device the call's cannot read
+  Backend &backend = place_ufunc_call(core, requested, operands, ufunc_name, stream, staged, copies);
+  if (!staged.empty()) {
+    return run_call(core, backend, ufunc_name, signatures, std::span<const Operand>(staged), stream);
+  }
   check_residence(backend, split, stream);
   const Residence residence = result_residence(split);
 
@@ -355,7 +362,8 @@ Array run_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_nam
   }
   call.size = size;
   if (plan != nullptr) {
-    plan->record(operands, call, {&backend, stream != nullptr, &shape, &full_shape_inputs, residence});
+    plan->record(operands, call,
+                 {&requested, &backend, stream != nullptr, &shape, &full_shape_inputs, residence});
   }
   backend.execute(call, stream);
   return result;
@@ -690,14 +698,15 @@ PreparedGufunc place_gufunc_operands(RuntimeCore &core, Backend &backend, const 
 
 }  // namespace
 
-std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const std::string &ufunc_name,
+std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &requested, const std::string &ufunc_name,
                                    const std::vector<CompiledSignature> &signatures,
-                                   std::span<const Operand> operands, StreamImpl *stream, const CoreAxes *axes) {
+                                   std::span<const Operand> operands, StreamImpl *stream,
+                                   const CoreAxes *axes) {
   internal_assert(!signatures.empty() && signatures.front().generalized()) << "run_gufunc_call of a ufunc";
   const GufuncLayout &layout = *signatures.front().layout;
   const std::size_t n_out = layout.outputs.size();
   if (axes != nullptr && (!axes->axes.empty() || axes->axis)) {
-    return run_with_core_axes(core, backend, ufunc_name, signatures, operands, stream, *axes);
+    return run_with_core_axes(core, requested, ufunc_name, signatures, operands, stream, *axes);
   }
 
   // ---- 1. operands and their views
@@ -713,7 +722,13 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &backend, const st
   // ---- 2. resolve the signature on the input dtypes
   const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
 
-  // ---- 3. residence
+  // ---- 3. residence: the device the call runs on (DevicePlacement.h), then what it may use
+  std::vector<Operand> staged;
+  std::vector<Array> copies;  // of inputs on a device the call's cannot read
+  Backend &backend = place_ufunc_call(core, requested, operands, ufunc_name, stream, staged, copies);
+  if (!staged.empty()) {
+    return run_gufunc_call(core, backend, ufunc_name, signatures, std::span<const Operand>(staged), stream);
+  }
   check_residence(backend, split, stream);
   const Residence residence = result_residence(split);
 

@@ -9,6 +9,9 @@ bool LastCallPlan::matches(std::span<const Operand> operands, StreamImpl *stream
   if (!valid_ || backend_ != &backend || async_ != (stream != nullptr) || operands.size() != keys_.size()) {
     return false;
   }
+  if (stream != nullptr && runs_on_->stream_device(*stream) != runs_on_->device_ordinal()) {
+    return false;  // an async call runs on its stream's device (DevicePlacement.h)
+  }
   for (std::size_t k = 0; k < operands.size(); ++k) {
     const Operand &op = operands[k];
     const OperandKey &key = keys_[k];
@@ -61,10 +64,11 @@ bool LastCallPlan::run(Backend &backend, std::span<const Operand> operands, Stre
   if (out_index_ < keys_.size()) {
     call_.output.data = operands[out_index_].array.data;
   } else {
-    result = allocate_call_output(backend, call_.signature->ret, shape_, full_shape_inputs_, result_residence_, stream);
+    result = allocate_call_output(*runs_on_, call_.signature->ret, shape_, full_shape_inputs_,
+                                  result_residence_, stream);
     call_.output.data = result.data();
   }
-  backend.execute_planned(call_, stream, launch_memo_);
+  runs_on_->execute_planned(call_, stream, launch_memo_);
   return true;
 }
 
@@ -111,6 +115,7 @@ void LastCallPlan::record(std::span<const Operand> operands, const PreparedCall 
   }
   out_index_ = out_index;
   backend_ = facts.backend;
+  runs_on_ = facts.runs_on;
   async_ = facts.async;
   call_ = call;
   launch_memo_.reset();

@@ -38,7 +38,10 @@ class LastCallPlan {
 
   /// What run_call knows of a call it prepared, for record().
   struct Facts {
+    /// The backend the call was asked of (what run() is given), and the one
+    /// of the device it ran on (DevicePlacement.h; the same for the usual call).
     const Backend *backend = nullptr;
+    Backend *runs_on = nullptr;
     bool async = false;
     /// The call's broadcast shape, and the full-shape inputs that chose a
     /// new output's memory order (allocate_output's arguments).
@@ -90,6 +93,7 @@ class LastCallPlan {
   std::atomic<bool> busy_{false};
   bool valid_ = false;
   const Backend *backend_ = nullptr;
+  Backend *runs_on_ = nullptr;  // the operands' devices are part of the key, so the same device each time
   bool async_ = false;
   std::vector<OperandKey> keys_;
   std::size_t out_index_ = 0;  // keys_ index of out(...); keys_.size() when none

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "frontend/Signature.h"
+#include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/ViewChecks.h"
@@ -222,6 +223,35 @@ Kernel Runtime::kernel_file(const std::string &path, const std::string &name) {
   return kernel_of_source(impl_->core, read_source_file(path), path, name);
 }
 
+namespace {
+
+/// The backend of the device a launch runs on (runtime/DevicePlacement.h):
+/// LaunchConfig::device, else the stream's, else that of the first device
+/// array. Every argument is by reference: one on a device the launch's
+/// cannot use in place is refused, never copied.
+runtime::Backend &launch_backend(KernelState &state, TargetKind target, const LaunchConfig &config,
+                                 std::span<const Operand> args, StreamImpl *stream) {
+  runtime::Backend &requested = state.core->backend(target);
+  if (config.device >= 0 && target != TargetKind::Cuda) {
+    throw InputError("launch of kernel '" + state.name +
+                     "': LaunchConfig::device is for the GPU target only");
+  }
+  if (config.device < 0 && runtime::stays_on(requested, args, stream)) {
+    return requested;  // the usual launch: no lookup
+  }
+  runtime::DeviceOperands placed;
+  for (const Operand &arg : args) {
+    placed.views.push_back(arg.kind == Operand::Kind::Scalar ? nullptr : &arg.array);
+  }
+  placed.written.assign(args.size(), true);
+  placed.label = [&](std::size_t i) {
+    return "argument '" + state.params[i] + "' of the launch of kernel '" + state.name + "'";
+  };
+  return *runtime::place_on_device(*state.core, requested, placed, stream, config.device).backend;
+}
+
+}  // namespace
+
 const std::string &Kernel::name() const {
   if (!state_) empty_kernel();
   return state_->name;
@@ -265,7 +295,7 @@ void Kernel::launch_on(TargetKind target, const LaunchConfig &config, std::span<
   }
   const runtime::CompiledSignature &sig = ufjit::signature_for(*state_, args);
   const runtime::PreparedKernel launch = prepare_launch(sig, config, args);
-  state_->core->backend(target).execute_kernel(launch, stream);
+  launch_backend(*state_, target, config, args, stream).execute_kernel(launch, stream);
 }
 
 std::string Kernel::signature_for(std::span<const Operand> args) const {

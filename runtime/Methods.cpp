@@ -4,6 +4,7 @@
 
 #include "runtime/Broadcast.h"
 #include "runtime/Call.h"
+#include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
 #include "runtime/DynamicUfunc.h"
 #include "runtime/MethodsPrepare.h"
@@ -322,8 +323,25 @@ Operand with_dtype(const Operand &a, const std::optional<DType> &dtype) {
   return typed;
 }
 
-runtime::MethodTarget method_target(UfuncState &state, const runtime::SignatureList &signatures) {
-  runtime::Backend &backend = state.core->backend(state.core->target_for(state.decorator_target));
+/// The target of a method on `a` (and `where`, `out`): the device of
+/// `out`, else of `a`, when they are on a device (runtime/DevicePlacement.h).
+runtime::MethodTarget method_target(UfuncState &state, const runtime::SignatureList &signatures,
+                                    const Operand &a, const std::optional<Out> &out, const ArrayView *where,
+                                    const char *method) {
+  runtime::Backend &requested = state.core->backend(state.core->target_for(state.decorator_target));
+  const ArrayView *a_view = a.kind == Operand::Kind::Scalar ? nullptr : &a.array;
+  const ArrayView *views[] = {a_view, where, out ? &out->view : nullptr};
+  if (runtime::all_on_device_of(requested, views)) {
+    return runtime::MethodTarget{*state.core, requested, state.name, *signatures, state.identity};
+  }
+  runtime::DeviceOperands placed;
+  placed.views.assign(std::begin(views), std::end(views));
+  placed.written = {false, false, true};
+  placed.label = [&](std::size_t i) {
+    static constexpr const char *kWords[] = {"the array", "where=", "out"};
+    return std::string(kWords[i]) + " of '" + state.name + "'." + method;
+  };
+  runtime::Backend &backend = *runtime::place_on_device(*state.core, requested, placed, nullptr).backend;
   return runtime::MethodTarget{*state.core, backend, state.name, *signatures, state.identity};
 }
 
@@ -340,20 +358,24 @@ Array Ufunc::reduce(const Operand &a, const ReduceOptions &options, const std::o
   check_state(state_);
   const Operand typed = with_dtype(a, options.dtype);
   const runtime::SignatureList signatures = method_signatures(*state_, typed, typed);
-  return runtime::run_reduce(method_target(*state_, signatures), a, options, out);
+  const ArrayView *where = options.where ? &*options.where : nullptr;
+  return runtime::run_reduce(method_target(*state_, signatures, a, out, where, "reduce"), a, options, out);
 }
 
 Array Ufunc::accumulate(const Operand &a, const AccumulateOptions &options, const std::optional<Out> &out) const {
   check_state(state_);
   const Operand typed = with_dtype(a, options.dtype);
   const runtime::SignatureList signatures = method_signatures(*state_, typed, typed);
-  return runtime::run_accumulate(method_target(*state_, signatures), a, options, out);
+  return runtime::run_accumulate(method_target(*state_, signatures, a, out, nullptr, "accumulate"), a,
+                                 options, out);
 }
 
 Array Ufunc::outer(const Operand &a, const Operand &b, const std::optional<Out> &out) const {
   check_state(state_);
   const runtime::SignatureList signatures = method_signatures(*state_, a, b);
-  return runtime::run_outer(method_target(*state_, signatures), a, b, out);
+  // One ordinary call, placed as calls are.
+  return runtime::run_outer(method_target(*state_, signatures, Operand(0), std::nullopt, nullptr, "outer"), a,
+                            b, out);
 }
 
 }  // namespace ufjit

@@ -1,5 +1,7 @@
 // RuntimeCore: target selection, backends created on first use, generated
 // cast ufuncs, and the derived fields of compiled signatures.
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #define XXH_INLINE_ALL
@@ -9,10 +11,10 @@
 #include "support/InternalAssert.h"
 #include "ir/IRPrinter.h"
 #include "runtime/RuntimeImpl.h"
+#include "support/Settings.h"
 
 #if __has_include("runtime/cuda/CudaBackend.h")
 #include "runtime/cuda/CudaBackend.h"
-#include "support/Settings.h"
 #define UFJIT_HAVE_CUDA_BACKEND 1
 #endif
 
@@ -30,11 +32,44 @@ std::optional<TargetKind> parse_target(const std::string &text, const char *orig
   throw Error(std::string(origin) + " must be 'cpu' or 'cuda', not '" + text + "'");
 }
 
+/// UFJIT_DEVICES: "all", or ordinals separated by commas ("0,1").
+std::vector<int> devices_from_environment() {
+  const std::optional<std::string> text = support::setting_text("UFJIT_DEVICES");
+  if (!text || text->empty()) {
+    return {};
+  }
+  auto refuse = [&] {
+    return InputError("UFJIT_DEVICES='" + *text + "' is not valid: UFJIT_DEVICES takes 'all' (any case) or " +
+                      "CUDA device ordinals separated by commas ('0,1') (unset it for one device)");
+  };
+  std::string word = *text;
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (word == "all") {
+    return {kAllDevices};
+  }
+  std::vector<int> devices;
+  std::size_t begin = 0;
+  while (begin <= text->size()) {
+    const std::size_t end = std::min(text->find(',', begin), text->size());
+    const std::string item = text->substr(begin, end - begin);
+    if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos) {
+      throw refuse();
+    }
+    devices.push_back(std::stoi(item));
+    begin = end + 1;
+  }
+  return devices;
+}
+
 }  // namespace
 
 RuntimeCore::RuntimeCore(const RuntimeOptions &options) : options_(options) {
   support::check_settings();
   check_runtime_options(options);
+  devices_ = devices_from_environment();
+  if (devices_.empty()) {
+    devices_ = options.devices;
+  }
   std::optional<TargetKind> forced = options.target;
   if (!forced) {
     forced = parse_target(support::read_choice("UFJIT_TARGET", {"cpu", "cuda"}).value_or(""), "UFJIT_TARGET");
@@ -78,8 +113,8 @@ Backend &RuntimeCore::backend(TargetKind target) {
     }
     return *cpu_;
   }
-  if (cuda_) {
-    return *cuda_;
+  if (!cuda_.empty()) {
+    return *cuda_.front();
   }
   if (cuda_tried_) {
     throw NoDeviceError(cuda_error_);
@@ -87,17 +122,38 @@ Backend &RuntimeCore::backend(TargetKind target) {
   cuda_tried_ = true;
 #ifdef UFJIT_HAVE_CUDA_BACKEND
   try {
-    cuda_ = make_cuda_backend(config);
+    cuda_ = make_cuda_device_set(config, devices_);
   } catch (const NoDeviceError &e) {
     cuda_error_ = e.what();
     throw;
   }
-  cuda_ready_.store(cuda_.get(), std::memory_order_release);
-  return *cuda_;
+  cuda_ready_.store(cuda_.front().get(), std::memory_order_release);
+  return *cuda_.front();
 #else
   cuda_error_ = "this build of ufjit has no CUDA backend";
   throw NoDeviceError(cuda_error_);
 #endif
+}
+
+Backend *RuntimeCore::cuda_backend_of(int ordinal) {
+  backend(TargetKind::Cuda);
+  // cuda_ never changes once made (backend() published it): read without the lock.
+  for (const std::unique_ptr<Backend> &b : cuda_) {
+    if (b->device_ordinal() == ordinal) {
+      return b.get();
+    }
+  }
+  return nullptr;
+}
+
+std::vector<Backend *> RuntimeCore::cuda_backends() {
+  backend(TargetKind::Cuda);
+  // cuda_ never changes once made (backend() published it): read without the lock.
+  std::vector<Backend *> all;
+  for (const std::unique_ptr<Backend> &b : cuda_) {
+    all.push_back(b.get());
+  }
+  return all;
 }
 
 TargetKind RuntimeCore::target_for(const std::string &decorator_target) {

@@ -42,6 +42,17 @@ class RuntimeCore {
   /// The backend of `target`, created on first use. Throws NoDeviceError for
   /// CUDA without a usable device.
   Backend &backend(TargetKind target);
+  /// The CUDA backend of device `ordinal` of the device set, made with the
+  /// default one (RuntimeOptions::devices), or null when the set lacks it.
+  /// A scan of a few entries: the call path asks only for an operand not on
+  /// the default device.
+  Backend *cuda_backend_of(int ordinal);
+  /// Every device's CUDA backend, the default first (made on first use).
+  std::vector<Backend *> cuda_backends();
+  /// The number of devices of the set, once the CUDA backend is made (0 before).
+  std::size_t cuda_device_count() const {
+    return made_backend(TargetKind::Cuda) != nullptr ? cuda_.size() : 0;
+  }
   /// The backend of `target` if it was made already, else null (never
   /// makes one: a CUDA context takes 0.2 s).
   Backend *made_backend(TargetKind target) const {
@@ -69,8 +80,11 @@ class RuntimeCore {
   PreparedCallPool call_pool_;
   std::mutex mutex_;
   std::unique_ptr<Backend> cpu_;
-  std::unique_ptr<Backend> cuda_;
-  // cpu_ / cuda_ once made (they are never replaced): the lock-free path of backend().
+  /// RuntimeOptions::devices or UFJIT_DEVICES; empty: one device.
+  std::vector<int> devices_;
+  /// One backend per device of the set, the default first; never changes once made.
+  std::vector<std::unique_ptr<Backend>> cuda_;
+  // cpu_ / cuda_[0] once made (they are never replaced): the lock-free path of backend().
   std::atomic<Backend *> cpu_ready_{nullptr};
   std::atomic<Backend *> cuda_ready_{nullptr};
   std::string cuda_error_;  // why CUDA is unusable, once tried

@@ -102,6 +102,12 @@ void check_runtime_options(const RuntimeOptions &options) {
     throw InputError("RuntimeOptions::device is " + std::to_string(options.device) +
                      ": a CUDA device ordinal is 0 or more");
   }
+  for (int device : options.devices) {
+    if (device < 0 && device != kAllDevices) {
+      throw InputError("RuntimeOptions::devices holds " + std::to_string(device) +
+                       ": a CUDA device ordinal is 0 or more (kAllDevices: every device)");
+    }
+  }
   if (options.cpu_threads < 0) {
     throw InputError("RuntimeOptions::cpu_threads is " + std::to_string(options.cpu_threads) +
                      ": give 0 (one per hardware thread) or a positive count");

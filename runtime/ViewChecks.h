@@ -84,8 +84,9 @@ void validate_view(const ArrayView &v, LabelRef label);
 
 /// Refuses memory `backend` cannot use, before anything runs: device memory
 /// on the CPU target, and device memory of another GPU than the backend's
-/// (one Runtime computes on one GPU; an array of another would be read
-/// through the wrong context). InputError naming `label()` and the fix.
+/// unless it has peer access to it (an array of another would be read
+/// through the wrong context; runtime/DevicePlacement.h chooses the device
+/// first). InputError naming `label()` and the fix.
 void check_usable_memory(const Backend &backend, const ArrayView &view, LabelRef label);
 
 /// Whether a value held by one of the public API's enums (an integer type

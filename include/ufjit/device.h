@@ -40,6 +40,12 @@ class UFJIT_API Stream {
   std::unique_ptr<StreamImpl> impl_;
 };
 
+/// The CUDA device ordinal whose memory holds `ptr`, as the driver knows it
+/// (CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL): for a pointer another library hands
+/// over without naming its device (`__cuda_array_interface__`). -1 when the
+/// driver does not know the pointer (host memory) or there is no driver.
+UFJIT_API int device_of_pointer(const void *ptr);
+
 /// A CUDA event: record on a stream, wait, or measure elapsed time. The
 /// driver event is made at the first record(), in that stream's context, so
 /// an Event needs no Runtime to be declared. Destruction never throws.

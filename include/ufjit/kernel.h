@@ -45,6 +45,10 @@ struct UFJIT_API LaunchConfig {
   /// arrays only). Null: return when the kernel has finished and host
   /// arrays hold its results.
   Stream *stream = nullptr;
+  /// The CUDA device to launch on, one of Runtime::devices(). -1: the
+  /// stream's device when a stream is given, else the device of the first
+  /// device array argument, else the default device (docs/guide/cpp.md, "Several GPUs").
+  int device = -1;
 };
 
 struct KernelState;

@@ -276,12 +276,23 @@ class UFJIT_API UfuncSet {
   std::vector<Ufunc> ufuncs;
 };
 
+/// In RuntimeOptions::devices: every CUDA device of the host.
+inline constexpr int kAllDevices = -1;
+
 struct UFJIT_API RuntimeOptions {
   /// Empty: the first CUDA GPU when there is one, else the CPU. UFJIT_TARGET
   /// ("cpu"/"cuda") overrides the default.
   std::optional<TargetKind> target;
-  /// CUDA device ordinal; UFJIT_DEVICE overrides.
+  /// CUDA device ordinal; UFJIT_DEVICE overrides. Used when `devices` is empty.
   int device = 0;
+  /// The set of CUDA devices the Runtime computes on (docs/guide/cpp.md, "Several GPUs"):
+  /// ordinals, the first being the default device, or {kAllDevices} for
+  /// every device of the host. Each device gets its own context, streams
+  /// and memory pools; peer access is enabled between every pair whose
+  /// hardware allows it. A call runs on the device of its operands. Empty:
+  /// the one device `device` (the default). UFJIT_DEVICES ("0,1" or "all")
+  /// overrides.
+  std::vector<int> devices{};
   /// CPU worker threads; 0: one per hardware thread.
   int cpu_threads = 0;
   /// A gufunc call on the GPU whose outer loop has too few elements to fill
@@ -397,12 +408,19 @@ class UFJIT_API Runtime {
   /// The same from a .ufn file, read as load_file reads one.
   Kernel kernel_file(const std::string &path, const std::string &name = "");
 
-  /// Copies a host view to a new device array (C-contiguous). Needs a GPU.
+  /// Copies a host view to a new device array (C-contiguous) on the default
+  /// device (the first of RuntimeOptions::devices). Needs a GPU.
   /// The view is checked as a call's operands are (errors.h).
   Array to_device(const ArrayView &host);
   template <typename T>
   Array to_device(const std::vector<T> &v) {
     return to_device(ufjit::view(v));
+  }
+  /// The same on CUDA device `device`, one of devices() (InputError else).
+  Array to_device(const ArrayView &host, int device);
+  template <typename T>
+  Array to_device(const std::vector<T> &v, int device) {
+    return to_device(ufjit::view(v), device);
   }
   /// Copies any view to a new C-contiguous host array.
   Array to_host(const ArrayView &array);
@@ -413,21 +431,35 @@ class UFJIT_API Runtime {
   TypedArray<T> device_empty(std::vector<int64_t> shape) {
     return TypedArray<T>(device_empty(dtype_of<T>(), std::move(shape)));
   }
+  /// The same on CUDA device `device`, one of devices() (InputError else).
+  Array device_empty(DType dtype, std::vector<int64_t> shape, int device);
+  template <typename T>
+  TypedArray<T> device_empty(std::vector<int64_t> shape, int device) {
+    return TypedArray<T>(device_empty(dtype_of<T>(), std::move(shape), device));
+  }
 
-  /// A new stream on the device (RAII). Needs a GPU.
+  /// The CUDA device ordinals this Runtime computes on, the default first
+  /// (RuntimeOptions::devices resolved). Needs a GPU.
+  std::vector<int> devices();
+
+  /// A new stream on the default device (RAII). Needs a GPU. An async call
+  /// or launch on a stream runs on the stream's device.
   Stream stream();
+  /// A new stream on CUDA device `device`, one of devices().
+  Stream stream(int device);
   /// Wraps a CUstream that the embedding program owns (a `CUstream` or
   /// `cudaStream_t` passed as a pointer; null is the legacy default stream),
   /// so that `Ufunc::async` orders ufjit's work with the program's own. It
-  /// must belong to this Runtime's device's primary context, which is the one
-  /// the CUDA runtime, CuPy and PyTorch use. The Stream never destroys it; the
+  /// must belong to the primary context (the one the CUDA runtime, CuPy and
+  /// PyTorch use) of one of devices(): async calls on it run on that device
+  /// (the legacy default stream: on the default device). The Stream never destroys it; the
   /// program keeps it alive while work is enqueued. ufjit's synchronous calls
   /// run on the legacy default stream, which a blocking stream waits for but a
   /// non-blocking one (CU_STREAM_NON_BLOCKING) does not: synchronize such a
   /// stream (or record an Event) before a synchronous call reads its results.
   /// Needs a GPU.
   Stream borrow_stream(void *cu_stream);
-  /// Waits for all work this runtime enqueued: device work, and the optimised
+  /// Waits for all work this runtime enqueued (on every device of the set): device work, and the optimised
   /// GPU kernels being compiled in the background (tiering: docs/guide/
   /// caches.md), which later calls then use.
   void synchronize();

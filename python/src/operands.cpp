@@ -1,12 +1,14 @@
 // Python objects <-> ufjit operands and arrays (see operands.h).
 #include "operands.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "dlpack_exchange.h"
+#include "ufjit/device.h"
 
 namespace ufjit::python {
 
@@ -69,6 +71,9 @@ ArrayView device_view(const py::handle &obj, const std::string &written) {
   }
   v.dtype = from_numpy_dtype(py::dtype(cai["typestr"].cast<std::string>()));
   v.residence = Residence::Device;
+  // The interface names no device: the driver knows the pointer's (a Runtime
+  // of several devices runs the call there; one that lacks it refuses it).
+  v.device = std::max(0, device_of_pointer(v.data));
   for (const py::handle &d : cai["shape"].cast<py::tuple>()) {
     v.shape.push_back(d.cast<int64_t>());
   }

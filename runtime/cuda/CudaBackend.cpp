@@ -106,7 +106,7 @@ class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(const BackendConfig &config)
       : warm_up_(),
-        context_(std::make_shared<cuda::CudaContext>(config.device)),
+        context_(std::make_shared<cuda::CudaContext>(config.device, config.exact_device)),
         warn_low_occupancy_(config.warn_low_occupancy),
         disk_(cache::DiskCacheConfig::from_environment()),
         staging_(context_),
@@ -155,6 +155,33 @@ class CudaBackend final : public Backend {
 
   TargetKind kind() const override { return TargetKind::Cuda; }
   int device_ordinal() const override { return context_->properties().ordinal; }
+  bool reads_device(int ordinal) const override {
+    return ordinal == device_ordinal() || std::find(peers_.begin(), peers_.end(), ordinal) != peers_.end();
+  }
+  int stream_device(const StreamImpl &stream) const override { return stream.context->properties().ordinal; }
+
+  /// Lets this device's kernels use `owner`'s memory in place when the
+  /// hardware allows it (cuDeviceCanAccessPeer); returns whether they may.
+  /// Called while the device set is made, before any call reads peers_.
+  bool enable_peer_access(const CudaBackend &owner) {
+    const cuda::CudaDriver &drv = context_->drv();
+    CUdevice self = 0;
+    CUdevice other = 0;
+    UFJIT_CU_CHECK(drv, cuDeviceGet, &self, device_ordinal());
+    UFJIT_CU_CHECK(drv, cuDeviceGet, &other, owner.device_ordinal());
+    int can = 0;
+    UFJIT_CU_CHECK(drv, cuDeviceCanAccessPeer, &can, self, other);
+    if (can == 0) {
+      return false;
+    }
+    context_->make_current();
+    const CUresult result = drv.cuCtxEnablePeerAccess(owner.context_->handle(), 0);
+    if (result != CUDA_SUCCESS && result != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+      return false;  // the pair then copies, as hardware without peer access does
+    }
+    peers_.push_back(owner.device_ordinal());
+    return true;
+  }
   std::string key() const override { return key_; }
 
   Array make_output(DType dtype, const Dims &shape, Residence residence,
@@ -356,6 +383,11 @@ class CudaBackend final : public Backend {
 
   Stream make_stream() override { return cuda::make_stream(context_); }
   Stream borrow_stream(void *cu_stream) override { return cuda::borrow_stream(context_, cu_stream); }
+  bool owns_stream(void *cu_stream) const override {
+    CUcontext owner = nullptr;
+    return context_->drv().cuStreamGetCtx(static_cast<CUstream>(cu_stream), &owner) == CUDA_SUCCESS &&
+           owner == context_->handle();
+  }
 
   void synchronize() override {
     tier_up_.wait_idle();  // "all work": the optimised kernels being compiled too
@@ -556,6 +588,7 @@ class CudaBackend final : public Backend {
   /// Kept loaded for the context's life (ContextWarmUp.h); null if skipped.
   std::shared_ptr<cuda::CudaKernel> context_warm_up_;
   bool warn_low_occupancy_;
+  std::vector<int> peers_;  // devices whose memory this one's kernels use in place
   std::mutex warned_mutex_;
   std::set<std::string> warned_;  // base names already warned about
   cache::DiskCache disk_;
@@ -579,6 +612,13 @@ class CudaBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendConfig &config) {
   return std::make_unique<CudaBackend>(config);
+}
+
+bool enable_cuda_peer_access(Backend &reader, const Backend &owner) {
+  auto *from = dynamic_cast<CudaBackend *>(&reader);
+  const auto *to = dynamic_cast<const CudaBackend *>(&owner);
+  internal_assert(from != nullptr && to != nullptr) << "peer access between non-CUDA backends";
+  return from->enable_peer_access(*to);
 }
 
 cache::DiskCacheCounters cuda_disk_cache_counters(const Backend &backend) {

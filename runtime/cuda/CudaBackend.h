@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "runtime/Backend.h"
 #include "runtime/cache/DiskCache.h"
@@ -23,6 +24,18 @@
 namespace ufjit::runtime {
 
 std::unique_ptr<Backend> make_cuda_backend(const BackendConfig &config);
+
+/// Enables peer access from `reader`'s context to `owner`'s memory (both
+/// CUDA backends) where the hardware allows it; returns whether `reader`'s
+/// kernels may now use `owner`'s memory in place (Backend::reads_device).
+bool enable_cuda_peer_access(Backend &reader, const Backend &owner);
+
+/// One CUDA backend per ordinal of `devices` (RuntimeOptions::devices:
+/// kAllDevices is every device of the host), in order, with peer access
+/// enabled between every pair whose hardware allows it. InputError for a
+/// repeated or negative ordinal, NoDeviceError for one the host lacks.
+std::vector<std::unique_ptr<Backend>> make_cuda_device_set(const BackendConfig &config,
+                                                           const std::vector<int> &devices);
 
 /// The disk-cache counters of a CUDA backend (hits, misses, stores, ...);
 /// zeros for any other backend. For `ufjit info`, logs and tests.

@@ -65,8 +65,8 @@ int resolve_device_ordinal(const CudaDriver &drv, int requested) {
   return ordinal;
 }
 
-CudaContext::CudaContext(int ordinal) : drv_(driver()) {
-  int resolved = resolve_device_ordinal(drv_, ordinal);
+CudaContext::CudaContext(int ordinal, bool exact) : drv_(driver()) {
+  const int resolved = exact ? ordinal : resolve_device_ordinal(drv_, ordinal);
   props_ = query_device(drv_, resolved);
   UFJIT_CU_CHECK(drv_, cuDeviceGet, &device_, resolved);
   UFJIT_CU_CHECK(drv_, cuDevicePrimaryCtxRetain, &context_, device_);
@@ -277,6 +277,16 @@ EventImpl::~EventImpl() {
   if (event != nullptr && context != nullptr) {
     context->drv().cuEventDestroy_v2(event);
   }
+}
+
+int device_of_pointer(const void *ptr) {
+  if (ptr == nullptr || !cuda::driver_available()) {
+    return -1;
+  }
+  int ordinal = -1;
+  const CUresult result = cuda::driver().cuPointerGetAttribute(
+      &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
+  return result == CUDA_SUCCESS ? ordinal : -1;
 }
 
 Stream::Stream() = default;

@@ -49,8 +49,10 @@ int resolve_device_ordinal(const CudaDriver &drv, int requested);
 class CudaContext {
  public:
   /// Retains device `ordinal`'s primary context and configures its default
-  /// memory pool. Throws NoDeviceError / DeviceError.
-  explicit CudaContext(int ordinal);
+  /// memory pool. Throws NoDeviceError / DeviceError. `exact`: `ordinal` is
+  /// a device set's, used as it is (else resolve_device_ordinal applies
+  /// UFJIT_DEVICE).
+  explicit CudaContext(int ordinal, bool exact = false);
   ~CudaContext();
   CudaContext(const CudaContext &) = delete;
   CudaContext &operator=(const CudaContext &) = delete;

@@ -23,6 +23,8 @@ constexpr EnvironmentDoc kEnvironment[] = {
     {"UFJIT_TARGET=cpu|cuda",
      "the default target of ufjit run and ufjit launch (default: cuda where a GPU is present)"},
     {"UFJIT_DEVICE=N", "the CUDA device ordinal"},
+    {"UFJIT_DEVICES=all|0,1,...",
+     "the set of CUDA devices a Runtime computes on, the first being the default"},
     {"UFJIT_CACHE_DIR=DIR", "the disk cache (default: $XDG_CACHE_HOME/ufjit or ~/.cache/ufjit)"},
     {"UFJIT_CACHE=off", "no disk cache, neither read nor written"},
     {"UFJIT_CACHE_MAX_BYTES=N",

@@ -120,6 +120,11 @@ CUresult CUDAAPI cuCtxGetCurrent(CUcontext *context) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuCtxSynchronize() { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *can, CUdevice, CUdevice) {
+  *can = 0;  // one device
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext, unsigned int) { return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED; }
 
 // --------------------------------------------------------------- modules
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int, CUjit_option *, void **) {
@@ -202,6 +207,10 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream stream) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuStreamGetCtx(CUstream, CUcontext *context) {
+  *context = reinterpret_cast<CUcontext>(&g_context_tag);
+  return CUDA_SUCCESS;
+}
 CUresult CUDAAPI cuStreamQuery(CUstream) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuStreamWaitEvent(CUstream, CUevent, unsigned int) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuEventCreate(CUevent *event, unsigned int) {
