@@ -6,7 +6,7 @@
 #
 # LIBDIR holds libufjit.so (bundle: lib/), INCLUDEDIR holds ufjit/ufjit.h
 # (bundle: include/). The package is assembled in OUTDIR (default
-# build/python): OUTDIR/ufjit/{*.py,_ufjit*.so}; then PYTHONPATH=OUTDIR.
+# build/python): OUTDIR/ufjit/{*.py,np/...,_ufjit*.so}; then PYTHONPATH=OUTDIR.
 # PYTHON picks the interpreter (default python3); CXX the compiler. A host
 # without dlpack/dlpack.h (libdlpack-dev) uses src/dlpack_abi's, searched last.
 set -euo pipefail
@@ -19,7 +19,8 @@ mkdir -p "$outdir/ufjit"
 outdir=$(cd "$outdir" && pwd)
 suffix=$("$python" -c "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))")
 includes=$("$python" -m pybind11 --includes 2>/dev/null || echo "-I/usr/include/$("$python" -c 'import sysconfig,os; print(os.path.basename(sysconfig.get_paths()["include"]))')")
-cp "$here"/ufjit/*.py "$outdir/ufjit/"
+# The package with its subpackages (ufjit.np.ufunc), Python files only.
+(cd "$here" && find ufjit -name "*.py" -exec cp --parents {} "$outdir" \;)
 # shellcheck disable=SC2086  # $includes is a list of -I flags
 ${CXX:-c++} -O2 -std=c++20 -shared -fPIC -fvisibility=hidden $includes -I"$incdir" -idirafter "$here/src/dlpack_abi" \
   "$here"/src/*.cpp \

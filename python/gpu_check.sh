@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 libdir=${1:?usage: gpu_check.sh LIBDIR INCLUDEDIR}
 incdir=${2:?usage: gpu_check.sh LIBDIR INCLUDEDIR}
 out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 pkg=$(mktemp -d)
 python=${PYTHON:-python3}
 export PYTHON=$python PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$pkg UFJIT_REQUIRE_GPU=1
