@@ -464,6 +464,11 @@ def _constant(value):
         return repr(value)
     if isinstance(value, complex):
         return f"complex({_constant(value.real)}, {_constant(value.imag)})"
+    if type(value) is tuple:  # of numbers and such tuples (TILE = (16, 16)); not namedtuples
+        items = [None if isinstance(v, np.ndarray) else _constant(v) for v in value]
+        if None in items:
+            return None
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return None
 
 

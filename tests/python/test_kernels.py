@@ -755,3 +755,27 @@ def test_a_kernel_may_call_an_operator_function_it_closes_over():
         expected = op(a, b)
         apply(op)[1, 8](a, b)
         np.testing.assert_array_equal(a, expected)
+
+
+TILE_SHAPE = (4, 2)  # a module-level tuple: a constant of the kernel language
+
+
+def test_tuples_of_numbers_from_the_module_and_a_closure_are_constants():
+    weights = (0.5, 1.5, (2, 3))
+
+    @cuda.jit
+    def fill(out):
+        tile = cuda.shared.array(TILE_SHAPE, dtype=float32)
+        i = cuda.grid(1)
+        if i == 0:
+            tile[0, 0] = weights[0] + weights[2][1]
+            total = 0.0
+            for w in (weights[0], weights[1]):
+                total += w
+            out[0] = tile[0, 0]
+            out[1] = total
+            out[2] = tile.size
+
+    out = np.zeros(3, dtype=np.float32)
+    fill[1, 1](out)
+    np.testing.assert_array_equal(out, [3.5, 2.0, 8.0])
