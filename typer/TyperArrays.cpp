@@ -19,6 +19,14 @@ Expr sub(Expr a, Expr b) { return Binary::make(BinaryOpcode::Sub, std::move(a), 
 Expr less(Expr a, Expr b) { return Compare::make(CompareOpcode::Lt, std::move(a), std::move(b)); }
 Expr min(const Expr &a, const Expr &b) { return Select::make(less(a, b), a, b); }
 Expr max(const Expr &a, const Expr &b) { return Select::make(less(a, b), b, a); }
+/// `values[i]` for a run-time `i` in range: a chain of selects.
+Expr element_at(const std::vector<Expr> &values, const Expr &i) {
+  Expr element = values.back();
+  for (std::size_t k = values.size() - 1; k-- > 0;) {
+    element = Select::make(Compare::make(CompareOpcode::Eq, i, i64(static_cast<int64_t>(k))), values[k], element);
+  }
+  return element;
+}
 bool is_zero(const Expr &e) {
   const Const *c = e.as<Const>();
   return c != nullptr && c->int_bits == 0;
@@ -344,7 +352,7 @@ bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> 
   if (fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && names_builtin(fn->id)) {
     const bool enumerate = fn->id == "enumerate";
     if (!call->keywords.empty() || call->args.empty() || (enumerate && call->args.size() > 2)) {
-      error(fn->loc, enumerate ? "enumerate() takes an array and an optional start" : "zip() takes arrays");
+      error(fn->loc, enumerate ? "enumerate() takes an array or a tuple and an optional start" : "zip() takes arrays and tuples");
       return false;
     }
     it.kind = enumerate ? Iterable::Kind::Enumerate : Iterable::Kind::Zip;
@@ -367,8 +375,16 @@ bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> 
   }
   Value array = expr(e);
   if (!array.ok) return false;
+  if (array.literal_tuple || array.type.is_tuple()) {
+    std::optional<std::vector<Expr>> values = tuple_loop_values(array, e.loc);
+    if (!values) return false;
+    flush_pre(held);
+    it.kind = Iterable::Kind::Tuple;
+    it.values = std::move(*values);
+    return true;
+  }
   if (!array.type.is_array()) {
-    error(e.loc, std::string("enumerate() and zip() iterate over arrays, not '") + array.type.str() + "'");
+    error(e.loc, std::string("enumerate() and zip() iterate over arrays and tuples, not '") + array.type.str() + "'");
     return false;
   }
   // Held in a temp before the loop: evaluated once, as Python's iterator.
@@ -382,6 +398,7 @@ bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> 
 
 Expr BodyTyper::iterable_length(const Iterable &it) {
   if (it.kind == Iterable::Kind::Array) return ArrayDim::make(it.array, 0);
+  if (it.kind == Iterable::Kind::Tuple) return i64(static_cast<int64_t>(it.values.size()));
   Expr n = iterable_length(it.parts.front());
   for (std::size_t k = 1; k < it.parts.size(); ++k) {  // zip stops at the shortest
     Expr m = iterable_length(it.parts[k]);
@@ -398,6 +415,7 @@ Value BodyTyper::iterable_element(const Iterable &it, const Expr &i) {
     for (int d = 1; d < ndim; ++d) dims.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(it.array, d), 1});
     return Value::strong(ArraySlice::make(it.array, std::move(dims)));
   }
+  if (it.kind == Iterable::Kind::Tuple) return Value::strong(element_at(it.values, i));
   std::vector<Value> elements;
   if (it.kind == Iterable::Kind::Enumerate) elements.push_back(Value::strong(add(i, it.start)));
   for (const Iterable &part : it.parts) elements.push_back(iterable_element(part, i));
@@ -434,6 +452,25 @@ bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stm
     error(s.target->loc, "the target of a 'for' loop over a tuple must be a single name");
     return true;
   }
+  std::optional<std::vector<Expr>> values = tuple_loop_values(tuple, s.iter->loc);
+  if (!values) return true;
+  std::vector<Stmt> stmts;
+  flush_pre(stmts);
+  std::string counter = new_temp(Type::scalar(DType::Int64));
+  Expr i = Var::make(Type::scalar(DType::Int64), counter);
+  std::vector<Stmt> body_stmts;
+  Flow entry = enter_for_loop();
+  assign_name(target->id, Value::strong(element_at(*values, i)), target->loc, body_stmts);
+  Stmt inner = block(s.body);
+  leave_for_loop(entry);
+  body_stmts.push_back(inner);
+  for (Stmt &st : stmts) out.push_back(std::move(st));
+  out.push_back(ForRange::make(counter, i64(0), i64(static_cast<int64_t>(values->size())), i64(1),
+                               Block::make(std::move(body_stmts))));
+  return true;
+}
+
+std::optional<std::vector<Expr>> BodyTyper::tuple_loop_values(const Value &tuple, const SourceLocation &loc) {
   Value held = stabilize(tuple);
   std::vector<Value> elements = held.elements;
   if (!held.literal_tuple) {
@@ -443,38 +480,21 @@ bool BodyTyper::for_tuple(const ast::For &s, const Value &tuple, std::vector<Stm
   }
   Candidates c;
   for (const Value &e : elements) {
-    if (!e.ok) return true;
+    if (!e.ok) return std::nullopt;
     if (e.literal_tuple || !(e.is_weak() || e.type.is_scalar())) {
-      error(s.iter->loc, "a 'for' loop over a tuple needs numbers, not '" + e.type.str() + "'");
-      return true;
+      error(loc, "a loop over a tuple needs numbers, not '" + e.type.str() + "'");
+      return std::nullopt;
     }
     c.add(e);
   }
   std::optional<Type> t = c.resolve();
   if (elements.empty() || !t) {
-    error(s.iter->loc, elements.empty() ? "a 'for' loop over an empty tuple" : "the elements of this tuple have no common type");
-    return true;
+    error(loc, elements.empty() ? "a loop over an empty tuple" : "the elements of this tuple have no common type");
+    return std::nullopt;
   }
   std::vector<Expr> values;
   for (const Value &e : elements) values.push_back(stabilize(convert(e, t->dtype())).expr);
-  std::vector<Stmt> stmts;
-  flush_pre(stmts);
-  std::string counter = new_temp(Type::scalar(DType::Int64));
-  Expr i = Var::make(Type::scalar(DType::Int64), counter);
-  Expr element = values.back();
-  for (std::size_t k = values.size() - 1; k-- > 0;) {
-    element = Select::make(Compare::make(CompareOpcode::Eq, i, i64(static_cast<int64_t>(k))), values[k], element);
-  }
-  std::vector<Stmt> body_stmts;
-  Flow entry = enter_for_loop();
-  assign_name(target->id, Value::strong(element), target->loc, body_stmts);
-  Stmt inner = block(s.body);
-  leave_for_loop(entry);
-  body_stmts.push_back(inner);
-  for (Stmt &st : stmts) out.push_back(std::move(st));
-  out.push_back(ForRange::make(counter, i64(0), i64(static_cast<int64_t>(values.size())), i64(1),
-                               Block::make(std::move(body_stmts))));
-  return true;
+  return values;
 }
 
 Value BodyTyper::array_attribute(const Value &array, const std::string &attr, const SourceLocation &loc) {

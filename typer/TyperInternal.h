@@ -350,12 +350,16 @@ class BodyTyper {
   bool for_array(const ast::For &s, std::vector<Stmt> &out);
   /// `for x in (a, b, c)` (or a tuple value): the elements in order, as one type.
   bool for_tuple(const ast::For &s, const Value &tuple, std::vector<Stmt> &out);
+  /// The elements of a tuple of numbers brought to one type and held in
+  /// temps (pre_), for a loop over it; nullopt after an error at `loc`.
+  std::optional<std::vector<Expr>> tuple_loop_values(const Value &tuple, const SourceLocation &loc);
   /// What `for` iterates over with enumerate() and zip(): an array (held in a
-  /// temp), or enumerate/zip of such iterables.
+  /// temp), a tuple of numbers, or enumerate/zip of such iterables.
   struct Iterable {
-    enum class Kind { Array, Enumerate, Zip };
+    enum class Kind { Array, Tuple, Enumerate, Zip };
     Kind kind = Kind::Array;
     Expr array;                   // Array: the held array
+    std::vector<Expr> values;     // Tuple: its elements, of one type
     Expr start;                   // Enumerate: the first count (int64)
     std::vector<Iterable> parts;  // Enumerate: one; Zip: each sequence
   };

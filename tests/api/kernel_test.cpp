@@ -467,6 +467,31 @@ TEST_F(Kernels, ForLoopsOverEnumerateAndZipOfArrays) {
   EXPECT_EQ(out[0], want);
 }
 
+constexpr const char *kTupleIterators = R"src(
+from numba import cuda
+
+WEIGHTS = (0.5, 2, 4.0)
+
+@cuda.jit("void(float64[:], float64[:])")
+def weigh(x, out):
+    total = 0.0
+    for i, w in enumerate(WEIGHTS):
+        total += i * w
+    for w, v in zip(WEIGHTS, x):  # stops at the shorter
+        total += w * v
+    for k, (w, p) in enumerate(zip((1, 2, 3, 4), (10, 20))):
+        total += k * w * p
+    out[0] = total
+)src";
+
+TEST_F(Kernels, EnumerateAndZipAlsoIterateOverTuplesOfNumbers) {
+  ufjit::Kernel weigh = rt().kernel(kTupleIterators);
+  std::vector<double> x = {1, 2}, out = {0};
+  weigh({.grid = 1, .block = 1}, view(x), view(out));
+  const double want = (0 * 0.5 + 1 * 2 + 2 * 4.0) + (0.5 * 1 + 2 * 2) + (0 * 1 * 10 + 1 * 2 * 20);
+  EXPECT_EQ(out[0], want);
+}
+
 TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
   ufjit::Kernel add = rt().kernel(kAdd);
   std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
