@@ -418,7 +418,8 @@ Value BodyTyper::array_alloc(MemorySpace space, const ast::Call &call) {
   std::vector<int64_t> extents;
   Value s = expr(*shape);
   std::vector<Value> items = s.literal_tuple ? s.elements : std::vector<Value>{s};
-  for (const Value &v : items) {
+  for (const Value &item : items) {
+    const Value v = constant_local(item);
     // A literal, or a constant a caller passed down (bound as int64, CompileTimeArgs.cpp).
     const Const *c = v.ok && !v.is_weak() && v.type.is_int() ? v.expr.as<Const>()
                                                                                                : nullptr;

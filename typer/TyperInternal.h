@@ -290,6 +290,10 @@ class BodyTyper {
   Value name_expr(const ast::Name &e);
   /// Infer mode: the weak value a weak-only local reads as, if it is one.
   std::optional<Value> weak_read(const std::string &name) const;
+  /// `v` itself, or, when it reads a local that every assignment gives the
+  /// same integer constant (`N = 100`), that constant (a weak int): what a
+  /// shared or local array's shape may use, as in Numba.
+  Value constant_local(const Value &v) const;
   Value attribute_expr(const ast::Attribute &e);
   Value binop_expr(const ast::BinOp &e);
   Value unary_expr(const ast::UnaryOp &e);

@@ -121,6 +121,16 @@ std::optional<Value> BodyTyper::weak_read(const std::string &name) const {
   return Value::weak_num(PyNum::of_int(v));
 }
 
+Value BodyTyper::constant_local(const Value &v) const {
+  const Var *var = v.ok && !v.is_weak() ? v.expr.as<Var>() : nullptr;
+  auto it = var != nullptr && def_ != nullptr && is_variable(var->name) ? candidates_.find(var->name) : candidates_.end();
+  if (it == candidates_.end()) return v;
+  const Candidates &c = it->second;
+  const bool one_int = !c.strong && !c.conflict && c.weak_int && !c.weak_float && !c.weak_complex &&
+                       c.int_min == c.int_max;
+  return one_int ? Value::weak_num(PyNum::of_int(c.int_min)) : v;
+}
+
 std::string BodyTyper::ir_var_name(const std::string &name) const { return name; }
 
 std::string BodyTyper::new_temp(const Type &t) {

@@ -492,6 +492,33 @@ TEST_F(Kernels, EnumerateAndZipAlsoIterateOverTuplesOfNumbers) {
   EXPECT_EQ(out[0], want);
 }
 
+constexpr const char *kLocalConstantShape = R"src(
+from numba import cuda, int32
+
+@cuda.jit("void(int32[:])")
+def fill(out):
+    n = 64
+    rows, cols = 4, 2
+    buffer = cuda.shared.array(n, int32)
+    grid = cuda.local.array((rows, cols), int32)
+    t = cuda.threadIdx.x
+    buffer[t] = t
+    cuda.syncthreads()
+    grid[3, 1] = buffer.size + grid.size
+    out[t] = buffer[n - 1 - t] + grid[3, 1]
+)src";
+
+TEST_F(Kernels, ALocalAssignedOneIntegerIsAConstantShape) {
+  ufjit::Kernel fill = rt().kernel(kLocalConstantShape);
+  std::vector<int32_t> out(64, -1);
+  fill({.grid = 1, .block = 64}, view(out));
+  for (int32_t t = 0; t < 64; ++t) ASSERT_EQ(out[static_cast<std::size_t>(t)], 63 - t + 64 + 8) << t;
+  // A local given two values is no constant.
+  const std::string changing = std::string(kLocalConstantShape).replace(std::string(kLocalConstantShape).find("    rows"),
+                                                                         0, "    n = 32\n");
+  EXPECT_THROW(rt().kernel(changing), ufjit::CompileError);
+}
+
 TEST_F(Kernels, BadConfigurationsArgumentsAndViewsAreRefusedBeforeAnythingRuns) {
   ufjit::Kernel add = rt().kernel(kAdd);
   std::vector<float> x(4, 1.0f), y(4, 2.0f), out(4, 0.0f);
