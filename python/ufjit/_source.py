@@ -361,9 +361,11 @@ def _dtype_name(value):
     from .types import ScalarType
 
     if isinstance(value, ScalarType):
-        return value.name if value.name not in ("void", "bool") else None
+        return {"void": None, "bool": "bool_"}.get(value.name, value.name)
     if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
         dtype = np.dtype(value)
+        if dtype.kind == "b":
+            return "bool_"  # NumPy's name for it in every version (np.bool is NumPy 2's only)
         return dtype.name if dtype.kind in "iufc" and dtype.isnative else None
     if type(value).__module__.startswith("numba.") and isinstance(getattr(value, "name", None), str):
         try:  # Numba's scalar types: numba.float32.name == 'float32'

@@ -779,3 +779,20 @@ def test_tuples_of_numbers_from_the_module_and_a_closure_are_constants():
     out = np.zeros(3, dtype=np.float32)
     fill[1, 1](out)
     np.testing.assert_array_equal(out, [3.5, 2.0, 8.0])
+
+
+def test_a_bool_dtype_object_from_a_closure_types_a_shared_array():
+    dt = np.dtype(np.bool_)
+
+    @cuda.jit
+    def reverse(x, y):
+        sm = cuda.shared.array(8, dtype=dt)
+        i = cuda.threadIdx.x
+        sm[i] = x[i]
+        cuda.syncthreads()
+        y[i] = sm[7 - i]
+
+    x = np.array([True, False, False, True, True, False, True, False])
+    y = np.zeros_like(x)
+    reverse[1, 8](x, y)
+    np.testing.assert_array_equal(y, x[::-1])
