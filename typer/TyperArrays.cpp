@@ -1,8 +1,8 @@
 // Arrays of generalized ufuncs (LANGUAGE.md section 8): indexing with
 // Python's negative indices, partial indexing and slices as views
-// (ir::ArraySlice, no copy), element writes and fills (`out[:] = v`,
-// `out[()] = v`, `out[i, :] = v`) to writable arrays, array locals that hold
-// views, and `for x in a`. Indices become int64; a negative one wraps once
+// (ir::ArraySlice, no copy), element writes, fills (`out[:] = v`,
+// `out[()] = v`, `out[i, :] = v`) and copies (`out[:] = row`, TyperRecords.cpp)
+// to writable arrays, array locals that hold views, and `for x in a`. Indices become int64; a negative one wraps once
 // (i + a.shape[d]); bounds are the business of code generation.
 #include <limits>
 
@@ -352,7 +352,8 @@ bool BodyTyper::iterable_of(const ast::Expr &e, Iterable &it, std::vector<Stmt> 
   if (fn != nullptr && (fn->id == "enumerate" || fn->id == "zip") && names_builtin(fn->id)) {
     const bool enumerate = fn->id == "enumerate";
     if (!call->keywords.empty() || call->args.empty() || (enumerate && call->args.size() > 2)) {
-      error(fn->loc, enumerate ? "enumerate() takes an array or a tuple and an optional start" : "zip() takes arrays and tuples");
+      error(fn->loc, enumerate ? "enumerate() takes an array or a tuple and an optional start"
+                               : "zip() takes arrays and tuples");
       return false;
     }
     it.kind = enumerate ? Iterable::Kind::Enumerate : Iterable::Kind::Zip;
