@@ -244,3 +244,9 @@ def is_available():
     except _ufjit.DeviceError:
         return False
     return True
+
+
+# cuda.random, also importable as the module ufjit.cuda.random (Numba's numba.cuda.random).
+from . import _cuda_random as random  # noqa: E402  (it uses jit, defined above)
+
+sys.modules[__name__ + ".random"] = random
