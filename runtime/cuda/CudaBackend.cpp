@@ -179,6 +179,17 @@ class CudaBackend final : public Backend {
     if (result != CUDA_SUCCESS && result != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
       return false;  // the pair then copies, as hardware without peer access does
     }
+    // Arrays come from the owner's memory pool (cuMemAllocAsync), which the
+    // context's peer access does not open: the pool grants it per device.
+    CUmemoryPool pool = nullptr;
+    UFJIT_CU_CHECK(drv, cuDeviceGetDefaultMemPool, &pool, other);
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = device_ordinal();
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (drv.cuMemPoolSetAccess(pool, &access, 1) != CUDA_SUCCESS) {
+      return false;
+    }
     peers_.push_back(owner.device_ordinal());
     return true;
   }

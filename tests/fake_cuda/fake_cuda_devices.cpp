@@ -451,6 +451,8 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice device) 
   *pool = reinterpret_cast<CUmemoryPool>(&state().contexts[device]);
   return CUDA_SUCCESS;
 }
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool, const CUmemAccessDesc *, size_t) { return CUDA_SUCCESS; }
+
 CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void *) {
   return CUDA_SUCCESS;
 }

@@ -253,6 +253,7 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void *) { return CUDA_SUCCESS; }
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool, const CUmemAccessDesc *, size_t) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool, size_t) { return CUDA_SUCCESS; }
 CUresult CUDAAPI cuMemHostAlloc(void **ptr, size_t bytes, unsigned int) {
   *ptr = fake_alloc(bytes);
