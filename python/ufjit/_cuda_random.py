@@ -19,7 +19,7 @@ import numpy as np
 
 from . import cuda
 from ._host_device import HostDeviceArray
-from .types import float32, float64, int64, uint32, uint64
+from .types import float32, float64, uint32, uint64
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 xoroshiro128p_type = xoroshiro128p_dtype
