@@ -141,38 +141,48 @@ std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d,
   return dim;
 }
 
-Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, bool stable) {
-  if (array.type.is_record()) return record_subscript(array, index, stable);
+std::optional<std::vector<ArraySlice::Dim>> BodyTyper::index_dims(const Value &array, const ast::Expr &index,
+                                                                   int ndim, bool stable, bool &ranges) {
   std::vector<const ast::Expr *> parts;
   if (const ast::Tuple *t = index.as<ast::Tuple>()) {
     for (const ast::ExprPtr &e : t->elts) parts.push_back(e.get());
   } else {
     parts.push_back(&index);
   }
-  int ndim = array.type.ndim();
   if (static_cast<int>(parts.size()) > ndim) {
     error(index.loc, "too many indices for an array of type '" + array.type.str() + "': it has " +
                          std::to_string(ndim) + " dimension" + (ndim == 1 ? "" : "s") + ", got " +
                          std::to_string(parts.size()) + " indices");
-    return Value::error();
+    return std::nullopt;
   }
-  if (parts.empty()) return array;  // `a[()]`: the whole array
   std::vector<ArraySlice::Dim> dims;
   bool ok = true;
-  bool any_range = static_cast<int>(parts.size()) < ndim;  // `a[i]` of a matrix: a row
+  ranges = false;
   for (std::size_t d = 0; d < parts.size(); ++d) {
     if (const ast::Slice *s = parts[d]->as<ast::Slice>()) {
       std::optional<ArraySlice::Dim> r = array_range(array, static_cast<int>(d), *s);
       ok = ok && r.has_value();
       if (r) dims.push_back(*r);
-      any_range = true;
+      ranges = true;
       continue;
     }
     std::optional<Expr> i = array_index(array, static_cast<int>(d), *parts[d], stable);
     ok = ok && i.has_value();
     if (i) dims.push_back(ArraySlice::Dim{*i, Expr(), 1});
   }
-  if (!ok) return Value::error();
+  if (!ok) return std::nullopt;
+  return dims;
+}
+
+Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, bool stable) {
+  if (array.type.is_record()) return record_subscript(array, index, stable);
+  const int ndim = array.type.ndim();
+  bool ranges = false;
+  std::optional<std::vector<ArraySlice::Dim>> picked = index_dims(array, index, ndim, stable, ranges);
+  if (!picked) return Value::error();
+  std::vector<ArraySlice::Dim> dims = std::move(*picked);
+  if (dims.empty()) return array;  // `a[()]`: the whole array
+  const bool any_range = ranges || static_cast<int>(dims.size()) < ndim;  // `a[i]` of a matrix: a row
   if (!any_range) {
     std::vector<Expr> indices;
     for (const ArraySlice::Dim &d : dims) indices.push_back(d.start);
@@ -182,6 +192,22 @@ Value BodyTyper::array_subscript(const Value &array, const ast::Expr &index, boo
     dims.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(array.expr, d), 1});
   }
   return Value::strong(ArraySlice::make(array.expr, std::move(dims)));
+}
+
+Stmt BodyTyper::over_elements(const Expr &view, const std::function<Stmt(const std::vector<Expr> &)> &body) {
+  const int ndim = view.type().ndim();
+  std::vector<std::string> counters;
+  std::vector<Expr> indices;
+  for (int d = 0; d < ndim; ++d) {
+    counters.push_back(new_temp(Type::scalar(DType::Int64)));
+    indices.push_back(Var::make(Type::scalar(DType::Int64), counters.back()));
+  }
+  Stmt nest = body(indices);
+  for (int d = ndim - 1; d >= 0; --d) {
+    nest = ForRange::make(counters[static_cast<std::size_t>(d)], i64(0), ArrayDim::make(view, d), i64(1),
+                          Block::make({nest}));
+  }
+  return nest;
 }
 
 Expr array_root(const Expr &array) {
@@ -269,18 +295,9 @@ void BodyTyper::store_into(const Value &place, const Value &v, const SourceLocat
   std::string view = new_temp(place.type);
   out.push_back(Assign::make(view, place.expr));
   Expr view_var = Var::make(place.type, view);
-  std::vector<std::string> counters;
-  std::vector<Expr> indices;
-  for (int d = 0; d < place.type.ndim(); ++d) {
-    counters.push_back(new_temp(Type::scalar(DType::Int64)));
-    indices.push_back(Var::make(Type::scalar(DType::Int64), counters.back()));
-  }
-  Stmt body = ArrayStore::make(view_var, indices, value.expr);
-  for (int d = place.type.ndim() - 1; d >= 0; --d) {
-    body = ForRange::make(counters[static_cast<std::size_t>(d)], i64(0), ArrayDim::make(view_var, d), i64(1),
-                          Block::make({body}));
-  }
-  out.push_back(body);
+  out.push_back(over_elements(view_var, [&](const std::vector<Expr> &indices) {
+    return ArrayStore::make(view_var, indices, value.expr);
+  }));
 }
 
 void BodyTyper::array_aug_assign(const ast::AugAssign &s, const ast::Subscript &target, std::vector<Stmt> &out) {

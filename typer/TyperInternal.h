@@ -11,6 +11,7 @@
 #pragma once
 
 #include <complex>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -313,6 +314,11 @@ class BodyTyper {
   /// integer, else a view (ArraySlice); `a[()]` is `a`. `stable`: indices
   /// hoisted into temps (they are used twice, by `a[i] += v`).
   Value array_subscript(const Value &array, const ast::Expr &index, bool stable);
+  /// What `index` (one part, or a tuple of one per dimension) picks from the
+  /// first `ndim` dimensions of `array`: an index (no length) or a range per
+  /// part given; nullopt after an error. `ranges`: whether a part is a slice.
+  std::optional<std::vector<ArraySlice::Dim>> index_dims(const Value &array, const ast::Expr &index, int ndim,
+                                                         bool stable, bool &ranges);
   /// One integer index of dimension `d` as int64, a negative one wrapped
   /// (and checked under boundscheck).
   std::optional<Expr> array_index(const Value &array, int d, const ast::Expr &part, bool stable);
@@ -334,6 +340,9 @@ class BodyTyper {
   /// Stores `v` in `place` (an element, or a view: filled with a scalar,
   /// or copied into from an array as copy_array does).
   void store_into(const Value &place, const Value &v, const SourceLocation &loc, std::vector<Stmt> &out);
+  /// A loop nest over every element of `view` (a variable), C order, around
+  /// `body(indices)`.
+  Stmt over_elements(const Expr &view, const std::function<Stmt(const std::vector<Expr> &)> &body);
   // ---- records (TyperRecords.cpp)
   /// Field `name` of a record (an element) or a record array (a view).
   Value record_field(const Value &records, const std::string &name, const SourceLocation &loc);

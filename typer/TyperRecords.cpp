@@ -56,33 +56,11 @@ Value BodyTyper::record_subscript(const Value &records, const ast::Expr &index, 
     if (!k) return Value::error();
     return record_field(records, fields[static_cast<std::size_t>(*k)].name, index.loc);
   }
-  std::vector<const ast::Expr *> parts;
-  if (const ast::Tuple *t = index.as<ast::Tuple>()) {
-    for (const ast::ExprPtr &e : t->elts) parts.push_back(e.get());
-  } else {
-    parts.push_back(&index);
-  }
-  if (static_cast<int>(parts.size()) > dims) {
-    error(index.loc, "too many indices for an array of type '" + records.type.str() + "': it has " +
-                         std::to_string(dims) + " dimension" + (dims == 1 ? "" : "s") + ", got " +
-                         std::to_string(parts.size()) + " indices");
-    return Value::error();
-  }
-  std::vector<ArraySlice::Dim> slice;
-  bool ok = true;
-  for (std::size_t d = 0; d < parts.size(); ++d) {
-    if (const ast::Slice *s = parts[d]->as<ast::Slice>()) {
-      std::optional<ArraySlice::Dim> r = array_range(records, static_cast<int>(d), *s);
-      ok = ok && r.has_value();
-      if (r) slice.push_back(*r);
-      continue;
-    }
-    std::optional<Expr> i = array_index(records, static_cast<int>(d), *parts[d], stable);
-    ok = ok && i.has_value();
-    if (i) slice.push_back(ArraySlice::Dim{*i, Expr(), 1});
-  }
-  if (!ok) return Value::error();
-  for (int d = static_cast<int>(parts.size()); d <= dims; ++d) {  // the rest, and the bytes
+  bool ranges = false;
+  std::optional<std::vector<ArraySlice::Dim>> picked = index_dims(records, index, dims, stable, ranges);
+  if (!picked) return Value::error();
+  std::vector<ArraySlice::Dim> slice = std::move(*picked);
+  for (int d = static_cast<int>(slice.size()); d <= dims; ++d) {  // the rest, and the bytes
     slice.push_back(ArraySlice::Dim{i64(0), ArrayDim::make(records.expr, d), 1});
   }
   return Value::strong(ArraySlice::make(records.expr, std::move(slice)));
@@ -182,24 +160,15 @@ void BodyTyper::copy_array(const Value &place, const Value &source, const Source
                                                                "the shape of the array it is stored in",
                                                  file, loc.line, loc.col)));
   }
-  std::vector<Expr> counters;
-  std::vector<std::string> names;
-  for (int d = 0; d < to.ndim(); ++d) {
-    names.push_back(new_temp(Type::scalar(DType::Int64)));
-    counters.push_back(Var::make(Type::scalar(DType::Int64), names.back()));
-  }
-  std::vector<Expr> from_indices;
-  for (int d = 0; d < from.ndim(); ++d) {
-    Expr one = Compare::make(CompareOpcode::Eq, ArrayDim::make(from_view, d), i64(1));
-    from_indices.push_back(Select::make(one, i64(0), counters[static_cast<std::size_t>(lead + d)]));
-  }
-  Value element = convert(Value::strong(ArrayLoad::make(from_view, from_indices)), to.dtype());
-  Stmt body = ArrayStore::make(to_view, counters, element.expr);
-  for (int d = to.ndim() - 1; d >= 0; --d) {
-    body = ForRange::make(names[static_cast<std::size_t>(d)], i64(0), ArrayDim::make(to_view, d), i64(1),
-                          Block::make({body}));
-  }
-  out.push_back(body);
+  out.push_back(over_elements(to_view, [&](const std::vector<Expr> &indices) {
+    std::vector<Expr> from_indices;  // an extent of 1 broadcasts
+    for (int d = 0; d < from.ndim(); ++d) {
+      Expr one = Compare::make(CompareOpcode::Eq, ArrayDim::make(from_view, d), i64(1));
+      from_indices.push_back(Select::make(one, i64(0), indices[static_cast<std::size_t>(lead + d)]));
+    }
+    Value element = convert(Value::strong(ArrayLoad::make(from_view, from_indices)), to.dtype());
+    return ArrayStore::make(to_view, indices, element.expr);
+  }));
 }
 
 }  // namespace ufjit::ir::typer
