@@ -279,12 +279,7 @@ class KernelDispatcher:
         as its bytes, to the kernel compiled for their record types (the
         decorator's own signatures spell them, when it has some)."""
         if not self._given:
-            key = tuple(_argument_type(a) for a in args)
-            with self._lock:
-                if key not in self.specializations:
-                    sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"
-                    self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
-            variant = self.specializations[key]
+            variant = self._specialized(args)
             kernel, where = variant._kernel or variant._compiled(), variant._where
         return kernel, where, tuple(_records.as_bytes(a) if _records.is_record_argument(a) else a for a in args)
 
@@ -363,11 +358,16 @@ class KernelDispatcher:
         if any(isinstance(a, tuple) for a in args):
             raise TypeError("specialize() takes no tuples in ufjit (its signatures have no tuple types); "
                             "launch the kernel itself, which compiles a variant per tuple structure")
+        return self._specialized(args)
+
+    def _specialized(self, args):
+        """The kernel compiled for ``args``' types only, made once per types."""
         key = tuple(_argument_type(a) for a in args)
-        if key not in self.specializations:
-            sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"
-            self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
-        return self.specializations[key]
+        with self._lock:
+            if key not in self.specializations:
+                sig = f"void({', '.join(t.replace('::1', ':') for t in key)})"
+                self.specializations[key] = KernelDispatcher(self.py_func, [sig], self.targetoptions)
+            return self.specializations[key]
 
     @property
     def ptx(self):
