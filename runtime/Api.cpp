@@ -11,6 +11,7 @@
 #include "runtime/GufuncLayout.h"
 #include "runtime/KernelRequest.h"
 #include "runtime/DynamicUfunc.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/ViewChecks.h"
 #include "runtime/cache/DiskCache.h"
 #include "ufjit/files.h"
@@ -81,7 +82,7 @@ std::vector<Ufunc> compile_source_here(const std::shared_ptr<runtime::RuntimeCor
   // before (its disk cache's source index) while the typer runs here.
   const runtime::SourceKey source_key = source_key_of(source, signatures, link);
   if (runtime::Backend *cuda = core->made_backend(TargetKind::Cuda)) {
-    cuda->prefetch(source_key);
+    cuda->runner().prefetch(source_key);
   }
   std::optional<ir::TypedProgram> program = ir::compile_to_ir(file, diags, signatures, link);
   diags.throw_if_errors();

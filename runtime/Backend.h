@@ -64,6 +64,7 @@ namespace ufjit::runtime {
 class KernelCache;
 struct CompiledSignature;
 struct MethodArgs;
+class KernelRunner;
 
 /// Code that does not come from ufjit's IR: a CUDA C++ elementwise kernel
 /// (interop/cudacpp/Elementwise.h) whose entries follow codegen/kernel/KernelABI.h,
@@ -274,29 +275,6 @@ struct CompiledKernel {
   bool quick_tier = false;
 };
 
-/// One launch of a ufunc method kernel (codegen/kernel/KernelReduce.h) over
-/// C-contiguous rows in this backend's compute memory (device memory for
-/// CUDA): reduce writes out[rows], accumulate out[rows, len]. rows, len >= 1.
-/// runtime/Methods.cpp prepares it; the backend chunks long rows itself and
-/// picks the entry (Reduce or ReduceWhere when `where` is set; Accumulate or
-/// AccumulateRows), and reports a raise of the kernel as ufjit::KernelError.
-struct MethodLaunch {
-  const CompiledSignature *signature = nullptr;
-  codegen::MethodKernel method = codegen::MethodKernel::Reduce;
-  int64_t rows = 1;
-  int64_t len = 1;
-  const void *in = nullptr;
-  void *out = nullptr;
-  /// Reduce: a bool [rows, len] mask in the same memory (1: take the
-  /// element), whose column 0 is all 1; null: every element.
-  const void *where = nullptr;
-  /// Reduce: the function is not declared reorderable (identity None), so
-  /// the CPU folds each row left to right in one piece, never in chunks
-  /// whose results are combined (wrong for `subtract`). The GPU's tree
-  /// requires an associative function either way (docs/guide/cpp.md).
-  bool in_order = false;
-};
-
 /// Construction parameters shared by all backends.
 struct BackendConfig {
   int device = 0;         // CUDA device ordinal
@@ -310,13 +288,9 @@ struct BackendConfig {
   std::function<bool()> interrupt{};  // RuntimeOptions::interrupt (CPU calls)
 };
 
-/// What a backend keeps in a LastCallPlan (runtime/CallPlan.h) to launch the
-/// plan's next call sooner: a subclass of the backend's own.
-struct LaunchMemo {
-  virtual ~LaunchMemo() = default;
-};
-
-/// The target hooks. One instance per (Runtime, target); thread-safe.
+/// A target's device layer: its memory, the transfers between it and the
+/// host, and its streams; its kernels run through runner(). One instance per
+/// (Runtime, target, device); thread-safe.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -347,30 +321,10 @@ class Backend {
   virtual Array make_output(DType dtype, const Dims &shape, Residence residence,
                             StreamImpl *stream) = 0;
 
-  /// Runs a prepared call. `stream` null: synchronous (returns when the output
-  /// is written, host outputs included). Non-null: enqueue on that stream and
-  /// return (CUDA only; device operands and output only, Call.cpp checks).
-  virtual void execute(const PreparedCall &call, StreamImpl *stream) = 0;
-  /// execute() of a call run through a LastCallPlan: every call of the plan
-  /// differs only in its data pointers. `memo` is the plan's (empty when the
-  /// plan is new); the backend may fill it on one call and use it on the
-  /// next. The default runs execute().
-  virtual void execute_planned(const PreparedCall &call, StreamImpl *stream, std::unique_ptr<LaunchMemo> &memo) {
-    (void)memo;
-    execute(call, stream);
-  }
-  /// Runs a prepared gufunc call: one core call per outer element (one GPU
-  /// thread, or one CPU iteration). Streams and host operands as execute().
-  virtual void execute_gufunc(const PreparedGufunc &call, StreamImpl *stream) = 0;
-
-  /// Launches an explicit kernel. `stream` null: synchronous (host arrays
-  /// copied in, and back after the kernel); else enqueued (device arrays
-  /// only, KernelLaunch.cpp checks). A raise is reported as KernelError.
-  virtual void execute_kernel(const PreparedKernel &launch, StreamImpl *stream) = 0;
-
-  /// Runs a method kernel synchronously (runtime/Methods.cpp; CpuMethods.cpp,
-  /// cuda/CudaMethods.cpp). The default throws InternalError.
-  virtual void run_method(const MethodLaunch &launch);
+  /// What runs this target's kernels (runtime/KernelRunner.h): every kernel
+  /// family, on this backend's memory and streams. Lives as long as the
+  /// backend.
+  virtual KernelRunner &runner() = 0;
 
   // ---- data movement; the CPU backend throws NoDeviceError for these.
   /// A new C-contiguous device array holding a copy of a host view.
@@ -391,10 +345,6 @@ class Backend {
   }
   /// Waits for all work this backend enqueued.
   virtual void synchronize();
-  /// `vectorize` is about to type a source of this key: a backend may start
-  /// loading the kernels it ran with before (the CUDA backend reads the disk
-  /// cache's source index), so that they are ready for the first call.
-  virtual void prefetch(const SourceKey &source) { (void)source; }
 };
 
 /// The CPU backend (runtime/CpuBackend.cpp): codegen::CpuCompiler + a pool.

@@ -20,6 +20,7 @@
 #include "runtime/CallPlan.h"
 #include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/SmallVector.h"
 #include "runtime/ViewChecks.h"
 
@@ -365,7 +366,7 @@ Array run_call(RuntimeCore &core, Backend &requested, const std::string &ufunc_n
     plan->record(operands, call,
                  {&requested, &backend, stream != nullptr, &shape, &full_shape_inputs, residence});
   }
-  backend.execute(call, stream);
+  backend.runner().execute(call, stream);
   return result;
 }
 
@@ -775,7 +776,7 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &requested, const 
   apply_merged_loop(call, merged);
 
   // ---- 7. launch (the backend)
-  backend.execute_gufunc(call, stream);
+  backend.runner().execute_gufunc(call, stream);
   return results;
 }
 

@@ -68,7 +68,7 @@ bool LastCallPlan::run(Backend &backend, std::span<const Operand> operands, Stre
                                   result_residence_, stream);
     call_.output.data = result.data();
   }
-  runs_on_->execute_planned(call_, stream, launch_memo_);
+  runs_on_->runner().execute_planned(call_, stream, launch_memo_);
   return true;
 }
 

@@ -22,7 +22,7 @@
 #include <span>
 #include <vector>
 
-#include "runtime/Backend.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/ViewChecks.h"
 #include "ufjit/runtime.h"
 

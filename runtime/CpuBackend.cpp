@@ -1,5 +1,6 @@
 // The CPU target: typed IR -> host code through codegen::CpuCompiler (ORC
-// JIT, host CPU features), the index space split over a thread pool.
+// JIT, host CPU features), the index space split over a thread pool. The
+// runner (runtime/KernelRunner.h) does that; the backend is host memory.
 //
 // Small calls run inline on the caller's thread: waking workers costs more
 // than computing a few thousand elements. Large calls are cut into chunks
@@ -22,6 +23,7 @@
 #include "codegen/Codegen.h"
 #include "support/InternalAssert.h"
 #include "runtime/Backend.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/CpuToolchain.h"
 #include "runtime/CpuMethods.h"
@@ -66,24 +68,18 @@ int64_t bytes_moved(const PreparedCall &call) {
   return bytes;
 }
 
-class CpuBackend final : public Backend {
+/// Every kernel family on the host: entries from the JIT engine, run over
+/// the pool.
+class CpuRunner final : public KernelRunner {
  public:
-  explicit CpuBackend(const BackendConfig &config)
+  explicit CpuRunner(const BackendConfig &config)
       : engine_(*config.cache, toolchain_, /*disk=*/nullptr),
         pool_(config.cpu_threads),
         stream_bytes_(streaming_threshold(toolchain_.has_streaming_stores())),
         interrupt_(config.interrupt) {}
 
-  TargetKind kind() const override { return TargetKind::Cpu; }
-  std::string key() const override { return toolchain_.target_key(); }
-
-  Array make_output(DType dtype, const Dims &shape, Residence residence,
-                    StreamImpl * /*stream*/) override {
-    if (residence != Residence::Host) {
-      throw DeviceError("the CPU target cannot allocate device memory");
-    }
-    return allocate_host(dtype, shape);
-  }
+  /// Backend::key() of the CPU target: the host's architecture and features.
+  std::string target_key() const { return toolchain_.target_key(); }
 
   void execute(const PreparedCall &call, StreamImpl * /*stream: CPU calls are synchronous*/) override {
     codegen::KernelVariant variant = choose_variant(call);
@@ -184,6 +180,29 @@ class CpuBackend final : public Backend {
   ThreadPool pool_;
   const int64_t stream_bytes_;  // 0: no streaming stores
   const std::function<bool()> interrupt_;  // RuntimeOptions::interrupt; may be empty
+};
+
+/// The CPU's device layer: host memory only (Backend's data movement and
+/// streams throw NoDeviceError).
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(const BackendConfig &config) : runner_(config) {}
+
+  TargetKind kind() const override { return TargetKind::Cpu; }
+  std::string key() const override { return runner_.target_key(); }
+
+  Array make_output(DType dtype, const Dims &shape, Residence residence,
+                    StreamImpl * /*stream*/) override {
+    if (residence != Residence::Host) {
+      throw DeviceError("the CPU target cannot allocate device memory");
+    }
+    return allocate_host(dtype, shape);
+  }
+
+  KernelRunner &runner() override { return runner_; }
+
+ private:
+  CpuRunner runner_;
 };
 
 }  // namespace

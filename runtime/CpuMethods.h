@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "runtime/Backend.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/JitEngine.h"
 #include "runtime/ThreadPool.h"
 

@@ -9,6 +9,7 @@
 #include "frontend/Signature.h"
 #include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/RuntimeImpl.h"
 #include "runtime/ViewChecks.h"
 #include "support/Diagnostics.h"
@@ -295,7 +296,7 @@ void Kernel::launch_on(TargetKind target, const LaunchConfig &config, std::span<
   }
   const runtime::CompiledSignature &sig = ufjit::signature_for(*state_, args);
   const runtime::PreparedKernel launch = prepare_launch(sig, config, args);
-  launch_backend(*state_, target, config, args, stream).execute_kernel(launch, stream);
+  launch_backend(*state_, target, config, args, stream).runner().execute_kernel(launch, stream);
 }
 
 std::string Kernel::signature_for(std::span<const Operand> args) const {

@@ -7,16 +7,13 @@
 #include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
 #include "runtime/DynamicUfunc.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/MethodsPrepare.h"
 #include "runtime/ViewChecks.h"
 
 namespace ufjit::runtime {
 
 using namespace methods;
-
-void Backend::run_method(const MethodLaunch & /*launch*/) {
-  throw InternalError("this target does not implement ufunc methods");
-}
 
 namespace {
 
@@ -176,7 +173,7 @@ void reduce_rows(const MethodTarget &t, const CompiledSignature &sig, const Arra
   launch.in = compute_input(t, permute(a, shape.order), sig.ret, input_copy);
   launch.out = computed.data();
   launch.in_order = in_order;
-  t.backend.run_method(launch);
+  t.backend.runner().run_method(launch);
   if (initial) {
     (void)run_call(t.core, t.backend, t.name, {sig},
                    {Operand(initial->view(sig.ret)), Operand(computed.view()), Operand(Out{computed.view()})},
@@ -256,7 +253,7 @@ Array run_accumulate(const MethodTarget &t, const Operand &a_operand, const Accu
   launch.rows = checked_size(a.shape) / launch.len;
   launch.in = input;
   launch.out = computed.data();
-  t.backend.run_method(launch);
+  t.backend.runner().run_method(launch);
   const ArrayView logical = unpermute(computed.view(), order);
   return deliver(t, std::move(computed), logical, wanted, out);
 }

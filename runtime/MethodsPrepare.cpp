@@ -6,6 +6,7 @@
 #include "runtime/Broadcast.h"
 #include "runtime/Call.h"
 #include "runtime/Dispatch.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/ViewChecks.h"
 
 namespace ufjit::runtime::methods {
@@ -264,7 +265,7 @@ void run_masked_reduce(const MethodTarget &t, const CompiledSignature &sig, cons
   launch.in = values.data();
   launch.out = computed.data();
   launch.where = takes.data();
-  t.backend.run_method(launch);
+  t.backend.runner().run_method(launch);
 }
 
 std::string identity_name(Identity identity) {

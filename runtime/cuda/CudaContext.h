@@ -96,6 +96,11 @@ class CudaContext {
   mutable DeviceBlockCache blocks_;
 };
 
+/// The driver's spelling of a device address an ArrayView holds.
+inline CUdeviceptr device_address(const void *p) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p));
+}
+
 /// Where a device allocation's memory comes from and goes back to.
 enum class DeviceMemory {
   StreamOrdered,  // cuMemAllocAsync / cuMemFreeAsync through the driver's pool

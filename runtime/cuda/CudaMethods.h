@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "runtime/Backend.h"
+#include "runtime/KernelRunner.h"
 #include "runtime/JitEngine.h"
 #include "runtime/cuda/CudaContext.h"
 
