@@ -18,6 +18,7 @@
 
 #include "runtime/Broadcast.h"
 #include "runtime/CallPlan.h"
+#include "runtime/DeviceSplit.h"
 #include "runtime/DevicePlacement.h"
 #include "runtime/Dispatch.h"
 #include "runtime/KernelRunner.h"
@@ -362,6 +363,9 @@ Array run_call(RuntimeCore &core, Backend &requested, const std::string &ufunc_n
     call.shape = collapse_dims(shape, std::span<ArrayView *const>(views.data(), views.size()), codegen::kMaxDims);
   }
   call.size = size;
+  if (run_across_devices(core, backend, call, stream)) {
+    return result;  // no plan: a plan's calls run on one device
+  }
   if (plan != nullptr) {
     plan->record(operands, call,
                  {&requested, &backend, stream != nullptr, &shape, &full_shape_inputs, residence});
@@ -775,8 +779,10 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &requested, const 
       << "a gufunc call of " << merged.shape.size() << " merged loop dims passed the check before allocation";
   apply_merged_loop(call, merged);
 
-  // ---- 7. launch (the backend)
-  backend.runner().execute_gufunc(call, stream);
+  // ---- 7. launch: across the device set (DeviceSplit.h), else on the call's device
+  if (!run_across_devices(core, backend, call, stream)) {
+    backend.runner().execute_gufunc(call, stream);
+  }
   return results;
 }
 

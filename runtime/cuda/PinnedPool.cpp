@@ -39,7 +39,9 @@ struct PinnedPool::State {
     }
     context->make_current();
     void *block = nullptr;
-    CUresult result = context->drv().cuMemHostAlloc(&block, bytes, 0);
+    // Portable: page-locked for every context, so that the other devices of
+    // a set copy a split call's parts straight into it too (DeviceSplit.h).
+    CUresult result = context->drv().cuMemHostAlloc(&block, bytes, CU_MEMHOSTALLOC_PORTABLE);
     if (result != CUDA_SUCCESS) {
       return nullptr;  // the caller falls back to pageable memory
     }

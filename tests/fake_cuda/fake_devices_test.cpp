@@ -255,6 +255,43 @@ TEST_F(FakeDevices, HostOperandsRunOnTheDefaultDevice) {
   EXPECT_EQ(fake().launches(0), 0);
 }
 
+TEST_F(FakeDevices, ALargeCallOfHostArraysRunsAPartOnEveryDevice) {
+  Runtime rt(two_devices());
+  ufjit::Ufunc add = rt.vectorize(kAdd);
+  ufjit::Ufunc row_sum = rt.vectorize(kRowSum);
+  const std::vector<float> large(std::size_t{3} << 20, 1.0f);  // 3 * 2^20: above the split threshold
+  Array c = add(ufjit::view(large), ufjit::view(large));  // each part staged to its device, or the fake fails it
+  EXPECT_EQ(c.view().residence, ufjit::Residence::Host);
+  EXPECT_GE(fake().launches(0), 1);  // a launch per staged chunk
+  EXPECT_GE(fake().launches(1), 1);
+  fake().reset_launches();
+  ArrayView rows = ufjit::view(large);
+  rows.shape = {int64_t{3} << 19, 2};
+  rows.strides = {8, 4};
+  Array sums = row_sum(rows);  // 1.5 * 2^20 outer elements
+  EXPECT_EQ(sums.view().shape, (ufjit::Dims{int64_t{3} << 19}));
+  EXPECT_EQ(fake().launches(0), 1);
+  EXPECT_EQ(fake().launches(1), 1);
+}
+
+TEST_F(FakeDevices, ASmallCallOrOneOfDeviceArraysRunsOnOneDevice) {
+  Runtime rt(two_devices());
+  ufjit::Ufunc add = rt.vectorize(kAdd);
+  (void)add(ufjit::view(host_), ufjit::view(host_));
+  EXPECT_EQ(fake().launches(0), 1);
+  EXPECT_EQ(fake().launches(1), 0);
+  const std::vector<float> large(std::size_t{3} << 20, 1.0f);
+  Array a = rt.to_device(large, 1);
+  (void)add(a.view(), a.view());
+  EXPECT_EQ(fake().launches(0), 1);
+  EXPECT_EQ(fake().launches(1), 1);
+  Runtime one(RuntimeOptions{.target = ufjit::TargetKind::Cuda});
+  fake().reset_launches();
+  (void)one.vectorize(kAdd)(ufjit::view(large), ufjit::view(large));
+  EXPECT_GE(fake().launches(0), 1);
+  EXPECT_EQ(fake().launches(1), 0);
+}
+
 TEST_F(FakeDevices, OutDecidesTheDeviceOfACall) {
   Runtime rt(two_devices());
   ufjit::Ufunc add = rt.vectorize(kAdd);

@@ -101,6 +101,66 @@ TEST_F(GpuDevices, MixedDevicesGiveTheResultOfOneDevice) {
   EXPECT_EQ(download<int64_t>(rt(), out.view()), twice_);
 }
 
+constexpr const char *kCheckedHalf = R"UFN(
+from numba import vectorize
+
+@vectorize(["float64(int64)"])
+def checked_half(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return x / 2
+)UFN";
+
+TEST_F(GpuDevices, ALargeCallOfHostArraysIsSplitAndGivesTheResultOfOneDevice) {
+  Ufunc add = rt().vectorize(kAddI64Source);
+  const int64_t n = (int64_t{1} << 22) + 12345;  // parts of uneven sizes
+  std::vector<int64_t> x(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    x[static_cast<std::size_t>(i)] = i;
+  }
+  Array c = add(view(x), view(x));
+  ASSERT_EQ(c.view().residence, Residence::Host);
+  const auto *got = static_cast<const int64_t *>(c.data());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    wrong += got[i] != 2 * i;
+  }
+  EXPECT_EQ(wrong, 0);
+  // 2-D with a strided input: a part is a block of rows.
+  ArrayView rows = view(x);
+  rows.shape = {2049, 1024};
+  rows.strides = {2048 * 8, 16};  // every other element of 2049 rows of 2048
+  Array r = add(rows, rows);
+  const auto *rgot = static_cast<const int64_t *>(r.data());
+  for (int64_t i = 0; i < 2049 && wrong == 0; ++i) {
+    for (int64_t j = 0; j < 1024; ++j) {
+      wrong += rgot[i * 1024 + j] != 2 * (i * 2048 + 2 * j);
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+  // A gufunc: its outer loop is split.
+  Ufunc row_sum = rt().vectorize(kRowSum);
+  ArrayView pairs = view(x);
+  pairs.shape = {n / 2, 2};
+  pairs.strides = {16, 8};
+  Array sums = row_sum(pairs);
+  const auto *sgot = static_cast<const int64_t *>(sums.data());
+  for (int64_t i = 0; i < n / 2; ++i) {
+    wrong += sgot[i] != 4 * i + 1;
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(GpuDevices, ARaiseInAnyPartOfASplitCallIsReported) {
+  Ufunc half = rt().vectorize(kCheckedHalf);
+  std::vector<int64_t> x(std::size_t{1} << 21, 4);
+  x.back() = -1;  // in the last device's part
+  EXPECT_THROW((void)half(view(x)), KernelError);
+  x.back() = 4;
+  Array ok = half(view(x));
+  EXPECT_EQ(static_cast<const double *>(ok.data())[x.size() - 1], 2.0);
+}
+
 TEST_F(GpuDevices, ReduceOfADevice1ArrayComputesOnDevice1) {
   Ufunc add = rt().vectorize(kAddI64Source);
   Array a = rt().to_device(x_, 1);
