@@ -38,20 +38,30 @@ std::vector<int> devices_from_environment() {
   if (!text || text->empty()) {
     return {};
   }
+  return parse_device_set(*text, "UFJIT_DEVICES");
+}
+
+}  // namespace
+
+}  // namespace ufjit::runtime
+
+namespace ufjit {
+
+std::vector<int> parse_device_set(const std::string &text, const std::string &origin) {
   auto refuse = [&] {
-    return InputError("UFJIT_DEVICES='" + *text + "' is not valid: UFJIT_DEVICES takes 'all' (any case) or " +
-                      "CUDA device ordinals separated by commas ('0,1') (unset it for one device)");
+    return InputError(origin + "='" + text + "' is not valid: " + origin + " takes 'all' (any case) or " +
+                      "CUDA device ordinals separated by commas ('0,1')");
   };
-  std::string word = *text;
+  std::string word = text;
   std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
   if (word == "all") {
     return {kAllDevices};
   }
   std::vector<int> devices;
   std::size_t begin = 0;
-  while (begin <= text->size()) {
-    const std::size_t end = std::min(text->find(',', begin), text->size());
-    const std::string item = text->substr(begin, end - begin);
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
     if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos) {
       throw refuse();
     }
@@ -61,7 +71,9 @@ std::vector<int> devices_from_environment() {
   return devices;
 }
 
-}  // namespace
+}  // namespace ufjit
+
+namespace ufjit::runtime {
 
 RuntimeCore::RuntimeCore(const RuntimeOptions &options) : options_(options) {
   support::check_settings();

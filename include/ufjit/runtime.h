@@ -279,6 +279,11 @@ class UFJIT_API UfuncSet {
 /// In RuntimeOptions::devices: every CUDA device of the host.
 inline constexpr int kAllDevices = -1;
 
+/// A device set as UFJIT_DEVICES and the tool's `--devices` spell it: "all"
+/// (any case) is {kAllDevices}, else CUDA device ordinals separated by commas
+/// ("0,1"). Throws InputError naming `origin` for anything else.
+UFJIT_API std::vector<int> parse_device_set(const std::string &text, const std::string &origin);
+
 struct UFJIT_API RuntimeOptions {
   /// Empty: the first CUDA GPU when there is one, else the CPU. UFJIT_TARGET
   /// ("cpu"/"cuda") overrides the default.

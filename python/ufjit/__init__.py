@@ -11,7 +11,8 @@ import atexit
 
 from ._ufjit import _finish_background_work
 from ._ufjit import (CompileError, DeviceArray, DeviceError, DispatchError, Error, InputError, InternalError,
-                     KernelError, NoDeviceError, ShapeError, Stream, from_dlpack, synchronize, version)
+                     KernelError, NoDeviceError, ShapeError, Stream, from_dlpack, set_devices, synchronize,
+                     version)
 from ._decorators import GUFunc, UFunc, guvectorize, vectorize
 from ._streams import borrow_stream, stream
 from . import cuda, types
@@ -27,6 +28,6 @@ __version__ = version().split()[0]  # "0.2.0": the package's version, as every p
 atexit.register(_finish_background_work)
 
 __all__ = ["vectorize", "guvectorize", "cuda", "UFunc", "GUFunc", "DeviceArray", "Stream", "stream",
-           "borrow_stream", "to_device", "device_array", "from_dlpack", "synchronize", "version", "Error",
+           "borrow_stream", "to_device", "device_array", "from_dlpack", "set_devices", "synchronize", "version", "Error",
            "CompileError", "DispatchError", "ShapeError", "InputError", "DeviceError", "NoDeviceError", "InternalError",
            "KernelError", "types"] + [name for name in types.__all__ if name != "signature_text"]

@@ -196,3 +196,41 @@ def test_a_raise_comes_out_as_the_builtin_class_it_names_and_as_kernel_error():
         checked(np.array([101.0]))
     assert not isinstance(info.value, ValueError)
     assert info.value.exception == "TooLarge"
+
+
+def test_set_devices_chooses_the_device_set_before_the_runtime_is_made():
+    """ufjit.set_devices('all' | K | [K, L]) is read when the process's runtime
+    is made; after that, or with a bad spelling, it raises and changes nothing."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    program = textwrap.dedent("""\
+        import numpy as np
+        import ufjit
+
+        try:
+            ufjit.set_devices("zero")
+        except ufjit.InputError as e:
+            print("refused:", e)
+        ufjit.set_devices("all")
+
+        @ufjit.vectorize(["float64(float64)"])
+        def twice(x):
+            return 2 * x
+
+        print(twice(np.arange(3.0)).tolist())
+        try:
+            ufjit.set_devices([0])
+        except ValueError as e:
+            print("late:", e)
+    """)
+    env = dict(os.environ, UFJIT_TARGET="cpu")
+    env.pop("UFJIT_DEVICES", None)
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("refused: set_devices='zero' is not valid")
+    assert lines[1] == "[0.0, 2.0, 4.0]"
+    assert lines[2].startswith("late: ufjit.set_devices() must come before")

@@ -33,6 +33,7 @@ struct LaunchOptions {
   std::string block;
   int64_t shared_bytes = 0;
   std::string target;
+  std::string devices;  // --devices: parse_device_set
   std::vector<std::string> args;
   std::string out_dir;
   bool verbose = false;
@@ -185,6 +186,7 @@ ExitCode run_launch(const LaunchOptions &options) {
 
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
+  if (!options.devices.empty()) runtime_options.devices = parse_device_set(options.devices, "--devices");
   Runtime runtime(runtime_options);
   const Kernel kernel = runtime.kernel_file(options.file, options.kernel);
   check_count(kernel, options.args);
@@ -237,6 +239,7 @@ void add_launch_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("--shared", options->shared_bytes, "bytes of dynamic shared memory per block (default 0)");
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--devices", options->devices, kDevicesHelp)->type_name("all|K,L,...");
   // One --arg is one argument: never split at commas or spaces.
   cmd->add_option("--arg", options->args,
                   "one per kernel parameter, in order: a .npy file (an array, passed by reference) or a number "

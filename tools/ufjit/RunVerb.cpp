@@ -22,6 +22,7 @@ struct RunOptions {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;  // one per output of a gufunc, else at most one
   std::string target;
+  std::string devices;  // --devices: parse_device_set
   std::vector<std::string> link;  // --link files
   std::vector<std::string> nvrtc_options;
   MethodOptions method;  // --method and its options (RunMethod.h)
@@ -120,6 +121,7 @@ ExitCode run_run(const RunOptions &options) {
   progress.stage("loading " + options.file);
   RuntimeOptions runtime_options;
   if (!options.target.empty()) runtime_options.target = parse_target_name(options.target);
+  if (!options.devices.empty()) runtime_options.devices = parse_device_set(options.devices, "--devices");
   Runtime runtime(runtime_options);
   UfuncSet ufuncs = runtime.load_file(options.file, load_options);
   const Ufunc &ufunc = ufuncs[options.function];
@@ -175,6 +177,7 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
       ->delimiter('\0');
   cmd->add_option("--target", options->target, "cuda or cpu (default: cuda where a GPU is present)")
       ->check(CLI::IsMember({"cuda", "cpu"}));
+  cmd->add_option("--devices", options->devices, kDevicesHelp)->type_name("all|K,L,...");
   cmd->add_option("--method", options->method.method, "apply a ufunc method instead of the ufunc")
       ->check(CLI::IsMember({"reduce", "accumulate", "outer"}));
   cmd->add_option("--axis", options->method.axis, "reduce/accumulate: K, K,L,... or none (default 0)");

@@ -51,6 +51,10 @@ std::vector<std::string> link_paths_from_cwd(const std::vector<std::string> &pat
 inline constexpr const char *kLinkHelp =
     "a CUDA C++ file (.cu, .ptx, .cubin, .ltoir, .fatbin) defining declare_device functions, linked as if named "
     "in every @vectorize's link=[...] (relative to the current folder); repeatable";
+/// The help of the --devices option of run and launch.
+inline constexpr const char *kDevicesHelp =
+    "the CUDA devices to compute on: 'all' or ordinals '0,1' (default: one device). A run of host arrays of "
+    "2^20 elements or more is split across them (UFJIT_DEVICES, when set, wins)";
 /// The help of the --nvrtc-option option of compile and run (repeatable).
 inline constexpr const char *kNvrtcOptionHelp =
     "an option for NVRTC when it compiles .cu link files, as it is (--nvrtc-option=-DN=4); repeatable";
