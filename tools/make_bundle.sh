@@ -7,7 +7,7 @@
 #              holds this machine's libstdc++/libgcc_s for older hosts
 #   bin/       the ufjit tool
 #   tests/     every test executable, plus tests/ data (lit, diagnostics, api)
-#   bench/     bench_gpu, bench_methods and benchmarks/compare/*; with -DUFJIT_BUILD_BENCHMARKS=ON
+#   bench/     bench_gpu, bench_methods, bench_kernels, bench_devices and benchmarks/compare/*; with -DUFJIT_BUILD_BENCHMARKS=ON
 #              also bench_first_call, bench_cpu, bench_compile, compare_cpu.py
 #              (tools/gpu_bench_all.sh). The fake CUDA driver is never bundled.
 #   examples/  example programs and sources
@@ -62,20 +62,19 @@ else
   g++ -std=c++20 -O2 -I. -Iinclude -isystem "${CUDAToolkit_ROOT:-/usr/local/cuda}/include" \
     benchmarks/gpu/bench_gpu.cpp benchmarks/gpu/bench_per_call.cpp -L"$stage/lib" -lufjit -ldl -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_gpu"
 fi
-# bench_methods (ufunc methods; compare_methods.py is its CuPy side): public API only.
-if [[ -x "$build/benchmarks/gpu/bench_methods" ]]; then
-  cp "$build/benchmarks/gpu/bench_methods" "$stage/bench/"
-else
-  g++ -std=c++20 -O2 -Iinclude benchmarks/gpu/bench_methods.cpp -L"$stage/lib" -lufjit \
-    -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_methods"
-fi
-# bench_kernels (explicit kernels; compare_kernels.py is its Numba and CuPy side): public API only.
-if [[ -x "$build/benchmarks/kernels/bench_kernels" ]]; then
-  cp "$build/benchmarks/kernels/bench_kernels" "$stage/bench/"
-else
-  g++ -std=c++20 -O2 -Iinclude benchmarks/kernels/bench_kernels.cpp -L"$stage/lib" -lufjit \
-    -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/bench_kernels"
-fi
+# Benchmarks of the public API only: the CMake target when benchmarks are
+# hooked in, else built here. bench_methods (ufunc methods; compare_methods.py
+# is its CuPy side), bench_kernels (explicit kernels; compare_kernels.py is
+# its Numba and CuPy side), bench_devices (one call across every GPU).
+for source in benchmarks/gpu/bench_methods.cpp benchmarks/kernels/bench_kernels.cpp benchmarks/gpu/bench_devices.cpp; do
+  name=$(basename "$source" .cpp)
+  target="$build/$(dirname "$source")/$name"
+  if [[ -x "$target" ]]; then
+    cp "$target" "$stage/bench/"
+  else
+    g++ -std=c++20 -O2 -Iinclude "$source" -L"$stage/lib" -lufjit -Wl,-rpath,'$ORIGIN/../lib' -o "$stage/bench/$name"
+  fi
+done
 cp benchmarks/kernels/compare_kernels.py "$stage/bench/"
 cp benchmarks/compare/*.py benchmarks/compare/*.json "$stage/bench/"
 # The other benchmarks of tools/gpu_bench_all.sh, when built (-DUFJIT_BUILD_BENCHMARKS=ON).
