@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include "gpu_test_util.h"
+#include "tests/unit/scoped_env.h"
 #include "ufjit/kernel.h"
 
 namespace ufjit::gpu_testing {
@@ -204,6 +205,7 @@ TEST_F(GpuDevices, AnArrayOfADeviceOutsideTheSetIsRefused) {
   RuntimeOptions one;
   one.target = TargetKind::Cuda;
   one.devices = {0};
+  const testing::ScopedEnv no_override("UFJIT_DEVICES", std::nullopt);  // it would win over `devices`
   Runtime rt0(one);
   Ufunc add = rt0.vectorize(kAddI64Source);
   Array a = rt().to_device(x_, 1);
