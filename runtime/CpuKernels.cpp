@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/kernel/CpuKernelContext.h"
+#include "codegen/lower/KernelRegions.h"
 #include "runtime/CpuBlockRunner.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/KernelErrors.h"
@@ -44,6 +45,28 @@ class LaunchFailure {
   std::string message_;
 };
 
+/// Where a kernel split at its barriers reports threads that take different
+/// paths around one (codegen::CpuDivergedFn, through the context's `runner`).
+struct DivergenceSink {
+  LaunchFailure *failure;
+  int32_t block_dim[3];
+};
+
+std::string thread_coords(const DivergenceSink &sink, int32_t linear) {
+  const int32_t x = linear % sink.block_dim[0];
+  const int32_t y = linear / sink.block_dim[0] % sink.block_dim[1];
+  const int32_t z = linear / (sink.block_dim[0] * sink.block_dim[1]);
+  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+}
+
+void report_divergence(void *runner, int32_t first, int32_t other, int32_t line, int32_t bx, int32_t by, int32_t bz) {
+  const auto &sink = *static_cast<const DivergenceSink *>(runner);
+  sink.failure->record("the barrier of line " + std::to_string(line) + " is not reached by every thread of block (" +
+                       std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz) + "): threads " +
+                       thread_coords(sink, first) + " and " + thread_coords(sink, other) +
+                       " disagree on the condition of the if or loop around it (on a GPU this hangs or is undefined)");
+}
+
 void set_block_index(codegen::CpuThreadContext &ctx, int64_t block) {
   ctx.block_idx[0] = static_cast<int32_t>(block % ctx.grid_dim[0]);
   const int64_t rest = block / ctx.grid_dim[0];
@@ -75,13 +98,19 @@ void run_cpu_kernel(const PreparedKernel &launch, codegen::CpuEntry entry, std::
   InterruptPoll poll(interrupt);
   const CpuLaunch pieces = elementwise_cpu_launch(0, blocks, threads, pool.concurrency(), poll.enabled());
   LaunchFailure failure;
+  DivergenceSink sink{&failure, {block.block_dim[0], block.block_dim[1], block.block_dim[2]}};
+  const codegen::CpuBlockShape shape = codegen::cpu_block_shape(module);
   auto run_piece = [&](int64_t begin, int64_t end) {
     // Each piece its own context and pointers: the blocks' shared memory is the worker's.
     codegen::CpuThreadContext ctx = block;
     ctx.dynamic_shared = worker_buffer(1, launch.shared_bytes);
     std::vector<void *> pointers(params.pointers(), params.pointers() + params.count());
     pointers.push_back(&ctx);
-    if (!module.threads_wait) {
+    if (shape == codegen::CpuBlockShape::Regions) {
+      ctx.sync = reinterpret_cast<codegen::CpuSyncFn>(reinterpret_cast<void *>(&report_divergence));
+      ctx.runner = &sink;
+    }
+    if (shape != codegen::CpuBlockShape::Fibers) {
       entry(begin, end, pointers.data());
       return;
     }

@@ -65,6 +65,14 @@ enum class CpuWarpOp : int32_t {
 using CpuWarpFn = uint64_t (*)(CpuThreadContext *ctx, int32_t op, uint64_t value, int32_t arg, uint32_t mask,
                                int32_t line);
 
+/// A kernel split at its barriers (codegen/lower/KernelRegions.h) runs a
+/// block's threads in loops, without `sync`: that field holds this instead,
+/// which records that threads `first` and `other` (linear indices) of block
+/// (`bx`, `by`, `bz`) took different paths around the barrier of `line`
+/// (the generated code then ends the block). `runner`: the context's field.
+using CpuDivergedFn = void (*)(void *runner, int32_t first, int32_t other, int32_t line, int32_t bx, int32_t by,
+                               int32_t bz);
+
 struct CpuThreadContext {
   int32_t thread_idx[3];  // cuda.threadIdx.x/y/z
   int32_t block_idx[3];   // cuda.blockIdx
@@ -93,6 +101,7 @@ inline constexpr std::size_t kCtxDynamicShared = 56;
 inline constexpr std::size_t kCtxDynamicSharedBytes = 64;
 inline constexpr std::size_t kCtxSync = 72;
 inline constexpr std::size_t kCtxWarp = 80;
+inline constexpr std::size_t kCtxRunner = 88;
 static_assert(offsetof(CpuThreadContext, thread_idx) == kCtxThreadIdx);
 static_assert(offsetof(CpuThreadContext, block_idx) == kCtxBlockIdx);
 static_assert(offsetof(CpuThreadContext, block_dim) == kCtxBlockDim);
@@ -102,6 +111,7 @@ static_assert(offsetof(CpuThreadContext, dynamic_shared) == kCtxDynamicShared);
 static_assert(offsetof(CpuThreadContext, dynamic_shared_bytes) == kCtxDynamicSharedBytes);
 static_assert(offsetof(CpuThreadContext, sync) == kCtxSync);
 static_assert(offsetof(CpuThreadContext, warp) == kCtxWarp);
+static_assert(offsetof(CpuThreadContext, runner) == kCtxRunner);
 
 /// The values an int32 coordinate field at byte `offset` can hold, [lo, hi)
 /// (CUDA's limits, which a launch checks): generated code tells LLVM, so

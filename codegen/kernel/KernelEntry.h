@@ -14,6 +14,7 @@
 #include "codegen/kernel/KernelABI.h"
 #include "codegen/LLVMHeaders.h"
 #include "codegen/LaunchHint.h"
+#include "codegen/lower/KernelRegions.h"
 #include "ufjit/dtype.h"
 
 namespace ufjit::codegen {
@@ -42,15 +43,17 @@ llvm::Function *build_cpu_gufunc_entry(llvm::Module &module, llvm::Function &cor
 
 /// Explicit kernel entries (KernelABI.h, kind Explicit): the GPU's calls the
 /// kernel once per thread of the caller's launch; the CPU's runs blocks
-/// [begin, end) looping over their threads, allocating `shared_bytes` of
-/// static shared memory per block, or (`one_thread`, for kernels whose
-/// threads wait for each other) is a CpuThreadEntry running one thread.
+/// [begin, end) allocating `shared_bytes` of static shared memory per block,
+/// as `shape` says (codegen/lower/KernelRegions.h): looping over each
+/// block's threads (ThreadLoop), calling the kernel once per block, which
+/// loops over the threads between its barriers (Regions), or, for Fibers,
+/// is a CpuThreadEntry running one thread.
 /// `variant`: explicit_variant(contiguous).
 llvm::Function *build_gpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
                                          const KernelVariant &variant, const std::string &name);
 llvm::Function *build_cpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
                                          const KernelVariant &variant, const std::string &name, int64_t shared_bytes,
-                                         bool one_thread);
+                                         CpuBlockShape shape);
 
 /// A CPU entry `void(int64 begin, int64 end, void *const *params)`: a counted
 /// loop the loop vectorizer can widen (contiguous), or a loop over rows whose

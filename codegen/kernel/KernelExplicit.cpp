@@ -7,8 +7,10 @@
 // only) the thread's context; guarantees: on the GPU a ptx_kernel that calls
 // it once (the launch's grid and block are the caller's); on the CPU either
 // `void(begin, end, params)` running blocks [begin, end) with a loop over
-// each block's threads, or, for a kernel whose threads wait for each other,
-// `void(ctx, params)` running one thread (codegen/kernel/CpuKernelContext.h).
+// each block's threads (or, for a kernel split at its barriers, calling it
+// once per block: codegen/lower/KernelRegions.h), or, for a kernel whose
+// threads wait for each other on fibers, `void(ctx, params)` running one
+// thread (codegen/kernel/CpuKernelContext.h).
 #include "codegen/kernel/CpuKernelContext.h"
 #include "codegen/kernel/KernelEntry.h"
 #include "codegen/lower/Lowering.h"
@@ -20,7 +22,7 @@ namespace {
 
 using namespace kernel_detail;
 
-enum class ExplicitEntry { Gpu, CpuBlocks, CpuThread };
+enum class ExplicitEntry { Gpu, CpuBlocks, CpuSplitBlocks, CpuThread };
 
 class ExplicitEntryBuilder {
  public:
@@ -41,7 +43,8 @@ class ExplicitEntryBuilder {
   /// The kernel's arguments: views of the arrays, the scalars' values.
   std::vector<llvm::Value *> kernel_arguments(const BoundParams &bound);
   void call_kernel(std::vector<llvm::Value *> args, llvm::Value *error_flag, llvm::Value *context);
-  /// The CPU loop over blocks [begin, end) and their threads, in `context`.
+  /// The CPU loop over blocks [begin, end) and their threads (the kernel's
+  /// own, split at its barriers, for CpuSplitBlocks), in `context`.
   void emit_block_loops(const std::vector<llvm::Value *> &args, llvm::Value *error_flag, llvm::Value *context);
   llvm::Value *context_i32(llvm::Value *context, std::size_t offset);
   void store_context_i32(llvm::Value *context, std::size_t offset, llvm::Value *value);
@@ -64,7 +67,7 @@ void ExplicitEntryBuilder::create_function(const std::string &name) {
     std::vector<llvm::Type *> types;
     for (const KernelParam &p : params_) types.push_back(gpu_param_type(ctx_, p));
     type = llvm::FunctionType::get(b_.getVoidTy(), types, false);
-  } else if (kind_ == ExplicitEntry::CpuBlocks) {
+  } else if (kind_ == ExplicitEntry::CpuBlocks || kind_ == ExplicitEntry::CpuSplitBlocks) {
     type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getInt64Ty(), b_.getInt64Ty(), ptr}, false);
   } else {
     type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr}, false);
@@ -149,6 +152,10 @@ void ExplicitEntryBuilder::emit_block_loops(const std::vector<llvm::Value *> &ar
     store_context_i32(context, kCtxBlockIdx, b_.CreateTrunc(bx, i32));
     store_context_i32(context, kCtxBlockIdx + 4, b_.CreateTrunc(by, i32));
     store_context_i32(context, kCtxBlockIdx + 8, b_.CreateTrunc(bz, i32));
+    if (kind_ == ExplicitEntry::CpuSplitBlocks) {
+      call_kernel(args, error_flag, context);
+      return;
+    }
     emit_counted_loop(b_, b_.getInt32(0), block_z, one32, "tz", [&](llvm::Value *tz) {
       store_context_i32(context, kCtxThreadIdx + 8, tz);
       emit_counted_loop(b_, b_.getInt32(0), block_y, one32, "ty", [&](llvm::Value *ty) {
@@ -165,7 +172,7 @@ void ExplicitEntryBuilder::emit_block_loops(const std::vector<llvm::Value *> &ar
 llvm::Function *ExplicitEntryBuilder::build(const std::string &name, int64_t shared_bytes) {
   internal_assert(kernel_.getReturnType()->isVoidTy()) << "kernel " << kernel_.getName().str() << " returns a value";
   create_function(name);
-  llvm::Value *params = kind_ == ExplicitEntry::CpuBlocks ? fn_->getArg(2)
+  llvm::Value *params = kind_ == ExplicitEntry::CpuBlocks || kind_ == ExplicitEntry::CpuSplitBlocks ? fn_->getArg(2)
                         : kind_ == ExplicitEntry::CpuThread ? fn_->getArg(1)
                                                             : nullptr;
   BoundParams bound = bind_entry_params(b_, spec_, params_, [&](unsigned p) -> llvm::Value * {
@@ -217,8 +224,10 @@ llvm::Function *build_gpu_explicit_entry(llvm::Module &module, llvm::Function &k
 
 llvm::Function *build_cpu_explicit_entry(llvm::Module &module, llvm::Function &kernel, const EntrySignature &sig,
                                          const KernelVariant &variant, const std::string &name, int64_t shared_bytes,
-                                         bool one_thread) {
-  const ExplicitEntry kind = one_thread ? ExplicitEntry::CpuThread : ExplicitEntry::CpuBlocks;
+                                         CpuBlockShape shape) {
+  const ExplicitEntry kind = shape == CpuBlockShape::Fibers    ? ExplicitEntry::CpuThread
+                             : shape == CpuBlockShape::Regions ? ExplicitEntry::CpuSplitBlocks
+                                                               : ExplicitEntry::CpuBlocks;
   const bool contiguous = variant.layout == Layout::Contiguous;
   return ExplicitEntryBuilder(module, kernel, sig, kind, contiguous).build(name, shared_bytes);
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,8 @@ class FunctionLowerer {
   };
 
   // Statements (LowerStmt.cpp).
+  /// The trip count of `range(start, stop, step)` (ir::ForRange's semantics).
+  llvm::Value *range_trip_count(llvm::Value *start, llvm::Value *stop, llvm::Value *step, bool is_signed);
   void emit(const ir::Stmt &s);
   void emit_if(const ir::If &s);
   void emit_while(const ir::While &s);
@@ -167,6 +170,37 @@ class FunctionLowerer {
   llvm::Value *gpu_shuffle(ir::SyncOp op, llvm::Value *mask, llvm::Value *word, llvm::Value *lane);
   llvm::Value *emit_cpu_barrier(const ir::Sync &s, const std::vector<llvm::Value *> &args);
   llvm::Value *emit_cpu_warp(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+
+  // A kernel split at its barriers (LowerRegions.cpp, codegen/lower/KernelRegions.h).
+  struct RegionState;
+  /// The body of a split kernel: its regions, one block's worth.
+  void emit_regions();
+  /// The statements of `body` (a Block or one statement): each run of them
+  /// without a barrier is one loop over the threads; the rest keep their
+  /// control, evaluated by every thread and taken when all agree.
+  void emit_region_body(const ir::Stmt &body);
+  void emit_region_if(const ir::If &s);
+  void emit_region_while(const ir::While &s);
+  void emit_region_for(const ir::ForRange &s);
+  /// `v = syncthreads_count(p)` (and/or, or the plain barrier): the
+  /// predicate in every thread, reduced.
+  void emit_region_barrier(const ir::Stmt &s);
+  /// Runs `body` once for each thread of the block that has not returned,
+  /// with the thread's coordinates in the context and its own values of the
+  /// per-thread variables among `names` in their slots.
+  void emit_thread_loop(const std::set<std::string> &names, const std::function<void()> &body);
+  /// `exprs` in every live thread; the first live thread's values, once
+  /// every thread gave the same (else the divergence is reported, naming
+  /// barrier `line`, and the block ends, as it does when no thread lives).
+  std::vector<llvm::Value *> uniform_values(const std::vector<ir::Expr> &exprs, int line);
+  /// Assigns every thread's `var` (a `for` variable, a barrier's result).
+  void store_uniform(const std::string &var, llvm::Value *value);
+  /// `body(i)` for i in [0, count) (i32).
+  void emit_index_loop(llvm::Value *count, const std::function<void(llvm::Value *)> &body);
+  /// A `return` (or a raise) in a region: the thread is done.
+  void end_thread();
+  /// Set while lowering a split kernel.
+  std::shared_ptr<RegionState> region_;
 
   ModuleState &ms_;
   const ir::Function &fn_;

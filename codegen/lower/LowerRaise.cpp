@@ -14,6 +14,8 @@ namespace ufjit::codegen::lower {
 void FunctionLowerer::emit_raised_return() {
   if (part_) {
     leave_part(PartExit::Raised);  // its caller returns
+  } else if (region_ != nullptr) {
+    end_thread();  // the thread ends; the block's others go on
   } else if (fn_.ret.is_void()) {
     builder_.CreateRetVoid();
   } else {

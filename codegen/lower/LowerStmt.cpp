@@ -5,6 +5,7 @@
 // several places: noinline, see kMaxCopiedInstructions) with structured control
 // flow; blocks after a Return/Break/Continue have no predecessors and end in
 // `unreachable`.
+#include "codegen/lower/KernelRegions.h"
 #include "codegen/lower/LowerFunction.h"
 #include "support/InternalAssert.h"
 
@@ -39,6 +40,10 @@ FunctionLowerer::FunctionLowerer(ModuleState &ms, const ir::Function &fn, llvm::
 }
 
 void FunctionLowerer::run() {
+  if (&fn_ == ms_.split_function) {
+    emit_regions();
+    return;
+  }
   emit(fn_.body);
   if (builder_.GetInsertBlock()->getTerminator() == nullptr) {
     // Void functions may fall off the end; in others this block is dead
@@ -164,13 +169,8 @@ void FunctionLowerer::emit_while(const ir::While &s) {
 // The loop then counts an index up to `count`; the variable takes start,
 // start + step, ... from a separate slot, so assignments to it in the body
 // do not change the iteration, and it keeps its last value afterwards.
-void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
-  DType type = s.start.type().dtype();
-  internal_assert(is_integer(type)) << "range over " << dtype_name(type);
-  bool is_signed = is_signed_int(type);
-  llvm::Value *start = emit(s.start);
-  llvm::Value *stop = emit(s.stop);
-  llvm::Value *step = emit(s.step);
+llvm::Value *FunctionLowerer::range_trip_count(llvm::Value *start, llvm::Value *stop, llvm::Value *step,
+                                               bool is_signed) {
   llvm::Type *t = start->getType();
   llvm::Value *zero = llvm::ConstantInt::get(t, 0);
   llvm::Value *one = llvm::ConstantInt::get(t, 1);
@@ -202,7 +202,19 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
         llvm::Value *q = builder_.CreateUDiv(builder_.CreateSub(safe_span, one), safe_magnitude);
         return std::vector<llvm::Value *>{builder_.CreateAdd(q, one)};
       })[0];
-  count = builder_.CreateSelect(runs, count, zero, "trip.count");
+  return builder_.CreateSelect(runs, count, zero, "trip.count");
+}
+
+void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
+  DType type = s.start.type().dtype();
+  internal_assert(is_integer(type)) << "range over " << dtype_name(type);
+  llvm::Value *start = emit(s.start);
+  llvm::Value *stop = emit(s.stop);
+  llvm::Value *step = emit(s.step);
+  llvm::Value *count = range_trip_count(start, stop, step, is_signed_int(type));
+  llvm::Type *t = start->getType();
+  llvm::Value *zero = llvm::ConstantInt::get(t, 0);
+  llvm::Value *one = llvm::ConstantInt::get(t, 1);
 
   llvm::AllocaInst *index_slot = emitter_.entry_alloca(t, "range.index");
   llvm::AllocaInst *next_slot = emitter_.entry_alloca(t, "range.next");
@@ -245,6 +257,8 @@ void FunctionLowerer::emit_return_value(llvm::Value *value) {
       builder_.CreateStore(value,
                            frame_field(part_->frame->type, part_->frame_ptr, part_->frame->return_field));
     leave_part(PartExit::Returned);
+  } else if (region_ != nullptr) {
+    end_thread();
   } else if (value != nullptr) {
     builder_.CreateRet(value);
   } else {
@@ -348,6 +362,7 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
   ms.can_raise = module.can_raise();
   ms.kernel_context = module.explicit_kernel && target.kind == TargetKind::Cpu;
   ms.shared_bytes = module.shared_bytes;
+  if (ms.kernel_context && cpu_block_shape(module) == CpuBlockShape::Regions) ms.split_function = &module.entry_function();
   llvm::LLVMContext &ctx = out.getContext();
   lower::declare_externs(module, ms);
   // Callers are created before their callees (the IR lists callees first):

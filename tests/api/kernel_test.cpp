@@ -173,6 +173,121 @@ TEST_F(Kernels, TheTutorialsTiledMatmulMatchesALoop) {
   }
 }
 
+// On the CPU a kernel like this one is split at its barriers into loops over
+// the block's threads (codegen/lower/KernelRegions.h): values live across a
+// barrier (v, got) are kept per thread, barriers sit at the top level, in a
+// uniform `while` and under a uniform `if`, and threads that returned no
+// longer take part.
+constexpr const char *kScan = R"src(
+from numba import cuda, int32
+
+@cuda.jit("void(int32[:], int32[:], int32)")
+def scan(x, out, limit):
+    tile = cuda.shared.array(64, int32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i >= limit:
+        return
+    v = x[i] * 2
+    tile[t] = v
+    cuda.syncthreads()
+    live = cuda.syncthreads_count(1)
+    big = cuda.syncthreads_count(v > 10)
+    every = cuda.syncthreads_and(v > 0)
+    some = cuda.syncthreads_or(v > 16)
+    s = 1
+    while s < live:
+        got = tile[t - s] if t >= s else 0
+        cuda.syncthreads()
+        tile[t] += got
+        cuda.syncthreads()
+        s *= 2
+    if cuda.blockIdx.x % 2 == 0:
+        cuda.syncthreads()
+        out[i] = tile[t] + 1000 * big + 100000 * every + v
+    else:
+        out[i] = tile[t] - 1000 * live - 100000 * some + v
+)src";
+
+TEST_F(Kernels, BarriersInUniformLoopsAndBranchesSeeEveryLiveThread) {
+  ufjit::Kernel scan = rt().kernel(kScan);
+  const int32_t limit = 150;  // the last block's threads past it return at once
+  std::vector<int32_t> x(192), out(192, -1);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>((i * 7) % 10);
+  scan({.grid = 3, .block = 64}, view(x), view(out), limit);
+  for (int32_t b = 0; b < 3; ++b) {
+    int32_t live = 0, big = 0, every = 1, some = 0, sum = 0;
+    for (int32_t i = b * 64; i < std::min(limit, b * 64 + 64); ++i) {
+      ++live;
+      big += 2 * x[i] > 10 ? 1 : 0;
+      every = every != 0 && 2 * x[i] > 0 ? 1 : 0;
+      some = some != 0 || 2 * x[i] > 16 ? 1 : 0;
+    }
+    for (int32_t i = b * 64; i < b * 64 + 64; ++i) {
+      if (i >= limit) {
+        ASSERT_EQ(out[i], -1) << i;
+        continue;
+      }
+      sum += 2 * x[i];
+      const int32_t want = b % 2 == 0 ? sum + 1000 * big + 100000 * every + 2 * x[i]
+                                       : sum - 1000 * live - 100000 * some + 2 * x[i];
+      ASSERT_EQ(out[i], want) << i;
+    }
+  }
+}
+
+constexpr const char *kDiverged = R"src(
+from numba import cuda
+
+@cuda.jit("void(int32[:])")
+def diverged(out):
+    t = cuda.threadIdx.x
+    if t < 16:
+        cuda.syncthreads()
+    out[t] = t
+)src";
+
+TEST_F(Kernels, ABarrierThatOnlySomeThreadsReachIsAnErrorNamingItsLine) {
+  // The GPU hangs or does anything; the CPU target says so.
+  ufjit::Kernel diverged = rt().kernel(kDiverged);
+  std::vector<int32_t> out(32, -1);
+  const ufjit::Operand args[] = {view(out)};
+  try {
+    diverged.launch_on(ufjit::TargetKind::Cpu, {.grid = 2, .block = 32}, args);
+    FAIL() << "no KernelError";
+  } catch (const ufjit::KernelError &e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("the barrier of line 8 is not reached by every thread of block ("), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("threads (0,0,0) and (16,0,0) disagree"), std::string::npos) << what;
+  }
+}
+
+// A barrier in a device function is not split: the kernel runs each thread
+// on a fiber, as warp collectives do, with the same results.
+constexpr const char *kHelperBarrier = R"src(
+from numba import cuda, int32
+
+@cuda.jit(device=True)
+def publish(tile, t, v):
+    tile[t] = v
+    cuda.syncthreads()
+
+@cuda.jit("void(int32[:])")
+def rotate(out):
+    tile = cuda.shared.array(48, int32)
+    t = cuda.threadIdx.x
+    publish(tile, t, t * 3)
+    out[cuda.grid(1)] = tile[(t + 1) % 48]
+)src";
+
+TEST_F(Kernels, ABarrierInADeviceFunctionStillMeetsEveryThread) {
+  ufjit::Kernel rotate = rt().kernel(kHelperBarrier);
+  std::vector<int32_t> out(96, -1);
+  rotate({.grid = 2, .block = 48}, view(out));
+  for (int32_t i = 0; i < 96; ++i) ASSERT_EQ(out[i], ((i % 48 + 1) % 48) * 3) << i;
+}
+
 constexpr const char *kAtomics = R"src(
 from numba import cuda
 
