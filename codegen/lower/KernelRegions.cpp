@@ -4,6 +4,7 @@
 #include "codegen/lower/KernelRegions.h"
 
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "ir/IRVisitor.h"
@@ -122,6 +123,42 @@ class VarNames : public ir::IRVisitor {
   std::set<std::string> &names_;
 };
 
+/// Whether every thread of a block computes `e` alike: constants, shared
+/// and constant arrays, the block's and the grid's coordinates, the
+/// variables of `invariant`, and arithmetic on them.
+bool block_invariant(const ir::Expr &e, const std::set<std::string> &invariant_vars) {
+  bool invariant = true;
+  ir::for_each_expr(ir::Evaluate::make(e), [&](const ir::Expr &x) {
+    switch (x->kind) {
+      case ir::NodeKind::Const:
+      case ir::NodeKind::Cast:
+      case ir::NodeKind::Unary:
+      case ir::NodeKind::Binary:
+      case ir::NodeKind::Compare:
+      case ir::NodeKind::Select:
+      case ir::NodeKind::MakeTuple:
+      case ir::NodeKind::TupleGet:
+        return;
+      case ir::NodeKind::Var:
+        invariant = invariant && invariant_vars.count(x.as<ir::Var>()->name) != 0;
+        return;
+      case ir::NodeKind::ArrayAlloc:
+        invariant = invariant && x.as<ir::ArrayAlloc>()->space != ir::MemorySpace::Local;
+        return;
+      case ir::NodeKind::Intrinsic: {
+        const ir::IntrinsicOp op = x.as<ir::Intrinsic>()->op;
+        invariant = invariant && op != ir::IntrinsicOp::ThreadIdxX && op != ir::IntrinsicOp::ThreadIdxY &&
+                    op != ir::IntrinsicOp::ThreadIdxZ && op != ir::IntrinsicOp::LaneId;
+        return;
+      }
+      default:
+        invariant = false;
+        return;
+    }
+  });
+  return invariant;
+}
+
 /// The reads of a region that no assignment of the same region precedes on
 /// every path (a value from before the region), and the region assignments.
 class ExposedReads {
@@ -134,10 +171,29 @@ class ExposedReads {
     const std::set<std::string> none;
     for (const ir::Expr &e : exprs) reads(e, none);
   }
+  /// Counts the assignments of `body` (a whole function's) and notes the
+  /// variables assigned once a value every thread of a block computes alike.
+  void count_assignments(const ir::Stmt &body) {
+    ir::for_each_stmt(body, [&](const ir::Stmt &s) {
+      if (const auto *a = s.as<ir::Assign>()) ++assignments_[a->var];
+      if (const auto *f = s.as<ir::ForRange>()) assignments_[f->var] += 2;
+    });
+    // In statement order: `sA = $t0` after `$t0 = shared_array(...)`.
+    ir::for_each_stmt(body, [&](const ir::Stmt &s) {
+      const auto *a = s.as<ir::Assign>();
+      if (a != nullptr && assignments_[a->var] == 1 && block_invariant(a->value, invariant_)) invariant_.insert(a->var);
+    });
+  }
   std::set<std::string> per_thread() const {
     std::set<std::string> both;
     for (const std::string &name : exposed_) {
-      if (assigned_.count(name) != 0) both.insert(name);
+      if (assigned_.count(name) == 0) continue;
+      auto it = assignments_.find(name);
+      // One assignment of a value alike in every thread: the threads that
+      // assign it all store the same value, and a thread that does not
+      // assign it never reads it (the typer sees to that).
+      if (it != assignments_.end() && it->second == 1 && invariant_.count(name) != 0) continue;
+      both.insert(name);
     }
     return both;
   }
@@ -159,6 +215,8 @@ class ExposedReads {
 
   std::set<std::string> exposed_;
   std::set<std::string> assigned_;
+  std::map<std::string, int> assignments_;
+  std::set<std::string> invariant_;
 };
 
 void ExposedReads::stmt(const ir::Stmt &s, std::set<std::string> &assigned) {
@@ -281,6 +339,7 @@ CpuBlockShape cpu_block_shape(const ir::Module &module) {
 
 std::set<std::string> per_thread_variables(const ir::Function &fn) {
   ExposedReads reads;
+  reads.count_assignments(fn.body);
   walk_regions(fn.body, reads);
   return reads.per_thread();
 }

@@ -46,8 +46,9 @@ int first_barrier_line(const ir::Stmt &s);
 /// The variables of a split kernel function (`fn`, Regions) that need one
 /// value per thread: those some region reads before assigning them and
 /// some region assigns. Every other variable is assigned by a thread before
-/// it reads it in the same region, or never assigned in a region (the
-/// parameters, a `for` variable of a loop holding a barrier): one slot
+/// it reads it in the same region, never assigned in a region (the
+/// parameters, a `for` variable of a loop holding a barrier), or assigned
+/// once a value alike in every thread (a shared array, gridDim.x): one slot
 /// serves every thread.
 std::set<std::string> per_thread_variables(const ir::Function &fn);
 

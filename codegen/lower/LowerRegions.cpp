@@ -262,6 +262,9 @@ void FunctionLowerer::emit_thread_loop(const std::set<std::string> &names, const
   builder_.CreateCondBr(builder_.CreateICmpNE(done, builder_.getInt8(0)), latch, live);
   builder_.SetInsertPoint(live);
   for (int axis = 0; axis < 3; ++axis) {
+    // What the context's range metadata says of a coordinate it holds
+    // (the loads of it become this value): no wrap of a negative index.
+    builder_.CreateAssumption(builder_.CreateICmpULT(coord[axis], builder_.getInt32(kMaxThreads)));
     builder_.CreateAlignedStore(
         coord[axis], builder_.CreateConstInBoundsGEP1_64(i8, kernel_context_, kCtxThreadIdx + 4 * axis),
         llvm::Align(4));

@@ -239,7 +239,12 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
   branch_to(latch);
 
   builder_.SetInsertPoint(latch);
-  builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, next_slot), step), next_slot);
+  // No wrap while the loop runs (the value stays between start and stop):
+  // only the add after the last iteration may wrap, and nothing reads it.
+  // Said, it lets LLVM see that `range(cuda.grid(1), n, stride)` never
+  // goes negative, so an index needs no wrap of a negative value.
+  const bool is_signed = is_signed_int(type);
+  builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, next_slot), step, "", !is_signed, is_signed), next_slot);
   builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, index_slot), one), index_slot);
   builder_.CreateBr(header);
 
