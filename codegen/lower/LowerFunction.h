@@ -85,6 +85,8 @@ class FunctionLowerer {
   void emit(const ir::Stmt &s);
   void emit_if(const ir::If &s);
   void emit_while(const ir::While &s);
+  /// `while cond(): body(loop)`, `loop` the targets of its break and continue.
+  void emit_while_loop(const std::function<llvm::Value *()> &cond, const std::function<void(const Loop &)> &body);
   void emit_for_range(const ir::ForRange &s);
   void emit_return(const ir::Return &s);
   /// Returns `value` (null for a void function) from the function, or from a

@@ -133,16 +133,9 @@ void FunctionLowerer::emit_region_if(const ir::If &s) {
 }
 
 void FunctionLowerer::emit_region_while(const ir::While &s) {
-  llvm::BasicBlock *header = new_block(emitter_, "uniform.while");
-  llvm::BasicBlock *body = new_block(emitter_, "uniform.body");
-  llvm::BasicBlock *exit = new_block(emitter_, "uniform.wend");
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  builder_.CreateCondBr(uniform_values({s.cond}, first_barrier_line(s.body))[0], body, exit);
-  builder_.SetInsertPoint(body);
-  emit_region_body(s.body);
-  branch_to(header);
-  builder_.SetInsertPoint(exit);
+  // A `break` or `continue` of this loop stays in the fibers' kernels.
+  emit_while_loop([&] { return uniform_values({s.cond}, first_barrier_line(s.body))[0]; },
+                  [&](const Loop &) { emit_region_body(s.body); });
 }
 
 void FunctionLowerer::emit_region_for(const ir::ForRange &s) {

@@ -146,19 +146,27 @@ void FunctionLowerer::emit_if(const ir::If &first) {
   builder_.SetInsertPoint(merge);
 }
 
-void FunctionLowerer::emit_while(const ir::While &s) {
+void FunctionLowerer::emit_while_loop(const std::function<llvm::Value *()> &cond,
+                                      const std::function<void(const Loop &)> &body) {
   llvm::BasicBlock *header = new_block(emitter_, "while.cond");
-  llvm::BasicBlock *body = new_block(emitter_, "while.body");
+  llvm::BasicBlock *inside = new_block(emitter_, "while.body");
   llvm::BasicBlock *exit = new_block(emitter_, "while.end");
   builder_.CreateBr(header);
   builder_.SetInsertPoint(header);
-  builder_.CreateCondBr(emit(s.cond), body, exit);
-  builder_.SetInsertPoint(body);
-  loops_.push_back({header, exit});
-  emit(s.body);
-  loops_.pop_back();
+  builder_.CreateCondBr(cond(), inside, exit);
+  builder_.SetInsertPoint(inside);
+  body({header, exit});
   branch_to(header);
   builder_.SetInsertPoint(exit);
+}
+
+void FunctionLowerer::emit_while(const ir::While &s) {
+  emit_while_loop([&] { return emit(s.cond); },
+                  [&](const Loop &loop) {
+                    loops_.push_back(loop);
+                    emit(s.body);
+                    loops_.pop_back();
+                  });
 }
 
 // The trip count is computed first, in unsigned arithmetic of the variable's

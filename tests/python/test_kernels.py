@@ -250,6 +250,40 @@ def test_block_reduction_with_syncthreads():
     np.testing.assert_allclose(partial, expected, rtol=1e-12)
 
 
+@cuda.jit
+def live_sum(a, partial, counts):
+    """Threads past the end return before the barriers; the rest reduce."""
+    buf = cuda.shared.array(BLOCK, DT)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[tid] = 0
+    cuda.syncthreads()
+    if i >= a.size:
+        return
+    buf[tid] = a[i]
+    live = cuda.syncthreads_count(1)
+    s = BLOCK // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()
+        s //= 2
+    if tid == 0:
+        partial[cuda.blockIdx.x] = buf[0]
+        counts[cuda.blockIdx.x] = live
+
+
+def test_threads_that_return_early_leave_the_later_barriers_to_the_others():
+    a = np.random.default_rng(4).standard_normal(300)
+    blocks = (a.size + BLOCK - 1) // BLOCK
+    partial = np.zeros(blocks)
+    counts = np.zeros(blocks, dtype=np.int32)
+    live_sum[blocks, BLOCK](a, partial, counts)
+    expected = [a[k * BLOCK:(k + 1) * BLOCK].sum() for k in range(blocks)]
+    np.testing.assert_allclose(partial, expected, rtol=1e-12)
+    np.testing.assert_array_equal(counts, [BLOCK, BLOCK, a.size - 2 * BLOCK])
+
+
 def test_atomic_histogram():
     x = np.random.default_rng(3).uniform(-1.0, 1.0, 5000)
     hist = np.zeros(10, dtype=np.int64)
