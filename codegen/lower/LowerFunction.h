@@ -88,6 +88,10 @@ class FunctionLowerer {
   /// `while cond(): body(loop)`, `loop` the targets of its break and continue.
   void emit_while_loop(const std::function<llvm::Value *()> &cond, const std::function<void(const Loop &)> &body);
   void emit_for_range(const ir::ForRange &s);
+  /// `for v in range(start, stop, step): body(loop)` (ir::ForRange's
+  /// semantics), `assign(value)` giving v each value before the body.
+  void emit_range_loop(llvm::Value *start, llvm::Value *stop, llvm::Value *step, bool is_signed,
+                       const std::function<void(llvm::Value *)> &assign, const std::function<void(const Loop &)> &body);
   void emit_return(const ir::Return &s);
   /// Returns `value` (null for a void function) from the function, or from a
   /// part through its frame.

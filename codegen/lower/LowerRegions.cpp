@@ -141,30 +141,9 @@ void FunctionLowerer::emit_region_while(const ir::While &s) {
 void FunctionLowerer::emit_region_for(const ir::ForRange &s) {
   const std::vector<llvm::Value *> range =
       uniform_values({s.start, s.stop, s.step}, first_barrier_line(s.body));
-  llvm::Value *count = range_trip_count(range[0], range[1], range[2], is_signed_int(s.start.type().dtype()));
-  llvm::Type *t = range[0]->getType();
-  llvm::AllocaInst *index_slot = emitter_.entry_alloca(t, "uniform.index");
-  llvm::AllocaInst *next_slot = emitter_.entry_alloca(t, "uniform.next");
-  builder_.CreateStore(llvm::ConstantInt::get(t, 0), index_slot);
-  builder_.CreateStore(range[0], next_slot);
-  llvm::BasicBlock *header = new_block(emitter_, "uniform.for");
-  llvm::BasicBlock *body = new_block(emitter_, "uniform.body");
-  llvm::BasicBlock *exit = new_block(emitter_, "uniform.fend");
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  llvm::Value *index = builder_.CreateLoad(t, index_slot);
-  builder_.CreateCondBr(builder_.CreateICmpULT(index, count), body, exit);
-  builder_.SetInsertPoint(body);
-  llvm::Value *value = builder_.CreateLoad(t, next_slot);
-  store_uniform(s.var, value);
-  emit_region_body(s.body);
-  if (builder_.GetInsertBlock()->getTerminator() == nullptr) {
-    builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, next_slot), range[2]), next_slot);
-    builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, index_slot), llvm::ConstantInt::get(t, 1)),
-                         index_slot);
-    builder_.CreateBr(header);
-  }
-  builder_.SetInsertPoint(exit);
+  emit_range_loop(
+      range[0], range[1], range[2], is_signed_int(s.start.type().dtype()),
+      [&](llvm::Value *value) { store_uniform(s.var, value); }, [&](const Loop &) { emit_region_body(s.body); });
 }
 
 void FunctionLowerer::emit_region_barrier(const ir::Stmt &s) {

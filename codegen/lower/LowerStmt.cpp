@@ -219,7 +219,19 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
   llvm::Value *start = emit(s.start);
   llvm::Value *stop = emit(s.stop);
   llvm::Value *step = emit(s.step);
-  llvm::Value *count = range_trip_count(start, stop, step, is_signed_int(type));
+  emit_range_loop(
+      start, stop, step, is_signed_int(type), [&](llvm::Value *value) { builder_.CreateStore(value, slot(s.var)); },
+      [&](const Loop &loop) {
+        loops_.push_back(loop);
+        emit(s.body);
+        loops_.pop_back();
+      });
+}
+
+void FunctionLowerer::emit_range_loop(llvm::Value *start, llvm::Value *stop, llvm::Value *step, bool is_signed,
+                                      const std::function<void(llvm::Value *)> &assign,
+                                      const std::function<void(const Loop &)> &body) {
+  llvm::Value *count = range_trip_count(start, stop, step, is_signed);
   llvm::Type *t = start->getType();
   llvm::Value *zero = llvm::ConstantInt::get(t, 0);
   llvm::Value *one = llvm::ConstantInt::get(t, 1);
@@ -230,20 +242,18 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
   builder_.CreateStore(start, next_slot);
 
   llvm::BasicBlock *header = new_block(emitter_, "for.cond");
-  llvm::BasicBlock *body = new_block(emitter_, "for.body");
+  llvm::BasicBlock *inside = new_block(emitter_, "for.body");
   llvm::BasicBlock *latch = new_block(emitter_, "for.next");
   llvm::BasicBlock *exit = new_block(emitter_, "for.end");
   builder_.CreateBr(header);
 
   builder_.SetInsertPoint(header);
   llvm::Value *index = builder_.CreateLoad(t, index_slot);
-  builder_.CreateCondBr(builder_.CreateICmpULT(index, count), body, exit);
+  builder_.CreateCondBr(builder_.CreateICmpULT(index, count), inside, exit);
 
-  builder_.SetInsertPoint(body);
-  builder_.CreateStore(builder_.CreateLoad(t, next_slot), slot(s.var));
-  loops_.push_back({latch, exit});
-  emit(s.body);
-  loops_.pop_back();
+  builder_.SetInsertPoint(inside);
+  assign(builder_.CreateLoad(t, next_slot));
+  body({latch, exit});
   branch_to(latch);
 
   builder_.SetInsertPoint(latch);
@@ -251,7 +261,6 @@ void FunctionLowerer::emit_for_range(const ir::ForRange &s) {
   // only the add after the last iteration may wrap, and nothing reads it.
   // Said, it lets LLVM see that `range(cuda.grid(1), n, stride)` never
   // goes negative, so an index needs no wrap of a negative value.
-  const bool is_signed = is_signed_int(type);
   builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, next_slot), step, "", !is_signed, is_signed), next_slot);
   builder_.CreateStore(builder_.CreateAdd(builder_.CreateLoad(t, index_slot), one), index_slot);
   builder_.CreateBr(header);
