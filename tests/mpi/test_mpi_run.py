@@ -1,6 +1,8 @@
 """`ufjit run` under `mpirun -np 4` on the CPU target (docs/guide/mpi.md): the
 call split across the ranks gives the file one process gives, byte for byte;
-a rank that fails stops every rank and leaves no output file."""
+a rank that fails stops every rank and leaves no output file. (Reduce over
+other axes, accumulate and halos: mpi_api_test.cpp. Each mpirun costs about a
+second of start-up, so the cases here are few.)"""
 import array
 import os
 import shutil
@@ -17,7 +19,7 @@ RANKS = 4
 
 SOURCE = '''from numba import vectorize, guvectorize
 
-@vectorize(["float32(float32, float32)", "int32(int32, int32)", "int64(int64, int64)"], identity=0)
+@vectorize(["int32(int32, int32)"], identity=0)
 def add(x, y):
     return x + y
 
@@ -61,10 +63,8 @@ class MpiRun(TempDir):
             f.write(SOURCE)
 
     def mpirun(self, *args):
-        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                   OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_rmaps_base_oversubscribe="1")
         return subprocess.run([MPIRUN, "--oversubscribe", "-np", str(RANKS), TOOL, "run", self.src, *args,
-                               "--target", "cpu"], capture_output=True, text=True, env=env, timeout=300)
+                               "--target", "cpu"], capture_output=True, text=True, timeout=300)
 
     def one_process(self, *args):
         r = ufjit("run", self.src, *args, "--target", "cpu")
@@ -88,31 +88,15 @@ class MpiRun(TempDir):
             begin, end = block_rows(n, rank, RANKS)
             self.assertIn("rank %d of %d: elements [%d, %d)" % (rank, RANKS, begin, end), r.stderr)
 
-    def test_operands_that_broadcast_along_the_split_are_read_whole(self):
-        rows, cols = 37, 5
-        write_f32(self.path("x.npy"), (rows, cols), [i * 0.5 for i in range(rows * cols)])
-        write_f32(self.path("a.npy"), (1, cols), [1.0, 2.0, 3.0, 4.0, 5.0])
-        write_f32(self.path("b.npy"), (cols,), [0.5, -0.5, 0.25, -0.25, 0.0])
-        self.assert_same_file(["affine", "--in", self.path("x.npy"), "--in", self.path("a.npy"),
-                               "--in", self.path("b.npy")])
-
-    def test_a_gufunc_splits_its_loop_dimension_never_its_core(self):
+    def test_a_gufunc_splits_its_loop_dimension_and_reads_a_broadcast_operand_whole(self):
         rows, n = 23, 4
         write_f32(self.path("x.npy"), (rows, n), [(i % 7) - 3.0 for i in range(rows * n)])
-        write_f32(self.path("w.npy"), (n,), [1.0, -2.0, 0.5, 4.0])
+        write_f32(self.path("w.npy"), (1, n), [1.0, -2.0, 0.5, 4.0])  # outer extent 1: every rank reads it
         self.assert_same_file(["dot", "--in", self.path("x.npy"), "--in", self.path("w.npy")])
 
     def test_reduce_over_axis_0_is_global(self):
         npyfile.write(self.path("m.npy"), "<i4", (10, 3), list(range(-15, 15)))
         self.assert_same_file(["add", "--in", self.path("m.npy"), "--method", "reduce"])
-
-    def test_reduce_over_another_axis_keeps_the_split(self):
-        npyfile.write(self.path("m.npy"), "<i4", (10, 3), list(range(-15, 15)))
-        self.assert_same_file(["add", "--in", self.path("m.npy"), "--method", "reduce", "--axis", "1"])
-
-    def test_accumulate_along_axis_0_scans_across_the_ranks(self):
-        npyfile.write(self.path("v.npy"), "<i8", (11,), list(range(11)))
-        self.assert_same_file(["add", "--in", self.path("v.npy"), "--method", "accumulate"])
 
     def test_a_raise_on_one_rank_stops_every_rank_and_writes_nothing(self):
         values = [float(i) for i in range(16)]
