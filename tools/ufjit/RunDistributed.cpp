@@ -1,9 +1,14 @@
 // `ufjit run` under mpirun (RunVerb.h): the call split across the ranks
 // through ufjit_mpi (ufjit/mpi.h), each rank reading and writing its slab of
-// the .npy files. Every step that may fail on one rank is agreed on by all
+// the .npy files. Compiled twice: into ufjit-mpi with UFJIT_TOOL_MPI (the
+// work), and into ufjit without it (which executes ufjit-mpi instead). Every step that may fail on one rank is agreed on by all
 // (mpi::agree), so that all leave together: the rank that failed prints its
 // error, the others stop quietly with the same exit code.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -246,7 +251,22 @@ ExitCode run_distributed(const RunOptions &options) {
   return static_cast<ExitCode>(all);
 }
 
-#else  // no MPI in this build
+#else  // the tool without MPI: ufjit-mpi, built beside it, does the work
+
+namespace {
+
+/// This process's command line, from /proc/self/cmdline.
+std::vector<std::string> own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) {
+    args.push_back(arg);
+  }
+  return args;
+}
+
+}  // namespace
 
 bool under_mpi_launcher() {
   for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
@@ -259,9 +279,26 @@ bool under_mpi_launcher() {
 }
 
 ExitCode run_distributed(const RunOptions &) {
-  throw UsageError("ufjit run is under mpirun with several ranks, but this ufjit was built without MPI "
-                   "(install libopenmpi-dev and build with UFJIT_BUILD_MPI=ON), so each rank would do the whole "
-                   "call: run it without mpirun");
+  // ufjit itself loads no MPI library (Open MPI's libraries would slow every
+  // start): under mpirun it becomes ufjit-mpi, the same tool linked with
+  // ufjit_mpi, with the same command line.
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path mpi_tool = self.parent_path() / "ufjit-mpi";
+  std::vector<std::string> args = own_command_line();
+  if (!ec && !args.empty() && ::access(mpi_tool.c_str(), X_OK) == 0) {
+    args[0] = mpi_tool.string();
+    std::vector<char *> argv;
+    for (std::string &arg : args) {
+      argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    std::cout.flush();
+    ::execv(argv[0], argv.data());
+  }
+  throw UsageError("ufjit run is under mpirun with several ranks, but this ufjit has no MPI (ufjit-mpi, built "
+                   "where Open MPI is found, is not beside it), so each rank would do the whole call: install "
+                   "libopenmpi-dev and build with UFJIT_BUILD_MPI=ON, or run without mpirun");
 }
 
 #endif
