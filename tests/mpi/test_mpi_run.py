@@ -1,8 +1,8 @@
 """`ufjit run` under `mpirun -np 4` on the CPU target (docs/guide/mpi.md): the
 call split across the ranks gives the file one process gives, byte for byte;
-a rank that fails stops every rank and leaves no output file. (Reduce over
-other axes, accumulate and halos: mpi_api_test.cpp. Each mpirun costs about a
-second of start-up, so the cases here are few.)"""
+a rank that fails stops every rank and leaves no output file. (Accumulate and
+halos: mpi_api_test.cpp. Each mpirun costs about a second of start-up, so the
+cases here are few.)"""
 import array
 import os
 import shutil
@@ -97,6 +97,10 @@ class MpiRun(TempDir):
     def test_reduce_over_axis_0_is_global(self):
         npyfile.write(self.path("m.npy"), "<i4", (10, 3), list(range(-15, 15)))
         self.assert_same_file(["add", "--in", self.path("m.npy"), "--method", "reduce"])
+
+    def test_reduce_over_another_axis_keeps_the_split(self):
+        npyfile.write(self.path("m.npy"), "<i4", (10, 3), list(range(-15, 15)))
+        self.assert_same_file(["add", "--in", self.path("m.npy"), "--method", "reduce", "--axis", "1"])
 
     def test_a_raise_on_one_rank_stops_every_rank_and_writes_nothing(self):
         values = [float(i) for i in range(16)]
