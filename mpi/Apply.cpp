@@ -224,6 +224,7 @@ std::vector<DistArray> apply(const Ufunc &ufunc, const std::vector<DistOperand> 
       whole_shapes += operand.operand.array.describe() + " ";
     }
   }
+  check_same_on_every_rank(comm, whole_shapes, "the operands held whole");  // before any work
   std::vector<Array> results;
   agree(comm, [&] {
     check_split(ufunc, operands);
@@ -236,7 +237,6 @@ std::vector<DistArray> apply(const Ufunc &ufunc, const std::vector<DistOperand> 
       result = c_contiguous(std::move(result));
     }
   });
-  check_same_on_every_rank(comm, whole_shapes, "the operands held whole");
   std::vector<DistArray> out;
   for (Array &result : results) {
     out.emplace_back(comm, first->shape()[0], first->rows(), std::move(result));

@@ -128,6 +128,12 @@ TEST(Apply, ARowHeldWholeBroadcastsAlongTheSplit) {
   }
 }
 
+TEST(Apply, AWholeOperandOfAnotherShapeOnOneRankIsAnErrorOnEveryRank) {
+  const DistArray a = iota_rows<float>(7, 2);
+  const std::vector<float> row(rank() == 1 ? 3 : 2, 1.0f);
+  EXPECT_THROW(ufjit::mpi::apply(env().ufuncs["add"], {a, ufjit::view(row)}), ufjit::ShapeError);
+}
+
 TEST(Apply, ARaiseOnOneRankThrowsOnEveryRank) {
   const ufjit::mpi::RowRange mine = ufjit::mpi::block_rows(8, rank(), ranks());
   ufjit::Array local = ufjit::Array::host(ufjit::DType::Float32, {mine.count()});
