@@ -64,8 +64,9 @@ void check_split(const Ufunc &ufunc, const std::vector<DistOperand> &operands) {
                          ") is split on a dimension that is not the call's outer loop dimension");
       }
     } else if (plan.split[k] && (*shapes[k])[0] != 1) {
-      throw ShapeError(name + " (" + operands[k].operand.array.describe() + ", held whole) does not broadcast " +
-                       "along the split outer dimension of " + std::to_string(plan.rows) +
+      throw ShapeError(name + " (" + operands[k].operand.array.describe() +
+                       ", held whole) does not broadcast " + "along the split outer dimension of " +
+                       std::to_string(plan.rows) +
                        " rows: give it as a DistArray, or with an outer extent of 1");
     }
   }
@@ -87,8 +88,8 @@ std::vector<char> all_gather_bytes(MPI_Comm comm, const void *mine, int64_t byte
     total += sizes[r];
   }
   std::vector<char> all(static_cast<std::size_t>(total));
-  MPI_Allgatherv(mine, static_cast<int>(bytes), MPI_BYTE, all.data(), counts.data(), displacements.data(), MPI_BYTE,
-                 comm);
+  MPI_Allgatherv(mine, static_cast<int>(bytes), MPI_BYTE, all.data(), counts.data(), displacements.data(),
+                 MPI_BYTE, comm);
   return all;
 }
 
@@ -109,7 +110,8 @@ void broadcast_layout(MPI_Comm comm, int holder, DType &dtype, Dims &shape) {
 /// of accumulate's scan. `upto` ranks take part (accumulate: the ranks
 /// before this one). Returns an empty Array when no rank had data.
 Array fold_partials(const Ufunc &ufunc, MPI_Comm comm, const Array &partial, int upto) {
-  const int64_t bytes = partial.empty_handle() ? 0 : partial.size() * static_cast<int64_t>(dtype_size(partial.dtype()));
+  const int64_t bytes =
+      partial.empty_handle() ? 0 : partial.size() * static_cast<int64_t>(dtype_size(partial.dtype()));
   const std::vector<int64_t> has = all_gather(comm, partial.empty_handle() ? 0 : 1);
   int holder = -1;
   for (std::size_t r = 0; r < has.size() && holder < 0; ++r) {
@@ -122,7 +124,8 @@ Array fold_partials(const Ufunc &ufunc, MPI_Comm comm, const Array &partial, int
   Dims shape = partial.empty_handle() ? Dims() : partial.shape();
   broadcast_layout(comm, holder, dtype, shape);
   std::vector<int> counts;
-  std::vector<char> all = all_gather_bytes(comm, partial.empty_handle() ? nullptr : partial.data(), bytes, counts);
+  std::vector<char> all =
+      all_gather_bytes(comm, partial.empty_handle() ? nullptr : partial.data(), bytes, counts);
   Array acc;
   agree(comm, [&] {
     char *at = all.data();
@@ -158,8 +161,8 @@ std::vector<int> reduced_axes(const ReduceOptions &options, int ndim) {
   }
   for (const int axis : options.axes) {
     if (axis < -ndim || axis >= ndim) {
-      throw ShapeError("axis " + std::to_string(axis) + " is out of bounds for an array of " + std::to_string(ndim) +
-                       " dimensions");
+      throw ShapeError("axis " + std::to_string(axis) + " is out of bounds for an array of " +
+                       std::to_string(ndim) + " dimensions");
     }
     axes.push_back(axis < 0 ? axis + ndim : axis);
   }
@@ -197,8 +200,8 @@ CallSplit plan_split(const Ufunc &ufunc, const std::vector<std::optional<Dims>> 
   for (std::size_t k = 0; k < shapes.size(); ++k) {
     if (shapes[k] && loop_ndim(k) == outer && (*shapes[k])[0] != 1) {
       if (plan.rows != 1 && plan.rows != (*shapes[k])[0]) {
-        throw ShapeError("operands could not be broadcast together: outer extents " + std::to_string(plan.rows) +
-                         " and " + std::to_string((*shapes[k])[0]));
+        throw ShapeError("operands could not be broadcast together: outer extents " +
+                         std::to_string(plan.rows) + " and " + std::to_string((*shapes[k])[0]));
       }
       plan.rows = (*shapes[k])[0];
     }

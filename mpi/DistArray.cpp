@@ -68,7 +68,10 @@ RowRange block_rows(int64_t rows, int rank, int ranks) {
 }
 
 DistArray::DistArray(MPI_Comm comm, int64_t total_rows, RowRange rows, Array local)
-    : comm_(comm), dtype_(local.dtype()), shape_(with_rows(local.shape(), total_rows)), rows_(rows),
+    : comm_(comm),
+      dtype_(local.dtype()),
+      shape_(with_rows(local.shape(), total_rows)),
+      rows_(rows),
       local_(std::move(local)) {}
 
 DistArray DistArray::zeros(MPI_Comm comm, DType dtype, const Dims &shape) {
@@ -91,7 +94,8 @@ DistArray DistArray::from_local(MPI_Comm comm, Array local) {
     local = c_contiguous(std::move(local));
   });
   const Dims trailing(local.shape().begin() + 1, local.shape().end());
-  check_same_on_every_rank(comm, describe(local.dtype(), trailing), "the dtype and inner dimensions of their slabs");
+  check_same_on_every_rank(comm, describe(local.dtype(), trailing),
+                           "the dtype and inner dimensions of their slabs");
   const std::vector<int64_t> counts = all_gather(comm, local.shape()[0]);
   int64_t rows = 0;
   for (const int64_t count : counts) {
@@ -102,9 +106,9 @@ DistArray DistArray::from_local(MPI_Comm comm, Array local) {
     const RowRange expected = block_rows(rows, r, ranks);
     if (counts[static_cast<std::size_t>(r)] != expected.count()) {
       throw ShapeError("rank " + std::to_string(r) + " of " + std::to_string(ranks) + " holds " +
-                       std::to_string(counts[static_cast<std::size_t>(r)]) + " rows, but the block rule gives it " +
-                       std::to_string(expected.count()) + " of " + std::to_string(rows) +
-                       " (rows [r * rows / ranks, (r + 1) * rows / ranks))");
+                       std::to_string(counts[static_cast<std::size_t>(r)]) +
+                       " rows, but the block rule gives it " + std::to_string(expected.count()) + " of " +
+                       std::to_string(rows) + " (rows [r * rows / ranks, (r + 1) * rows / ranks))");
     }
   }
   const RowRange mine = block_rows(rows, comm_rank(comm), ranks);
@@ -169,12 +173,15 @@ Array DistArray::gather(int root) const {
   MPI_Datatype row = MPI_DATATYPE_NULL;
   MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &row);
   MPI_Type_commit(&row);
-  MPI_Gatherv(local_.data(), static_cast<int>(rows_.count()), row, whole.empty_handle() ? nullptr : whole.data(),
-              counts.data(), displacements.data(), row, root, comm_);
+  MPI_Gatherv(local_.data(), static_cast<int>(rows_.count()), row,
+              whole.empty_handle() ? nullptr : whole.data(), counts.data(), displacements.data(), row, root,
+              comm_);
   MPI_Type_free(&row);
   return whole;
 }
 
-void DistArray::write_npy(const std::string &path) const { mpi::write_npy(comm_, {{path, this, {}}}); }
+void DistArray::write_npy(const std::string &path) const {
+  mpi::write_npy(comm_, {{path, this, {}}});
+}
 
 }  // namespace ufjit::mpi

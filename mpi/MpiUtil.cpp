@@ -32,7 +32,8 @@ void check_io(int code, const std::string &what, const std::string &path) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw InputError("cannot " + what + " '" + path + "': " + std::string(text, static_cast<std::size_t>(length)));
+  throw InputError("cannot " + what + " '" + path +
+                   "': " + std::string(text, static_cast<std::size_t>(length)));
 }
 
 int64_t row_bytes(DType dtype, const Dims &shape) {
@@ -66,8 +67,9 @@ void check_same_on_every_rank(MPI_Comm comm, const std::string &fingerprint, con
   }
   std::string other = fingerprint;
   broadcast_string(comm, other, rank);
-  throw ShapeError("the ranks disagree on " + what + ": rank 0 has " + first + ", rank " + std::to_string(rank) +
-                   " has " + other + " (every rank must see the same files and pass the same shapes)");
+  throw ShapeError("the ranks disagree on " + what + ": rank 0 has " + first + ", rank " +
+                   std::to_string(rank) + " has " + other +
+                   " (every rank must see the same files and pass the same shapes)");
 }
 
 std::string describe(DType dtype, const Dims &shape) {

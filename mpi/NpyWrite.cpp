@@ -84,7 +84,8 @@ void choose_target(FilePlan &plan, int index) {
   const fs::path path(plan.path);
   const fs::path target = fs::is_symlink(path, ec) ? fs::canonical(path) : path;
   if (fs::exists(target, ec) && !fs::is_regular_file(target, ec)) {
-    throw InputError("'" + plan.path + "' is not a regular file: under MPI the output is written in slabs and " +
+    throw InputError("'" + plan.path +
+                     "' is not a regular file: under MPI the output is written in slabs and " +
                      "renamed into place, so it must be a regular file or a new path");
   }
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
@@ -92,7 +93,8 @@ void choose_target(FilePlan &plan, int index) {
   const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string name = ".";
   name += target.filename().string();
-  name += ".ufjit-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" + std::to_string(index) + ".tmp";
+  name += ".ufjit-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" + std::to_string(index) +
+          ".tmp";
   plan.temp = (folder / name).string();
 }
 

@@ -97,15 +97,17 @@ void agree(MPI_Comm comm, const std::function<void()> &step) {
   MPI_Bcast(&kind, 1, MPI_INT, first, comm);
   broadcast_string(comm, message, first);
   if (first != rank) {
-    error = std::make_exception_ptr(RemoteError("rank " + std::to_string(first) + " of " +
-                                                    std::to_string(comm_size(comm)) + ": " + message,
-                                                first, static_cast<ErrorKind>(kind)));
+    error = std::make_exception_ptr(RemoteError(
+        "rank " + std::to_string(first) + " of " + std::to_string(comm_size(comm)) + ": " + message, first,
+        static_cast<ErrorKind>(kind)));
   }
   last_agreed_error = error;
   std::rethrow_exception(error);
 }
 
-bool agreed(const std::exception_ptr &error) { return error != nullptr && error == last_agreed_error; }
+bool agreed(const std::exception_ptr &error) {
+  return error != nullptr && error == last_agreed_error;
+}
 
 Session::Session(int *argc, char ***argv) {
   int initialized = 0;

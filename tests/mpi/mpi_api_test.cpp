@@ -29,7 +29,8 @@ def checked(x):
 )ufn";
 
 struct Env {
-  ufjit::Runtime runtime{ufjit::mpi::rank_runtime_options(MPI_COMM_WORLD, {.target = ufjit::TargetKind::Cpu})};
+  ufjit::Runtime runtime{
+      ufjit::mpi::rank_runtime_options(MPI_COMM_WORLD, {.target = ufjit::TargetKind::Cpu})};
   ufjit::UfuncSet ufuncs = runtime.load(kSource);
 };
 
@@ -124,7 +125,8 @@ TEST(Apply, ARowHeldWholeBroadcastsAlongTheSplit) {
   ASSERT_EQ(out.size(), 1u);
   const std::vector<float> mine = out[0].local().to_vector<float>();
   for (int64_t k = 0; k < out[0].rows().count() * 2; ++k) {
-    EXPECT_EQ(mine[static_cast<std::size_t>(k)], static_cast<float>(out[0].rows().begin * 2 + k) + row[k % 2]);
+    EXPECT_EQ(mine[static_cast<std::size_t>(k)],
+              static_cast<float>(out[0].rows().begin * 2 + k) + row[k % 2]);
   }
 }
 

@@ -1,9 +1,10 @@
 // `ufjit run` under mpirun (RunVerb.h): the call split across the ranks
 // through ufjit_mpi (ufjit/mpi.h), each rank reading and writing its slab of
 // the .npy files. Compiled twice: into ufjit-mpi with UFJIT_TOOL_MPI (the
-// work), and into ufjit without it (which executes ufjit-mpi instead). Every step that may fail on one rank is agreed on by all
-// (mpi::agree), so that all leave together: the rank that failed prints its
-// error, the others stop quietly with the same exit code.
+// work), and into ufjit without it (which executes ufjit-mpi instead).
+// Every step that may fail on one rank is agreed on by all (mpi::agree), so
+// that all leave together: the rank that failed prints its error, the
+// others stop quietly with the same exit code.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -78,7 +79,8 @@ Loaded load(const RunOptions &options, const RuntimeOptions &runtime_options) {
   for (const std::string &input : options.inputs) {
     loaded.scalars.push_back(parse_scalar(input));
     loaded.files.push_back(loaded.scalars.back() ? Array() : load_npy(input));
-    loaded.shapes.push_back(loaded.scalars.back() ? std::nullopt : std::optional<Dims>(loaded.files.back().shape()));
+    loaded.shapes.push_back(loaded.scalars.back() ? std::nullopt
+                                                  : std::optional<Dims>(loaded.files.back().shape()));
   }
   return loaded;
 }
@@ -124,8 +126,8 @@ Results run_split_method(const RunOptions &options, const Loaded &loaded, MPI_Co
 
 /// The call: split inputs read in slabs, the others whole; or, with no loop
 /// dimension to split, the whole call on rank 0.
-Results run_split_call(const RunOptions &options, const Loaded &loaded, const mpi::CallSplit &plan, MPI_Comm comm,
-                       int rank) {
+Results run_split_call(const RunOptions &options, const Loaded &loaded, const mpi::CallSplit &plan,
+                       MPI_Comm comm, int rank) {
   Results results;
   std::vector<Operand> whole;
   for (std::size_t k = 0; k < loaded.files.size(); ++k) {
@@ -208,7 +210,8 @@ void run_ranks(const RunOptions &options, const mpi::Session &session) {
   }
   if (options.verbose) {
     std::cerr << "rank " + std::to_string(session.rank()) + " of " + std::to_string(session.size()) +
-                     ": elements [" + std::to_string(results.begin) + ", " + std::to_string(results.end) + ")\n";
+                     ": elements [" + std::to_string(results.begin) + ", " + std::to_string(results.end) +
+                     ")\n";
   }
   emit(options, results, comm, session.rank());
 }
@@ -230,7 +233,9 @@ int report_failure(const mpi::Session &session) {
 
 }  // namespace
 
-bool under_mpi_launcher() { return mpi::launcher_ranks() > 1; }
+bool under_mpi_launcher() {
+  return mpi::launcher_ranks() > 1;
+}
 
 ExitCode run_distributed(const RunOptions &options) {
   mpi::Session session(nullptr, nullptr);
@@ -296,9 +301,10 @@ ExitCode run_distributed(const RunOptions &) {
     std::cout.flush();
     ::execv(argv[0], argv.data());
   }
-  throw UsageError("ufjit run is under mpirun with several ranks, but this ufjit has no MPI (ufjit-mpi, built "
-                   "where Open MPI is found, is not beside it), so each rank would do the whole call: install "
-                   "libopenmpi-dev and build with UFJIT_BUILD_MPI=ON, or run without mpirun");
+  throw UsageError(
+      "ufjit run is under mpirun with several ranks, but this ufjit has no MPI (ufjit-mpi, built "
+      "where Open MPI is found, is not beside it), so each rank would do the whole call: install "
+      "libopenmpi-dev and build with UFJIT_BUILD_MPI=ON, or run without mpirun");
 }
 
 #endif

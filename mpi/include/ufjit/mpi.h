@@ -74,7 +74,8 @@ enum class ErrorKind : uint8_t {
 /// "rank R of N: ".
 class RemoteError : public Error {
  public:
-  RemoteError(std::string what, int rank, ErrorKind kind) : Error(std::move(what)), rank_(rank), kind_(kind) {}
+  RemoteError(std::string what, int rank, ErrorKind kind)
+      : Error(std::move(what)), rank_(rank), kind_(kind) {}
   /// The rank whose error this reports (the lowest that failed).
   int rank() const { return rank_; }
   /// The kind of error that rank threw.
@@ -228,8 +229,7 @@ void write_npy(MPI_Comm comm, const std::vector<NpyOutput> &outputs);
 /// than the distributed operands' loop dimensions).
 struct DistOperand {
   DistOperand(const DistArray &a) : split(&a), operand(a.local().view()) {}  // NOLINT: implicit by design
-  template <typename T>
-    requires(!std::is_same_v<std::remove_cvref_t<T>, DistArray>)
+  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::remove_cvref_t<T>, DistArray>>>
   DistOperand(T &&value) : operand(std::forward<T>(value)) {}  // NOLINT: an Operand (array, scalar)
 
   const DistArray *split = nullptr;  ///< the distributed operand, or null
@@ -290,7 +290,7 @@ DistArray accumulate(const Ufunc &ufunc, const DistArray &a, const AccumulateOpt
 /// neighbours: the rows come from whichever ranks hold them, however few
 /// rows each has.
 struct HaloRows {
-  Array rows;          ///< the rows [first_row, first_row + rows.shape()[0]), C-contiguous
+  Array rows;             ///< the rows [first_row, first_row + rows.shape()[0]), C-contiguous
   int64_t first_row = 0;  ///< the global index of rows' first row
   int64_t before = 0;     ///< rows that precede this rank's own (at most `halo`)
   int64_t after = 0;      ///< rows that follow this rank's own (at most `halo`)
