@@ -81,7 +81,8 @@ std::vector<char> all_gather_bytes(MPI_Comm comm, const void *mine, int64_t byte
   int64_t total = 0;
   for (std::size_t r = 0; r < sizes.size(); ++r) {
     if (total + sizes[r] > INT_MAX) {
-      throw ShapeError("the ranks' partial results are too large to combine (over 2 GiB)");
+      throw_agreed(
+          std::make_exception_ptr(ShapeError("the ranks' partial results are too large to combine")));
     }
     counts[r] = static_cast<int>(sizes[r]);
     displacements[r] = static_cast<int>(total);

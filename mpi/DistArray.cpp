@@ -105,10 +105,12 @@ DistArray DistArray::from_local(MPI_Comm comm, Array local) {
   for (int r = 0; r < ranks; ++r) {
     const RowRange expected = block_rows(rows, r, ranks);
     if (counts[static_cast<std::size_t>(r)] != expected.count()) {
-      throw ShapeError("rank " + std::to_string(r) + " of " + std::to_string(ranks) + " holds " +
-                       std::to_string(counts[static_cast<std::size_t>(r)]) +
-                       " rows, but the block rule gives it " + std::to_string(expected.count()) + " of " +
-                       std::to_string(rows) + " (rows [r * rows / ranks, (r + 1) * rows / ranks))");
+      const ShapeError error("rank " + std::to_string(r) + " of " + std::to_string(ranks) + " holds " +
+                             std::to_string(counts[static_cast<std::size_t>(r)]) +
+                             " rows, but the block rule gives it " + std::to_string(expected.count()) +
+                             " of " + std::to_string(rows) +
+                             " (rows [r * rows / ranks, (r + 1) * rows / ranks))");
+      throw_agreed(std::make_exception_ptr(error));  // every rank finds it alike
     }
   }
   const RowRange mine = block_rows(rows, comm_rank(comm), ranks);

@@ -67,9 +67,10 @@ void check_same_on_every_rank(MPI_Comm comm, const std::string &fingerprint, con
   }
   std::string other = fingerprint;
   broadcast_string(comm, other, rank);
-  throw ShapeError("the ranks disagree on " + what + ": rank 0 has " + first + ", rank " +
-                   std::to_string(rank) + " has " + other +
-                   " (every rank must see the same files and pass the same shapes)");
+  const ShapeError error("the ranks disagree on " + what + ": rank 0 has " + first + ", rank " +
+                         std::to_string(rank) + " has " + other +
+                         " (every rank must see the same files and pass the same shapes)");
+  throw_agreed(std::make_exception_ptr(error));  // every rank finds it alike
 }
 
 std::string describe(DType dtype, const Dims &shape) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ Dims with_rows(const Dims &shape, int64_t rows);
 
 /// Every rank's value of `mine`, in rank order (collective).
 std::vector<int64_t> all_gather(MPI_Comm comm, int64_t mine);
+
+/// Throws `error`, which every rank of the communicator throws alike from
+/// what they all know (a check of gathered values), as agree() would have:
+/// agreed() is true of it.
+[[noreturn]] void throw_agreed(const std::exception_ptr &error);
 
 /// "float32[3, 4]".
 std::string describe(DType dtype, const Dims &shape);

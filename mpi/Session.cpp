@@ -105,6 +105,11 @@ void agree(MPI_Comm comm, const std::function<void()> &step) {
   std::rethrow_exception(error);
 }
 
+void throw_agreed(const std::exception_ptr &error) {
+  last_agreed_error = error;
+  std::rethrow_exception(error);
+}
+
 bool agreed(const std::exception_ptr &error) {
   return error != nullptr && error == last_agreed_error;
 }

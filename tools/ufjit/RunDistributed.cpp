@@ -7,6 +7,7 @@
 // others stop quietly with the same exit code.
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -216,19 +217,33 @@ void run_ranks(const RunOptions &options, const mpi::Session &session) {
   emit(options, results, comm, session.rank());
 }
 
-/// Prints the error in flight unless another rank reports it, and returns
-/// its exit code (0 when another rank reports it).
-int report_failure(const mpi::Session &session) {
+/// Prints `error` and returns its exit code.
+int report(const std::exception_ptr &error, const mpi::Session &session) {
   try {
-    throw;
-  } catch (const mpi::RemoteError &) {
-    return 0;
+    std::rethrow_exception(error);
   } catch (...) {
     const ExitCode code = report_current_exception();
     std::cerr << "ufjit: note: rank " << session.rank() << " of " << session.size()
               << " failed; every rank stopped, and no output file was written\n";
     return static_cast<int>(code);
   }
+}
+
+/// The exit code of an error every rank knows of (agreed), printed by one
+/// rank: the lowest that holds it as its own (not as a RemoteError; a check
+/// that fails alike on every rank is every rank's own). 0 on the others.
+int report_agreed(const std::exception_ptr &error, const mpi::Session &session) {
+  bool remote = false;
+  try {
+    std::rethrow_exception(error);
+  } catch (const mpi::RemoteError &) {
+    remote = true;
+  } catch (...) {
+  }
+  const int mine = remote ? INT_MAX : session.rank();
+  int reporter = INT_MAX;
+  MPI_Allreduce(&mine, &reporter, 1, MPI_INT, MPI_MIN, session.comm());
+  return reporter == session.rank() ? report(error, session) : 0;
 }
 
 }  // namespace
@@ -244,11 +259,11 @@ ExitCode run_distributed(const RunOptions &options) {
     run_ranks(options, session);
   } catch (...) {
     const std::exception_ptr error = std::current_exception();
-    code = report_failure(session);
     if (!mpi::agreed(error)) {
       // This rank's alone: the others cannot learn of it, so end them all.
-      MPI_Abort(session.comm(), code);
+      MPI_Abort(session.comm(), report(error, session));
     }
+    code = report_agreed(error, session);
   }
   // Every rank leaves with the exit code of the rank that reported the error.
   int all = 0;
