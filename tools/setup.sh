@@ -15,6 +15,7 @@ packages=(
   pybind11-dev python3-dev python3-pytest python3-numpy python3-hypothesis  # the Python property tests
   doxygen python3-sphinx python3-breathe python3-myst-parser  # tools/docs.sh: the documentation site
   python3-matplotlib  # tools/plot_perf.py: docs/PERFORMANCE.md's plots (the docs_perf_plots test)
+  libopenmpi-dev openmpi-bin  # the optional ufjit_mpi library (mpi/) and its mpirun tests
 )
 
 missing=()

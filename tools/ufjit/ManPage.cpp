@@ -44,6 +44,9 @@ constexpr EnvironmentDoc kEnvironment[] = {
     {"UFJIT_PROGRESS_AFTER_MS=N",
      "show the progress line of run and compile after N milliseconds instead of 1000 (0: at once)"},
     {"NUMBA_BOUNDSCHECK=1|0", "every array index checked, or none (unset: as the decorators say)"},
+    {"OMPI_COMM_WORLD_SIZE, PMI_SIZE",
+     "set by mpirun: above 1, ufjit run splits its call across the ranks, each binding the GPU of its "
+     "OMPI_COMM_WORLD_LOCAL_RANK modulo the host's GPUs (a build with MPI; docs/guide/mpi.md)"},
 };
 
 /// Text for roff: backslashes and minus signs escaped, a leading '.' or '\''

@@ -67,24 +67,16 @@ void check_method_options(const MethodOptions &options) {
   }
 }
 
-Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands,
-                 const Array &where) {
-  const std::size_t wanted = options.method == "outer" ? 2 : 1;
-  if (operands.size() != wanted) {
-    throw UsageError("--method " + options.method + " takes " + std::to_string(wanted) + " --in, got " +
-                     std::to_string(operands.size()));
+AccumulateOptions accumulate_options(const MethodOptions &options) {
+  AccumulateOptions accumulate;
+  accumulate.axis = options.axis.empty() ? 0 : parse_axis(options.axis);
+  if (!options.dtype.empty()) {
+    accumulate.dtype = dtype_from_name(options.dtype);
   }
-  if (options.method == "outer") {
-    return ufunc.outer(operands[0], operands[1]);
-  }
-  if (options.method == "accumulate") {
-    AccumulateOptions accumulate;
-    accumulate.axis = options.axis.empty() ? 0 : parse_axis(options.axis);
-    if (!options.dtype.empty()) {
-      accumulate.dtype = dtype_from_name(options.dtype);
-    }
-    return ufunc.accumulate(operands[0], accumulate);
-  }
+  return accumulate;
+}
+
+ReduceOptions reduce_options(const MethodOptions &options, const Array &where) {
   ReduceOptions reduce;
   reduce.all_axes = options.axis == "none";
   if (!options.axis.empty() && !reduce.all_axes) {
@@ -100,7 +92,23 @@ Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::ve
   if (!options.where.empty()) {
     reduce.where = where.view();
   }
-  return ufunc.reduce(operands[0], reduce);
+  return reduce;
+}
+
+Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands,
+                 const Array &where) {
+  const std::size_t wanted = options.method == "outer" ? 2 : 1;
+  if (operands.size() != wanted) {
+    throw UsageError("--method " + options.method + " takes " + std::to_string(wanted) + " --in, got " +
+                     std::to_string(operands.size()));
+  }
+  if (options.method == "outer") {
+    return ufunc.outer(operands[0], operands[1]);
+  }
+  if (options.method == "accumulate") {
+    return ufunc.accumulate(operands[0], accumulate_options(options));
+  }
+  return ufunc.reduce(operands[0], reduce_options(options, where));
 }
 
 }  // namespace ufjit::tool

@@ -24,6 +24,11 @@ struct MethodOptions {
 /// --dtype is reduce's and accumulate's), or --dtype names no dtype.
 void check_method_options(const MethodOptions &options);
 
+/// The options of --method accumulate and --method reduce (`where`: the
+/// loaded --where array, or an empty Array).
+AccumulateOptions accumulate_options(const MethodOptions &options);
+ReduceOptions reduce_options(const MethodOptions &options, const Array &where);
+
 /// Runs the method on `operands` (one array; two operands for outer);
 /// `where` is the loaded --where array (empty without one).
 Array run_method(const Ufunc &ufunc, const MethodOptions &options, const std::vector<Operand> &operands,

@@ -8,6 +8,7 @@
 #include "Progress.h"
 #include "Repr.h"
 #include "RunMethod.h"
+#include "RunVerb.h"
 #include "Verbs.h"
 #include "ufjit/files.h"
 #include "ufjit/npy.h"
@@ -16,19 +17,6 @@
 namespace ufjit::tool {
 namespace {
 
-struct RunOptions {
-  std::string file;
-  std::string function;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;  // one per output of a gufunc, else at most one
-  std::string target;
-  std::string devices;  // --devices: parse_device_set
-  std::vector<std::string> link;  // --link files
-  std::vector<std::string> nvrtc_options;
-  MethodOptions method;  // --method and its options (RunMethod.h)
-  bool no_progress = false;
-};
-
 /// Numbers win over files (Operands.h); say so when a file of that name
 /// exists, so that `--in 2` beside a file named 2 surprises nobody.
 void note_shadowed_file(const std::string &input) {
@@ -36,53 +24,6 @@ void note_shadowed_file(const std::string &input) {
   if (::stat(input.c_str(), &st) == 0) {
     std::cerr << "ufjit: note: --in " << input << " is read as a number; write ./" << input
               << " for the file of that name\n";
-  }
-}
-
-/// The --out files, opened after checking that none is given twice or is
-/// one of the files the command reads (`link`, the source, the inputs).
-std::vector<std::unique_ptr<OutputFile>> open_outputs(const RunOptions &options,
-                                                      const std::vector<std::string> &link) {
-  std::vector<std::string> files = link;
-  files.push_back(options.file);
-  for (const std::string &input : options.inputs) {
-    if (parse_scalar(input)) {
-      note_shadowed_file(input);
-    } else {
-      files.push_back(input);
-    }
-  }
-  if (!options.method.where.empty()) {
-    files.push_back(options.method.where);
-  }
-  std::vector<std::unique_ptr<OutputFile>> outputs;
-  for (std::size_t k = 0; k < options.outputs.size(); ++k) {
-    const std::string &path = options.outputs[k];
-    for (std::size_t j = 0; j < k; ++j) {
-      if (options.outputs[j] == path) {
-        throw UsageError("--out " + path + " is given twice");
-      }
-    }
-    check_not_an_input(path, files);
-    outputs.push_back(std::make_unique<OutputFile>(path));
-  }
-  return outputs;
-}
-
-/// Refuses, before the call, --out files that do not name every output
-/// and a --method of a gufunc.
-void check_call_options(const Ufunc &ufunc, const RunOptions &options, std::size_t outputs) {
-  if (outputs != 0 && ufunc.is_generalized()) {
-    const int wanted = ufunc.nout();
-    if (outputs != static_cast<std::size_t>(wanted)) {
-      throw UsageError("'" + ufunc.name() + "' has " + std::to_string(wanted) + " outputs (layout '" +
-                       ufunc.layout() + "'): give one --out per output, or none to print them");
-    }
-  } else if (outputs > 1) {
-    throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
-  }
-  if (!options.method.method.empty() && ufunc.is_generalized()) {
-    throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
   }
 }
 
@@ -109,13 +50,16 @@ ExitCode emit_results(const std::vector<Array> &results, const RunOptions &optio
 }
 
 ExitCode run_run(const RunOptions &options) {
+  if (under_mpi_launcher()) {
+    return run_distributed(options);
+  }
   // Every file the command reads, so that the output is checked against
   // them (and its directory and permissions) before anything is computed.
   check_method_options(options.method);
   VectorizeOptions load_options;
   load_options.link = link_paths_from_cwd(options.link);
   load_options.nvrtc_options = options.nvrtc_options;
-  std::vector<std::unique_ptr<OutputFile>> outputs = open_outputs(options, load_options.link);
+  std::vector<std::unique_ptr<OutputFile>> outputs = open_run_outputs(options, load_options.link);
   Progress progress(!options.no_progress);
 
   progress.stage("loading " + options.file);
@@ -151,6 +95,49 @@ ExitCode run_run(const RunOptions &options) {
 }
 
 }  // namespace
+
+std::vector<std::unique_ptr<OutputFile>> open_run_outputs(const RunOptions &options,
+                                                          const std::vector<std::string> &link) {
+  std::vector<std::string> files = link;
+  files.push_back(options.file);
+  for (const std::string &input : options.inputs) {
+    if (parse_scalar(input)) {
+      note_shadowed_file(input);
+    } else {
+      files.push_back(input);
+    }
+  }
+  if (!options.method.where.empty()) {
+    files.push_back(options.method.where);
+  }
+  std::vector<std::unique_ptr<OutputFile>> outputs;
+  for (std::size_t k = 0; k < options.outputs.size(); ++k) {
+    const std::string &path = options.outputs[k];
+    for (std::size_t j = 0; j < k; ++j) {
+      if (options.outputs[j] == path) {
+        throw UsageError("--out " + path + " is given twice");
+      }
+    }
+    check_not_an_input(path, files);
+    outputs.push_back(std::make_unique<OutputFile>(path));
+  }
+  return outputs;
+}
+
+void check_call_options(const Ufunc &ufunc, const RunOptions &options, std::size_t outputs) {
+  if (outputs != 0 && ufunc.is_generalized()) {
+    const int wanted = ufunc.nout();
+    if (outputs != static_cast<std::size_t>(wanted)) {
+      throw UsageError("'" + ufunc.name() + "' has " + std::to_string(wanted) + " outputs (layout '" +
+                       ufunc.layout() + "'): give one --out per output, or none to print them");
+    }
+  } else if (outputs > 1) {
+    throw UsageError("'" + ufunc.name() + "' has one output: give at most one --out");
+  }
+  if (!options.method.method.empty() && ufunc.is_generalized()) {
+    throw UsageError("--method applies to ufuncs (@vectorize); '" + ufunc.name() + "' is a generalized ufunc");
+  }
+}
 
 void add_run_command(CLI::App &app, ExitCode &exit_code) {
   auto options = std::make_shared<RunOptions>();
@@ -189,6 +176,8 @@ void add_run_command(CLI::App &app, ExitCode &exit_code) {
                   "reduce: a .npy of bools broadcast to the input; only its true elements are reduced")
       ->type_name(kNpyFile);
   cmd->add_flag("--no-progress", options->no_progress, kNoProgressHelp);
+  cmd->add_flag("-v,--verbose", options->verbose,
+                "under mpirun, each rank reports the elements it computes on stderr");
   cmd->footer(
       "Examples (prints 5; then the Gaussian density of the float32 array in x.npy, on the CPU, into y.npy):\n"
       "  ufjit run examples/add_ufunc.ufn add_ufunc --in 2 --in 3\n"
