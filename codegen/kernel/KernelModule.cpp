@@ -64,7 +64,7 @@ llvm::Function *build_variant_entry(llvm::Module &out, llvm::Function &scalar, c
     const ir::Module &module = *request.module;
     internal_assert(module.explicit_kernel) << "kernel variant for a ufunc's request";
     return gpu ? build_gpu_explicit_entry(out, scalar, sig, variant, name)
-               : build_cpu_explicit_entry(out, scalar, sig, variant, name, module.shared_bytes, module.threads_wait);
+               : build_cpu_explicit_entry(out, scalar, sig, variant, name, module.shared_bytes, module.cpu_fibers());
   }
   if (variant.kind == KernelKind::Gufunc) {
     internal_assert(request.gufunc_outputs > 0) << "gufunc variant for an elementwise request";

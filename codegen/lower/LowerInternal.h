@@ -33,6 +33,9 @@ struct ModuleState {
   /// An explicit kernel's module on the CPU: every IR function takes the
   /// thread's context (codegen/kernel/CpuKernelContext.h) last.
   bool kernel_context = false;
+  /// A checked kernel's module on the CPU (ir::Module::checked): the error
+  /// flag points at a KernelCheckRecord (codegen/kernel/KernelCheck.h).
+  bool checked_cpu = false;
   /// ir::Module::shared_bytes of the module being lowered.
   int64_t shared_bytes = 0;
   /// The globals holding constant arrays' data, by that data (one global per
