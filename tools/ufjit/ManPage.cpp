@@ -44,6 +44,7 @@ constexpr EnvironmentDoc kEnvironment[] = {
     {"UFJIT_PROGRESS_AFTER_MS=N",
      "show the progress line of run and compile after N milliseconds instead of 1000 (0: at once)"},
     {"NUMBA_BOUNDSCHECK=1|0", "every array index checked, or none (unset: as the decorators say)"},
+    {"UFJIT_CHECK=1", "every kernel compiled checked: indices bounds-checked, shared-memory races reported (CPU)"},
 };
 
 /// Text for roff: backslashes and minus signs escaped, a leading '.' or '\''
