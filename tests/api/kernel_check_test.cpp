@@ -184,27 +184,17 @@ TEST_F(KernelCheck, ABlockReductionWithItsBarriersIsNotARace) {
   EXPECT_EQ(out, (std::vector<double>{64, 64}));
 }
 
-constexpr const char *kReduceRacy = R"src(
-from numba import cuda, float64
-
-@cuda.jit
-def block_sum(a, out):
-    part = cuda.shared.array(64, float64)
-    t = cuda.threadIdx.x
-    part[t] = a[cuda.grid(1)]
-    cuda.syncthreads()
-    step = cuda.blockDim.x // 2
-    while step > 0:
-        if t < step:
-            part[t] += part[t + step]
-        step //= 2
-    cuda.syncthreads()
-    if t == 0:
-        out[cuda.blockIdx.x] = part[0]
-)src";
+/// kReduce with the loop's barrier moved after the loop: a thread's next
+/// step reads what another may not have written yet.
+std::string racy_reduce() {
+  std::string source = kReduce;
+  const std::string loop_barrier = "        cuda.syncthreads()\n        step //= 2\n";
+  source.replace(source.find(loop_barrier), loop_barrier.size(), "        step //= 2\n    cuda.syncthreads()\n");
+  return source;
+}
 
 TEST_F(KernelCheck, AReductionMissingItsLoopBarrierIsARaceNamingBothLines) {
-  ufjit::Kernel block_sum = rt().kernel(kReduceRacy);
+  ufjit::Kernel block_sum = rt().kernel(racy_reduce());
   std::vector<double> a(64, 1.0), out(1, 0.0);
   const std::string what = launch(block_sum, checked(1, 64), "RuntimeError", view(a), view(out));
   EXPECT_NE(what.find("writes it at line 13"), std::string::npos) << what;
