@@ -35,12 +35,12 @@ using CpuAccessFn = void (*)(CpuThreadContext *ctx, const void *address, int64_t
 
 /// Plain C layout: generated code addresses it by the offsets below.
 struct KernelCheckRecord {
-  uint32_t site;           // the error flag: 0, or the first raise's site
-  int32_t thread_idx[3];   // the raising thread's coordinates (CPU)
+  uint32_t site;          // the error flag: 0, or the first raise's site
+  int32_t thread_idx[3];  // the raising thread's coordinates (CPU)
   int32_t block_idx[3];
   int32_t unused;
-  int64_t values[2];       // the raise's values (ir::Raise::values)
-  CpuAccessFn access;      // the runtime's race checker (CPU)
+  int64_t values[2];   // the raise's values (ir::Raise::values)
+  CpuAccessFn access;  // the runtime's race checker (CPU)
 };
 
 inline constexpr std::size_t kCheckThreadIdx = 4;
