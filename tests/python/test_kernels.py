@@ -4,6 +4,7 @@ launch syntax, lazily typed kernels, and the errors of a bad launch, checked
 against NumPy. Where there is no GPU they run on the CPU target with the
 GPU's semantics (test_kernels_gpu.py runs them on a GPU)."""
 
+import os
 import threading
 
 import numpy as np
@@ -473,15 +474,17 @@ def test_debug_reports_a_shared_memory_race_with_both_lines_on_the_cpu():
         racy_neighbours[1, 8](np.arange(8, dtype=np.float32))
 
 
-def test_ufjit_check_makes_kernels_checked(monkeypatch):
-    monkeypatch.setenv("UFJIT_CHECK", "1")
-
+def test_ufjit_check_makes_kernels_checked():
     @cuda.jit
     def past_the_end(a):
         a[cuda.grid(1) + 1] = 1
 
-    with pytest.raises(IndexError, match="index 4, size 4"):
-        past_the_end[1, 4](np.zeros(4))
+    os.environ["UFJIT_CHECK"] = "1"  # read when the kernel is compiled, at its first launch
+    try:
+        with pytest.raises(IndexError, match="index 4, size 4"):
+            past_the_end[1, 4](np.zeros(4))
+    finally:
+        del os.environ["UFJIT_CHECK"]
 
 
 def test_module_dtypes_and_constants_in_a_kernel():
