@@ -48,8 +48,10 @@ struct UfuncDecl {
 /// Options of `@cuda.jit(...)` on a kernel (LANGUAGE.md section 9).
 struct KernelOptions {
   bool fastmath = false;
-  /// `debug=True`: Numba's debug mode; ufjit checks array indices then
-  /// (an IndexError naming the line), as boundscheck=True does.
+  /// `debug=True`: Numba's debug mode, ufjit's checking mode
+  /// (ir::Module::checked): every array index checked (an IndexError naming
+  /// the line, the array, the index and the thread) and, on the CPU target,
+  /// data races on shared memory reported.
   bool debug = false;
 };
 

@@ -400,7 +400,7 @@ Expr TupleGet::make(Expr tuple, int index) {
   return Expr(std::move(n));
 }
 
-Expr ArrayLoad::make(Expr array, std::vector<Expr> indices) {
+Expr ArrayLoad::make(Expr array, std::vector<Expr> indices, int line) {
   check_expr(array, "ArrayLoad");
   internal_assert(array.type().is_array()) << "ArrayLoad of " << array.type().str();
   internal_assert(static_cast<int>(indices.size()) == array.type().ndim())
@@ -412,6 +412,7 @@ Expr ArrayLoad::make(Expr array, std::vector<Expr> indices) {
   auto n = new_expr<ArrayLoad>(Type::scalar(array.type().dtype()));
   n->array = std::move(array);
   n->indices = std::move(indices);
+  n->line = line;
   return Expr(std::move(n));
 }
 
@@ -541,7 +542,7 @@ Stmt Assign::make(std::string var, Expr value) {
   return Stmt(std::move(n));
 }
 
-Stmt ArrayStore::make(Expr array, std::vector<Expr> indices, Expr value) {
+Stmt ArrayStore::make(Expr array, std::vector<Expr> indices, Expr value, int line) {
   check_expr(array, "ArrayStore");
   check_scalar(value, "ArrayStore");
   internal_assert(array.type().is_array()) << "ArrayStore to " << array.type().str();
@@ -557,6 +558,7 @@ Stmt ArrayStore::make(Expr array, std::vector<Expr> indices, Expr value) {
   n->array = std::move(array);
   n->indices = std::move(indices);
   n->value = std::move(value);
+  n->line = line;
   return Stmt(std::move(n));
 }
 
@@ -617,8 +619,15 @@ Stmt Return::make(Expr value) {
   return Stmt(std::move(n));
 }
 
-Stmt Raise::make(std::string exception, std::string message, std::string file, int line, int col, int site) {
+Stmt Raise::make(std::string exception, std::string message, std::string file, int line, int col, int site,
+                 std::vector<Expr> values) {
+  internal_assert(values.size() <= kMaxRaiseValues) << "Raise with " << values.size() << " values";
+  for (const Expr &v : values) {
+    check_expr(v, "Raise");
+    internal_assert(v.type() == Type::scalar(DType::Int64)) << "Raise value of type " << v.type().str();
+  }
   auto n = new_node<Raise>();
+  n->values = std::move(values);
   n->exception = std::move(exception);
   n->message = std::move(message);
   n->file = std::move(file);

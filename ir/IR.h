@@ -356,9 +356,12 @@ struct TupleGet : ExprNode {
 /// negative values; `array` is a Var of array type or an ArraySlice of one.
 struct ArrayLoad : ExprNode {
   static constexpr NodeKind kKind = NodeKind::ArrayLoad;
-  static Expr make(Expr array, std::vector<Expr> indices);
+  static Expr make(Expr array, std::vector<Expr> indices, int line = 0);
   Expr array;
   std::vector<Expr> indices;
+  /// The source line of the access, in checked modules (Module::checked)
+  /// only, for the race checker's messages; 0 elsewhere.
+  int line = 0;
   ArrayLoad(Type t) : ExprNode(kKind, std::move(t)) {}
 };
 
@@ -514,10 +517,11 @@ struct Assign : StmtNode {
 /// `out[i, j] = value` (generalized ufuncs); `array` is a Var or an ArraySlice.
 struct ArrayStore : StmtNode {
   static constexpr NodeKind kKind = NodeKind::ArrayStore;
-  static Stmt make(Expr array, std::vector<Expr> indices, Expr value);
+  static Stmt make(Expr array, std::vector<Expr> indices, Expr value, int line = 0);
   Expr array;
   std::vector<Expr> indices;
   Expr value;
+  int line = 0;  // as ArrayLoad::line
   ArrayStore() : StmtNode(kKind) {}
 };
 
@@ -583,18 +587,25 @@ struct Return : StmtNode {
 /// element, as a return would; the runtime reports a ufjit::KernelError after
 /// the call. `site` numbers the module's raises from 1 (Module::raise_sites
 /// [site - 1]); 0 until ModuleTyper::finish numbers them. Boundscheck
-/// failures are raises of IndexError.
+/// failures are raises of IndexError. In a checked module (Module::checked)
+/// a boundscheck's raise carries `values` (the index and the extent, int64),
+/// which the CPU target records beside the site for the message.
 struct Raise : StmtNode {
   static constexpr NodeKind kKind = NodeKind::Raise;
-  static Stmt make(std::string exception, std::string message, std::string file, int line, int col, int site = 0);
+  static Stmt make(std::string exception, std::string message, std::string file, int line, int col, int site = 0,
+                   std::vector<Expr> values = {});
   std::string exception;  // "ValueError"
   std::string message;    // may be empty
   std::string file;
   int line = 0;
   int col = 0;
   int site = 0;
+  std::vector<Expr> values;  // at most kMaxRaiseValues int64s
   Raise() : StmtNode(kKind) {}
 };
+
+/// The most values a Raise records (a boundscheck's index and extent).
+inline constexpr std::size_t kMaxRaiseValues = 2;
 
 /// One raise of a module, for the runtime's message.
 struct RaiseSite {
@@ -604,6 +615,7 @@ struct RaiseSite {
   std::string file;
   int line = 0;
   int col = 0;
+  int values = 0;  // Raise::values.size()
 };
 
 /// `print(...)`: a printf `format` (a conversion per argument: `%lld` for an
@@ -703,7 +715,7 @@ struct Module {
   /// Every Raise of the functions, by site - 1 (ir/RaiseSites.h). Non-empty:
   /// the entries take the error-flag parameter (codegen/kernel/KernelABI.h).
   std::vector<RaiseSite> raise_sites;
-  bool can_raise() const { return !raise_sites.empty(); }
+  bool can_raise() const { return !raise_sites.empty() || checked; }
   /// An explicit kernel's module (@cuda.jit): its entry is the kernel, and
   /// on the CPU target every function takes the thread's context
   /// (codegen/kernel/CpuKernelContext.h) after the error flag.
@@ -714,6 +726,13 @@ struct Module {
   /// A thread of the kernel may wait for others (a Sync that sync_waits):
   /// on the CPU its block runs one fiber per thread.
   bool threads_wait = false;
+  /// The checking mode of a kernel (`debug=True`, UFJIT_CHECK=1,
+  /// LaunchConfig::check): every array index is bounds-checked (a Raise
+  /// with values), array accesses carry their source lines, and on the CPU
+  /// the kernel runs on fibers with shared-memory accesses reported to the
+  /// race checker (codegen/kernel/KernelCheck.h). Part of the printed IR,
+  /// hence of every cache key.
+  bool checked = false;
   const Function &entry_function() const { return functions.at(static_cast<std::size_t>(entry)); }
   const Function *find(const std::string &function_name) const;
   const ExternFunction *find_extern(const std::string &function_name) const;

@@ -160,6 +160,13 @@ class Printer {
     out_ += '[';
     list(a->indices);
     out_ += ']';
+    line_mark(a->line);
+  }
+
+  /// A checked module's access line: "@12" (nothing elsewhere, so that
+  /// other modules print as they always have).
+  void line_mark(int line) {
+    if (line != 0) out_ += "@" + std::to_string(line);
   }
 
   void node(const ArrayDim *a) {
@@ -273,7 +280,9 @@ class Printer {
     expr(a->array);
     out_ += '[';
     list(a->indices);
-    out_ += "] = ";
+    out_ += ']';
+    line_mark(a->line);
+    out_ += " = ";
     expr(a->value);
     out_ += '\n';
   }
@@ -354,7 +363,12 @@ class Printer {
 
   void node(const Raise *r, int indent) {
     pad(indent);
-    out_ += "raise " + r->exception + "(" + ast::string_repr(r->message) + ") site " +
+    out_ += "raise " + r->exception + "(" + ast::string_repr(r->message);
+    for (const Expr &v : r->values) {
+      out_ += ", ";
+      expr(v);
+    }
+    out_ += ") site " +
             std::to_string(r->site) + " at " + r->file + ":" + std::to_string(r->line) + ":" +
             std::to_string(r->col) + "\n";
   }
@@ -407,7 +421,8 @@ std::string print(const Module &m) {
     std::string entry = m.functions.empty() ? std::string("?") : m.entry_function().name;
     out += "module " + m.name + " entry=" + entry + " fastmath=" + (m.options.fastmath ? "true" : "false");
     if (m.explicit_kernel) {
-      out += " kernel shared_bytes=" + std::to_string(m.shared_bytes) + (m.threads_wait ? " threads_wait" : "");
+      out += " kernel shared_bytes=" + std::to_string(m.shared_bytes) + (m.threads_wait ? " threads_wait" : "") +
+             (m.checked ? " checked" : "");
     }
     out += "\n";
     for (const ExternFunction &x : m.externs) {

@@ -119,7 +119,9 @@ void IRVisitor::visit(const ForRange *op) {
 void IRVisitor::visit(const Break *) {}
 void IRVisitor::visit(const Continue *) {}
 void IRVisitor::visit(const Return *op) { visit_expr(op->value); }
-void IRVisitor::visit(const Raise *) {}
+void IRVisitor::visit(const Raise *op) {
+  for (const Expr &v : op->values) visit_expr(v);
+}
 void IRVisitor::visit(const Evaluate *op) { visit_expr(op->value); }
 void IRVisitor::visit(const Print *op) {
   for (const Expr &a : op->args) visit_expr(a);
@@ -229,7 +231,7 @@ Expr IRMutator::visit(const ArrayLoad *op, const Expr &self) {
   std::vector<Expr> idx;
   bool changed = mutate_all(*this, op->indices, idx);
   if (!changed && a.same_as(op->array)) return self;
-  return ArrayLoad::make(a, std::move(idx));
+  return ArrayLoad::make(a, std::move(idx), op->line);
 }
 Expr IRMutator::visit(const ArrayDim *op, const Expr &self) {
   Expr a = mutate(op->array);
@@ -287,7 +289,7 @@ Stmt IRMutator::visit(const ArrayStore *op, const Stmt &self) {
   bool changed = mutate_all(*this, op->indices, idx);
   Expr v = mutate(op->value);
   if (!changed && a.same_as(op->array) && v.same_as(op->value)) return self;
-  return ArrayStore::make(a, std::move(idx), v);
+  return ArrayStore::make(a, std::move(idx), v, op->line);
 }
 Stmt IRMutator::visit(const If *op, const Stmt &self) {
   Expr c = mutate(op->cond);
@@ -311,7 +313,11 @@ Stmt IRMutator::visit(const ForRange *op, const Stmt &self) {
 }
 Stmt IRMutator::visit(const Break *, const Stmt &self) { return self; }
 Stmt IRMutator::visit(const Continue *, const Stmt &self) { return self; }
-Stmt IRMutator::visit(const Raise *, const Stmt &self) { return self; }
+Stmt IRMutator::visit(const Raise *op, const Stmt &self) {
+  std::vector<Expr> values;
+  if (!mutate_all(*this, op->values, values)) return self;
+  return Raise::make(op->exception, op->message, op->file, op->line, op->col, op->site, std::move(values));
+}
 Stmt IRMutator::visit(const Return *op, const Stmt &self) {
   Expr v = mutate(op->value);
   return v.same_as(op->value) ? self : Return::make(v);
@@ -415,6 +421,9 @@ class ExprWalker : public IRVisitor {
     visit_stmt(op->body);
   }
   void visit(const Return *op) override { walk(op->value); }
+  void visit(const Raise *op) override {
+    for (const Expr &v : op->values) walk(v);
+  }
   void visit(const Evaluate *op) override { walk(op->value); }
   void visit(const Print *op) override {
     for (const Expr &a : op->args) walk(a);

@@ -11,9 +11,10 @@ class Numberer : public IRMutator {
   Numberer(Module &module, const std::string &function) : module_(module), function_(function) {}
   using IRMutator::visit;
   Stmt visit(const Raise *op, const Stmt &) override {
-    module_.raise_sites.push_back({function_, op->exception, op->message, op->file, op->line, op->col});
+    module_.raise_sites.push_back({function_, op->exception, op->message, op->file, op->line, op->col,
+                                   static_cast<int>(op->values.size())});
     const int site = static_cast<int>(module_.raise_sites.size());
-    return Raise::make(op->exception, op->message, op->file, op->line, op->col, site);
+    return Raise::make(op->exception, op->message, op->file, op->line, op->col, site, op->values);
   }
 
  private:

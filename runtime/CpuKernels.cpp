@@ -11,6 +11,7 @@
 #include "runtime/CpuBlockRunner.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/KernelErrors.h"
+#include "runtime/RaceCheck.h"
 #include "support/InternalAssert.h"
 
 namespace ufjit::runtime {
@@ -86,7 +87,11 @@ void run_cpu_kernel(const PreparedKernel &launch, codegen::CpuEntry entry, std::
     data.push_back(arg.is_scalar ? nullptr : arg.array.data);
   }
   std::atomic<uint32_t> raised{0};
-  const KernelParams params(launch, table, data, &raised);
+  // A checked kernel's flag is its record's first field (codegen/kernel/KernelCheck.h).
+  codegen::KernelCheckRecord record{};
+  record.access = race_check_access;
+  void *flag = module.checked ? static_cast<void *>(&record) : static_cast<void *>(&raised);
+  const KernelParams params(launch, table, data, flag);
   codegen::CpuThreadContext block{};
   for (int axis = 0; axis < 3; ++axis) {
     block.block_dim[axis] = static_cast<int32_t>(launch.block[static_cast<std::size_t>(axis)]);
@@ -119,7 +124,12 @@ void run_cpu_kernel(const PreparedKernel &launch, codegen::CpuEntry entry, std::
     const auto one_thread = reinterpret_cast<codegen::CpuThreadEntry>(reinterpret_cast<void *>(entry));
     for (int64_t b = begin; b < end && !failure.failed(); ++b) {
       set_block_index(ctx, b);
-      const std::string message = runner.run(ctx, one_thread, pointers.data());
+      if (module.checked) race_check_begin_block(ctx, module.shared_bytes);
+      std::string message = runner.run(ctx, one_thread, pointers.data());
+      if (module.checked) {
+        std::string race = race_check_end_block();
+        if (message.empty()) message = std::move(race);
+      }
       if (!message.empty()) failure.record(message);
     }
   };
@@ -128,7 +138,11 @@ void run_cpu_kernel(const PreparedKernel &launch, codegen::CpuEntry entry, std::
     throw KernelError("kernel '" + sig.ufunc_name + "' (" + sig.signature + "): " + failure.message(), "RuntimeError",
                       failure.message(), "", 0, 0);
   }
-  check_raised(sig, raised.load());
+  if (module.checked) {
+    check_raised(sig, record);
+  } else {
+    check_raised(sig, raised.load());
+  }
 }
 
 }  // namespace ufjit::runtime

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "codegen/kernel/KernelCheck.h"
 #include "runtime/Backend.h"
 
 namespace ufjit::runtime {
@@ -15,5 +16,13 @@ bool can_raise(const CompiledSignature &sig);
 /// Throws the KernelError of raise site `site` of `sig`'s module when `site`
 /// is not 0 (a site the module lacks is an internal error).
 void check_raised(const CompiledSignature &sig, uint32_t site);
+
+/// "(x, y, z)": a thread's or block's coordinates in messages.
+std::string coordinates_text(const int32_t v[3]);
+
+/// The same for a checked kernel's record (codegen/kernel/KernelCheck.h):
+/// the message also gives the raise's values (a bad index and its extent)
+/// and the thread that raised.
+void check_raised(const CompiledSignature &sig, const codegen::KernelCheckRecord &record);
 
 }  // namespace ufjit::runtime

@@ -31,6 +31,9 @@ struct KernelState {
   /// Compiled signatures, stable in memory (PreparedKernel points at them);
   /// a kernel without given ones adds one per new argument types.
   std::vector<std::unique_ptr<runtime::CompiledSignature>> signatures;
+  /// The checked compilations (LaunchConfig::check) of signatures whose
+  /// module is not checked already, made at their first checked launch.
+  std::vector<std::unique_ptr<runtime::CompiledSignature>> checked;
 };
 
 namespace {
@@ -122,15 +125,20 @@ void check_arguments(const KernelState &state, std::span<const Operand> args, Ta
   }
 }
 
-const runtime::CompiledSignature &add_signature(KernelState &state, ir::Module module, const std::string &text) {
+const runtime::CompiledSignature &add_signature(KernelState &state, ir::Module module, const std::string &text,
+                                                std::vector<std::unique_ptr<runtime::CompiledSignature>> &to) {
   auto sig = std::make_unique<runtime::CompiledSignature>();
   sig->module = std::make_shared<const ir::Module>(std::move(module));
   sig->ufunc_name = state.name;
   sig->signature = text;
-  sig->index = static_cast<int>(state.signatures.size());
+  sig->index = static_cast<int>(to.size());
   runtime::finish_signature(*sig);
-  state.signatures.push_back(std::move(sig));
-  return *state.signatures.back();
+  to.push_back(std::move(sig));
+  return *to.back();
+}
+
+const runtime::CompiledSignature &add_signature(KernelState &state, ir::Module module, const std::string &text) {
+  return add_signature(state, std::move(module), text, state.signatures);
 }
 
 /// The signature a launch with `args` uses (see Kernel::launch).
@@ -156,6 +164,25 @@ const runtime::CompiledSignature &signature_for(KernelState &state, std::span<co
   std::optional<ir::InferredSignature> typed = ir::type_kernel(state.source, state.name, arg_types, diags);
   if (!typed) throw CompileError("kernel '" + state.name + "' did not compile for arguments " + types, diags.to_messages());
   return add_signature(state, std::move(typed->module), typed->signature.str());
+}
+
+/// The checked compilation of `plain` (LaunchConfig::check).
+const runtime::CompiledSignature &checked_signature(KernelState &state, const runtime::CompiledSignature &plain) {
+  if (plain.module->checked) return plain;  // debug=True or UFJIT_CHECK=1 compiled it so
+  std::lock_guard<std::mutex> lock(state.mutex);
+  for (const auto &sig : state.checked) {
+    if (sig->signature == plain.signature) return *sig;
+  }
+  std::vector<ir::Type> types;
+  for (const ir::Variable &p : plain.module->entry_function().params) types.push_back(p.type);
+  DiagnosticEngine diags;
+  diags.retain(state.source);
+  std::optional<ir::InferredSignature> typed = ir::type_kernel(state.source, state.name, types, diags, true);
+  if (!typed) {
+    throw CompileError("kernel '" + state.name + "' did not compile checked for " + plain.signature,
+                       diags.to_messages());
+  }
+  return add_signature(state, std::move(typed->module), plain.signature, state.checked);
 }
 
 runtime::PreparedKernel prepare_launch(const runtime::CompiledSignature &sig, const LaunchConfig &config,
@@ -294,8 +321,9 @@ void Kernel::launch_on(TargetKind target, const LaunchConfig &config, std::span<
     }
     stream = config.stream->impl();
   }
-  const runtime::CompiledSignature &sig = ufjit::signature_for(*state_, args);
-  const runtime::PreparedKernel launch = prepare_launch(sig, config, args);
+  const runtime::CompiledSignature *sig = &ufjit::signature_for(*state_, args);
+  if (config.check) sig = &checked_signature(*state_, *sig);
+  const runtime::PreparedKernel launch = prepare_launch(*sig, config, args);
   launch_backend(*state_, target, config, args, stream).runner().execute_kernel(launch, stream);
 }
 

@@ -167,7 +167,7 @@ int debug_level() {
 
 void check_settings() {
   for (const char *name : {"UFJIT_CACHE", "UFJIT_TIERING", "UFJIT_WARMUP", "UFJIT_PREFETCH", "UFJIT_DONE_FLAGS",
-                           "UFJIT_LIBDEVICE_SLICES", "NUMBA_BOUNDSCHECK"}) {
+                           "UFJIT_LIBDEVICE_SLICES", "NUMBA_BOUNDSCHECK", "UFJIT_CHECK"}) {
     (void)read_optional_switch(name);
   }
   for (const char *name : {"UFJIT_CACHE_MAX_BYTES", "UFJIT_CPU_STREAM_BYTES"}) {

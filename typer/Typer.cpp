@@ -124,8 +124,8 @@ ModuleTyper::ModuleTyper(const ProgramScope &scope, DiagnosticEngine &diags) : s
 }
 
 bool ModuleTyper::boundscheck(const ast::FunctionDef &def) const {
+  if (checked_) return true;
   if (env_boundscheck_) return *env_boundscheck_;
-  if (forced_boundscheck_) return true;
   auto it = scope_.program->boundscheck.find(&def);
   return it != scope_.program->boundscheck.end() ? it->second : entry_boundscheck_;
 }
@@ -161,6 +161,28 @@ std::string ModuleTyper::index_error_function(const SourceLocation &loc) {
   return name;
 }
 
+std::string ModuleTyper::checked_index_error_function(const SourceLocation &loc, const std::string &array,
+                                                      int axis) {
+  std::string name = "__ufjit_checked_index_error_" + std::to_string(loc.line) + "_" + std::to_string(loc.col) + "_" +
+                     std::to_string(axis);
+  Entry &e = specs_[name];
+  if (!e.function) {
+    const Type i64 = Type::scalar(DType::Int64);
+    Function f;
+    f.name = name;
+    f.params = {{"index", i64}, {"size", i64}};
+    f.ret = i64;
+    const std::string file = loc.file != nullptr ? loc.file->name() : std::string("<source>");
+    const std::string message = "index is out of bounds for axis " + std::to_string(axis) + " of '" + array + "'";
+    f.body = Block::make({Raise::make("IndexError", message, file, loc.line, loc.col, 0,
+                                      {Var::make(i64, "index"), Var::make(i64, "size")}),
+                          Return::make(Const::make_int(DType::Int64, 0))});
+    e.function = std::move(f);
+    e.real = true;
+  }
+  return name;
+}
+
 Module ModuleTyper::finish(Function entry, const std::string &name, const FloatOptions &options) {
   Module m;
   m.name = name;
@@ -188,6 +210,7 @@ Module ModuleTyper::finish(Function entry, const std::string &name, const FloatO
   m.explicit_kernel = explicit_kernel_;
   m.shared_bytes = (shared_bytes_ + 15) / 16 * 16;
   m.threads_wait = threads_wait_;
+  m.checked = checked_;
   m.entry = static_cast<int>(m.functions.size()) - 1;
   number_raise_sites(m);
   return m;
@@ -413,7 +436,7 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
 /// errors through `forward`.
 std::optional<Module> type_kernel_module(const ProgramScope &scope, const frontend::KernelDecl &k,
                                          const std::vector<Type> &params, DiagnosticEngine &diags,
-                                         DiagForwarder &forward) {
+                                         DiagForwarder &forward, bool checked) {
   if (params.size() != k.def->params.size()) {
     diags.error(def_loc(*k.def), "kernel '" + k.name + "' takes " + plural(k.def->params.size(), "argument") +
                                      ", but " + std::to_string(params.size()) + " were given");
@@ -425,7 +448,9 @@ std::optional<Module> type_kernel_module(const ProgramScope &scope, const fronte
   mt.set_explicit_kernel();
   typer::BodyTyper bt(scope, &mt, scratch);
   bt.set_kernel();
-  if (k.options.debug) mt.force_boundscheck();
+  // The checking mode (Module::checked): debug=True, the caller's request,
+  // or UFJIT_CHECK=1 for every kernel; read per compile, as NUMBA_BOUNDSCHECK.
+  if (k.options.debug || checked || support::read_optional_switch("UFJIT_CHECK").value_or(false)) mt.set_checked();
   std::optional<Function> entry = bt.type_function(*k.def, k.name, params, Type::void_type(), true);
   forward.forward(scratch);
   if (!entry || scratch.has_errors()) return std::nullopt;
@@ -446,7 +471,7 @@ void type_kernels(const ProgramScope &scope, const frontend::Program &prog, Diag
     for (const ast::Param &param : k.def->params) tk.params.push_back(param.name);
     tk.signatures = k.signatures;
     for (const frontend::Signature &sig : k.signatures) {
-      std::optional<Module> m = type_kernel_module(scope, k, param_types_of(sig), diags, forward);
+      std::optional<Module> m = type_kernel_module(scope, k, param_types_of(sig), diags, forward, false);
       if (m) tk.modules.push_back(std::move(*m));
     }
     out.kernels.push_back(std::move(tk));
@@ -643,7 +668,8 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
 
 
 std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags) {
+                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags,
+                                             bool checked) {
   return run_with_large_stack([&]() -> std::optional<InferredSignature> {
     std::unique_ptr<Prepared> p = prepare(file, diags, {});
     if (!p || diags.has_errors()) return std::nullopt;
@@ -667,7 +693,7 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
       out.signature.args.push_back(a);
     }
     DiagForwarder forward(diags);
-    std::optional<Module> m = type_kernel_module(p->scope, *found, arg_types, diags, forward);
+    std::optional<Module> m = type_kernel_module(p->scope, *found, arg_types, diags, forward, checked);
     if (!m || diags.has_errors()) return std::nullopt;
     out.module = std::move(*m);
     return out;

@@ -103,7 +103,10 @@ std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const Source
 /// (arrays of a dtype and ndim, scalars), as Numba's dispatcher does at a
 /// launch with new types: every array is writable, the kernel returns
 /// nothing. Errors go to `diags`, located; returns nullopt then.
+/// `checked`: the checking mode (Module::checked), which `debug=True` and
+/// UFJIT_CHECK=1 also select.
 std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
-                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags);
+                                             const std::vector<Type> &arg_types, DiagnosticEngine &diags,
+                                             bool checked = false);
 
 }  // namespace ufjit::ir

@@ -6,6 +6,7 @@
 // (i + a.shape[d]); bounds are the business of code generation.
 #include <limits>
 
+#include "ir/IRVisitor.h"
 #include "support/InternalAssert.h"
 #include "typer/TyperInternal.h"
 
@@ -32,7 +33,29 @@ bool is_zero(const Expr &e) {
   return c != nullptr && c->int_bits == 0;
 }
 
+/// Gives the array accesses without a line `line` (with_access_lines).
+class AccessLines : public IRMutator {
+ public:
+  explicit AccessLines(int line) : line_(line) {}
+  using IRMutator::visit;
+  Expr visit(const ArrayLoad *op, const Expr &self) override {
+    Expr e = IRMutator::visit(op, self);
+    const ArrayLoad *load = e.as<ArrayLoad>();
+    return load->line != 0 ? e : ArrayLoad::make(load->array, load->indices, line_);
+  }
+  Stmt visit(const ArrayStore *op, const Stmt &self) override {
+    Stmt s = IRMutator::visit(op, self);
+    const ArrayStore *store = s.as<ArrayStore>();
+    return store->line != 0 ? s : ArrayStore::make(store->array, store->indices, store->value, line_);
+  }
+
+ private:
+  int line_;
+};
+
 }  // namespace
+
+Stmt with_access_lines(const Stmt &s, int line) { return AccessLines(line).mutate(s); }
 
 std::optional<Expr> BodyTyper::array_index(const Value &array, int d, const ast::Expr &part, bool stable) {
   Value i = expr(part);
@@ -72,8 +95,19 @@ Expr BodyTyper::bounds_checked(const Expr &index, const Expr &dim, const SourceL
   internal_assert(module_ != nullptr) << "boundscheck outside a module";
   Expr i = stabilize(Value::strong(index)).expr;
   Expr outside = Compare::make(CompareOpcode::Ge, Cast::make(DType::UInt64, i), Cast::make(DType::UInt64, dim));
-  Expr raise = Call::make(Type::scalar(DType::Int64), module_->index_error_function(loc), {});
-  return Select::make(outside, raise, i);
+  return Select::make(outside, index_error_call(i, dim, loc), i);
+}
+
+Expr BodyTyper::index_error_call(const Expr &index, const Expr &dim, const SourceLocation &loc) {
+  const ArrayDim *d = dim.as<ArrayDim>();
+  if (!module_->checked() || d == nullptr) {
+    return Call::make(Type::scalar(DType::Int64), module_->index_error_function(loc), {});
+  }
+  // The name a message gives the array: its variable's, through views.
+  const Var *root = array_root(d->array).as<Var>();
+  const std::string array = root != nullptr ? root->name : std::string("array");
+  const std::string name = module_->checked_index_error_function(loc, array, d->dim);
+  return Call::make(Type::scalar(DType::Int64), name, {index, dim});
 }
 
 std::optional<ArraySlice::Dim> BodyTyper::array_range(const Value &array, int d, const ast::Slice &slice) {

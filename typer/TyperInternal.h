@@ -141,6 +141,9 @@ std::string constant_text(const Value &v);
 
 /// The array a view (ArraySlice, nested) is taken of: a variable, a parameter or an ArrayAlloc.
 Expr array_root(const Expr &array);
+/// `s` with `line` on each array access that has none (ArrayLoad::line):
+/// the checking mode locates accesses by their statements.
+Stmt with_access_lines(const Stmt &s, int line);
 
 /// Where a call's diagnostics point: the attribute of `np.sin(x)`, else the callee.
 SourceLocation callee_loc(const ast::Call &call);
@@ -239,6 +242,8 @@ class BodyTyper {
   /// Types one statement; in Infer mode a simple statement whose reads did
   /// not change since it was last typed is skipped (InferWorklist.h).
   void stmt(const ast::Stmt &s, std::vector<Stmt> &out);
+  /// stmt without the checking mode's access lines.
+  void stmt_unlocated(const ast::Stmt &s, std::vector<Stmt> &out);
   void stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out);
   /// Infer mode, after a pass: retypes the statements left stale by changes.
   void retype_stale_statements();
@@ -326,6 +331,8 @@ class BodyTyper {
   std::optional<Expr> array_index(const Value &array, int d, const Value &i, const ast::Expr &part, bool stable);
   /// `index` (wrapped) if it is in [0, dim), else a call that raises IndexError at `loc`.
   Expr bounds_checked(const Expr &index, const Expr &dim, const SourceLocation &loc);
+  /// The raise of a failed check: a call of the module's index error function.
+  Expr index_error_call(const Expr &index, const Expr &dim, const SourceLocation &loc);
   /// One slice of dimension `d`, normalised as Python's slice.indices.
   std::optional<ArraySlice::Dim> array_range(const Value &array, int d, const ast::Slice &slice);
   /// `a.shape` (a tuple), `a.size`, `a.ndim`.
@@ -664,12 +671,16 @@ class ModuleTyper {
   bool boundscheck(const ast::FunctionDef &def) const;
   /// Makes `def` the module's entry, whose boundscheck option helpers inherit.
   void set_entry(const ast::FunctionDef &def);
-  /// Checks every index of the module (a kernel's debug=True), whatever the
-  /// decorators say; NUMBA_BOUNDSCHECK=0 still turns checking off.
-  void force_boundscheck() { forced_boundscheck_ = true; }
   /// The IR function (int64, no parameters) that raises IndexError("index is
   /// out of bounds") located at `loc`: a checked index calls it when out of range.
   std::string index_error_function(const SourceLocation &loc);
+  /// The checking mode's form (Module::checked): int64(index, size), whose
+  /// raise names `array` and `axis` and records the index and the size.
+  std::string checked_index_error_function(const SourceLocation &loc, const std::string &array, int axis);
+  /// The kernel's checking mode (ir::Module::checked): every index checked,
+  /// whatever NUMBA_BOUNDSCHECK and the decorators say, and accesses located.
+  void set_checked() { checked_ = true; }
+  bool checked() const { return checked_; }
   /// Adds a finished function (the entry) and returns the module: the entry
   /// and every specialisation it reaches, callees first.
   Module finish(Function entry, const std::string &name, const FloatOptions &options);
@@ -702,7 +713,7 @@ class ModuleTyper {
   bool entry_boundscheck_ = false;
   std::vector<std::string> in_progress_;     // the call chain being typed, outermost first
   bool explicit_kernel_ = false;
-  bool forced_boundscheck_ = false;
+  bool checked_ = false;
   int64_t shared_bytes_ = 0;
   bool threads_wait_ = false;
   std::set<std::string> in_progress_names_;  // the same names, for a lookup per call

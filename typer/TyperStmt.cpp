@@ -416,6 +416,15 @@ Stmt BodyTyper::block(const ast::Body &body) {
 }
 
 void BodyTyper::stmt(const ast::Stmt &s, std::vector<Stmt> &out) {
+  const std::size_t first = out.size();
+  stmt_unlocated(s, out);
+  if (module_ == nullptr || !module_->checked()) return;
+  // The statement's array accesses take its line; those of statements
+  // nested in it were given theirs when typed.
+  for (std::size_t k = first; k < out.size(); ++k) out[k] = with_access_lines(out[k], s.loc.line);
+}
+
+void BodyTyper::stmt_unlocated(const ast::Stmt &s, std::vector<Stmt> &out) {
   pre_.clear();
   if (mode_ != Mode::Infer || !InferWorklist::tracks(s)) {
     stmt_of_kind(s, out);

@@ -331,6 +331,7 @@ int first_barrier_line(const ir::Stmt &s) {
 }
 
 CpuBlockShape cpu_block_shape(const ir::Module &module) {
+  if (module.checked) return CpuBlockShape::Fibers;  // the race checker sees each barrier through ctx->sync
   if (!module.threads_wait) return CpuBlockShape::ThreadLoop;
   const KernelUses uses = kernel_uses(module);
   if (uses.warp || uses.helper_barrier || uses.local_array || !uses.barrier) return CpuBlockShape::Fibers;

@@ -2,6 +2,7 @@
 // requires: a typed, verified IR expression; guarantees: its value in the
 // value type of its IR type, only the chosen arm of Select/ShortCircuit
 // evaluated.
+#include "codegen/kernel/KernelCheck.h"
 #include "codegen/lower/LowerFunction.h"
 #include "support/InternalAssert.h"
 
@@ -251,6 +252,7 @@ llvm::Value *FunctionLowerer::emit(const ir::Expr &e) {
       const auto *load = e.as<ir::ArrayLoad>();
       DType element = e.type().dtype();
       llvm::Value *address = element_address(load->array, load->indices);
+      report_access(address, dtype_size(element), static_cast<int32_t>(CpuAccessKind::Read), load->line);
       llvm::Type *storage = storage_type(ms_.ctx(), element);
       auto align = llvm::Align(dtype_size(component_dtype(element)));
       llvm::Value *value = builder_.CreateAlignedLoad(storage, address, align);

@@ -105,6 +105,9 @@ class FunctionLowerer {
   /// After a call of a function that can raise: ends this function too when
   /// the flag is set, so that a raise in a helper ends the element.
   void emit_raise_check();
+  /// In a checked kernel on the CPU, when `won` (the raise stored its site):
+  /// the raise's values and the thread's coordinates into the record.
+  void record_raise(const ir::Raise &s, llvm::Value *won);
   /// Returns the zero value of the function's type (the value of an element
   /// that raised is unspecified: LANGUAGE.md section 5).
   void emit_raised_return();
@@ -176,6 +179,10 @@ class FunctionLowerer {
   llvm::Value *gpu_shuffle(ir::SyncOp op, llvm::Value *mask, llvm::Value *word, llvm::Value *lane);
   llvm::Value *emit_cpu_barrier(const ir::Sync &s, const std::vector<llvm::Value *> &args);
   llvm::Value *emit_cpu_warp(const ir::Sync &s, const std::vector<llvm::Value *> &args);
+  /// In a checked kernel on the CPU: tells the race checker of an access
+  /// (`bytes` at `address`) or, with a null address, a barrier or syncwarp
+  /// (codegen/kernel/KernelCheck.h). `kind`: a CpuAccessKind.
+  void report_access(llvm::Value *address, int64_t bytes, int32_t kind, int line);
 
   // A kernel split at its barriers (LowerRegions.cpp, codegen/lower/KernelRegions.h).
   struct RegionState;

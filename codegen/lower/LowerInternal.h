@@ -36,6 +36,9 @@ struct ModuleState {
   /// The kernel function that the CPU target splits at its barriers
   /// (codegen/lower/KernelRegions.h), when it is one.
   const ir::Function *split_function = nullptr;
+  /// A checked kernel's module on the CPU (ir::Module::checked): the error
+  /// flag points at a KernelCheckRecord (codegen/kernel/KernelCheck.h).
+  bool checked_cpu = false;
   /// ir::Module::shared_bytes of the module being lowered.
   int64_t shared_bytes = 0;
   /// The globals holding constant arrays' data, by that data (one global per

@@ -10,6 +10,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include "codegen/kernel/CpuKernelContext.h"
+#include "codegen/kernel/KernelCheck.h"
 #include "codegen/lower/LowerFunction.h"
 #include "support/InternalAssert.h"
 
@@ -392,9 +393,24 @@ llvm::Value *FunctionLowerer::emit_cpu_barrier(const ir::Sync &s, const std::vec
   if (s.op == SyncOp::SyncThreadsAnd) op = CpuSyncOp::And;
   if (s.op == SyncOp::SyncThreadsOr) op = CpuSyncOp::Or;
   llvm::Value *value = args.empty() ? builder_.getInt32(0) : args[0];
+  report_access(nullptr, 0, static_cast<int32_t>(CpuAccessKind::Barrier), s.line);
   llvm::Value *result = builder_.CreateCall(
       type, fn, {kernel_context_, builder_.getInt32(static_cast<uint32_t>(op)), value, builder_.getInt32(s.line)});
   return s.op == SyncOp::SyncThreads ? nullptr : result;
+}
+
+void FunctionLowerer::report_access(llvm::Value *address, int64_t bytes, int32_t kind, int line) {
+  if (!ms_.checked_cpu) return;
+  llvm::Type *ptr = builder_.getPtrTy();
+  llvm::Type *i32 = builder_.getInt32Ty();
+  llvm::Type *i64 = builder_.getInt64Ty();
+  llvm::Value *at = builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), error_flag_, kCheckAccess);
+  llvm::Value *fn = builder_.CreateAlignedLoad(ptr, at, llvm::Align(8));
+  llvm::FunctionType *type = llvm::FunctionType::get(builder_.getVoidTy(), {ptr, ptr, i64, i32, i32}, false);
+  if (address == nullptr) address = llvm::ConstantPointerNull::get(llvm::PointerType::get(ms_.ctx(), 0));
+  builder_.CreateCall(type, fn,
+                      {kernel_context_, address, builder_.getInt64(static_cast<uint64_t>(bytes)),
+                       builder_.getInt32(static_cast<uint32_t>(kind)), builder_.getInt32(static_cast<uint32_t>(line))});
 }
 
 llvm::Value *FunctionLowerer::emit_cpu_warp(const ir::Sync &s, const std::vector<llvm::Value *> &args) {
@@ -408,6 +424,7 @@ llvm::Value *FunctionLowerer::emit_cpu_warp(const ir::Sync &s, const std::vector
   if (args.size() >= 2) value = builder_.CreateZExt(to_bits(builder_, args[1]), i64);
   llvm::Value *arg = args.size() >= 3 ? args[2] : builder_.getInt32(0);
   const auto op = static_cast<uint32_t>(cpu_warp_op(s.op));
+  if (s.op == SyncOp::SyncWarp) report_access(nullptr, 0, static_cast<int32_t>(CpuAccessKind::WarpSync), s.line);
   llvm::Value *result = builder_.CreateCall(
       type, fn, {kernel_context_, builder_.getInt32(op), value, arg, mask, builder_.getInt32(s.line)});
   switch (s.op) {

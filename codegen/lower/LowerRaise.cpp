@@ -5,7 +5,10 @@
 // call stores its site (>= 1) in the flag with one compare-and-swap (later
 // raises leave it), and the raising function returns at once; after a call
 // of a function that can raise, the caller returns too when the flag is set,
-// so a raise anywhere ends its element.
+// so a raise anywhere ends its element. In a checked kernel on the CPU the
+// flag is a KernelCheckRecord's first field, and the raise that stores its
+// site also stores its values and its thread's coordinates there.
+#include "codegen/kernel/KernelCheck.h"
 #include "codegen/lower/LowerFunction.h"
 #include "support/InternalAssert.h"
 
@@ -30,13 +33,36 @@ void FunctionLowerer::emit_raise(const ir::Raise &s) {
   llvm::BasicBlock *done = new_block(emitter_, "raise.return");
   builder_.CreateCondBr(builder_.CreateIsNull(error_flag_), done, store);
   builder_.SetInsertPoint(store);
-  builder_.CreateAtomicCmpXchg(error_flag_, builder_.getInt32(0), builder_.getInt32(static_cast<uint32_t>(s.site)),
-                               llvm::MaybeAlign(4), llvm::AtomicOrdering::Monotonic,
-                               llvm::AtomicOrdering::Monotonic);
+  llvm::Value *exchange = builder_.CreateAtomicCmpXchg(
+      error_flag_, builder_.getInt32(0), builder_.getInt32(static_cast<uint32_t>(s.site)), llvm::MaybeAlign(4),
+      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  if (ms_.checked_cpu) record_raise(s, builder_.CreateExtractValue(exchange, {1}));
   builder_.CreateBr(done);
   builder_.SetInsertPoint(done);
   emit_raised_return();
   start_dead_block();
+}
+
+void FunctionLowerer::record_raise(const ir::Raise &s, llvm::Value *won) {
+  std::vector<llvm::Value *> values;
+  for (const ir::Expr &v : s.values) values.push_back(emit(v));
+  llvm::BasicBlock *write = new_block(emitter_, "raise.record");
+  llvm::BasicBlock *after = new_block(emitter_, "raise.recorded");
+  builder_.CreateCondBr(won, write, after);
+  builder_.SetInsertPoint(write);
+  llvm::Type *i8 = builder_.getInt8Ty();
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    llvm::Value *at = builder_.CreateConstInBoundsGEP1_64(i8, error_flag_, kCheckValues + 8 * k);
+    builder_.CreateAlignedStore(values[k], at, llvm::Align(8));
+  }
+  // threadIdx then blockIdx, as the context holds them.
+  for (std::size_t k = 0; k < 6; ++k) {
+    llvm::Value *coordinate = context_field(kCtxThreadIdx + 4 * k, builder_.getInt32Ty());
+    llvm::Value *at = builder_.CreateConstInBoundsGEP1_64(i8, error_flag_, kCheckThreadIdx + 4 * k);
+    builder_.CreateAlignedStore(coordinate, at, llvm::Align(4));
+  }
+  builder_.CreateBr(after);
+  builder_.SetInsertPoint(after);
 }
 
 void FunctionLowerer::emit_raise_check() {

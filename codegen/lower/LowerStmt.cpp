@@ -5,6 +5,7 @@
 // several places: noinline, see kMaxCopiedInstructions) with structured control
 // flow; blocks after a Return/Break/Continue have no predecessors and end in
 // `unreachable`.
+#include "codegen/kernel/KernelCheck.h"
 #include "codegen/lower/KernelRegions.h"
 #include "codegen/lower/LowerFunction.h"
 #include "support/InternalAssert.h"
@@ -301,6 +302,7 @@ void FunctionLowerer::emit_array_store(const ir::ArrayStore &s) {
   DType element = s.array.type().dtype();
   llvm::Value *value = emit(s.value);
   llvm::Value *address = element_address(s.array, s.indices);
+  report_access(address, dtype_size(element), static_cast<int32_t>(CpuAccessKind::Write), s.line);
   if (element == DType::Bool) {
     value = builder_.CreateZExt(value, builder_.getInt8Ty());
   }
@@ -383,6 +385,7 @@ llvm::Function *lower_module(const ir::Module &module, llvm::Module &out, const 
   lower::ModuleState ms{out, target, name_prefix, {}, {}};
   ms.can_raise = module.can_raise();
   ms.kernel_context = module.explicit_kernel && target.kind == TargetKind::Cpu;
+  ms.checked_cpu = ms.kernel_context && module.checked;
   ms.shared_bytes = module.shared_bytes;
   if (ms.kernel_context && cpu_block_shape(module) == CpuBlockShape::Regions) ms.split_function = &module.entry_function();
   llvm::LLVMContext &ctx = out.getContext();

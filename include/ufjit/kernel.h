@@ -49,6 +49,16 @@ struct UFJIT_API LaunchConfig {
   /// stream's device when a stream is given, else the device of the first
   /// device array argument, else the default device (docs/guide/cpp.md, "Several GPUs").
   int device = -1;
+  /// The checking mode (docs/guide/cpp.md, "Checking mode"): runs the
+  /// kernel's checked compilation (made at the first such launch, cached
+  /// apart), in which an array index out of bounds raises KernelError of
+  /// kind IndexError naming the line, the array, the index, its extent and
+  /// the thread, and, on the CPU target, a data race on shared memory
+  /// (two threads of a block, no barrier between them, one writing) is a
+  /// KernelError naming both threads and lines. `debug=True` on the
+  /// decorator, or UFJIT_CHECK=1, makes every launch checked. Slow: for
+  /// tests and debugging.
+  bool check = false;
 };
 
 struct KernelState;

@@ -51,8 +51,10 @@ def jit(func_or_sig=None, device=False, **options):
     and ``[griddim, blockdim, stream, dynamic_shared_bytes]``) or
     ``kernel.forall(n)(args)``; without signatures it is compiled for the
     argument types of each launch with types not seen before. Options:
-    ``fastmath``, ``debug`` (every index checked, an IndexError),
-    ``boundscheck``; ``opt``, ``lineinfo``, ``cache``, ``max_registers``,
+    ``fastmath``, ``debug`` (the checking mode, also ``UFJIT_CHECK=1``:
+    every index checked, an IndexError naming the line, the array, the index
+    and the thread; on the CPU a data race on shared memory is a
+    RuntimeError naming both threads and lines), ``boundscheck``; ``opt``, ``lineinfo``, ``cache``, ``max_registers``,
     ``inline`` are accepted and change nothing.
     """
     if device:

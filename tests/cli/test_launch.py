@@ -443,6 +443,12 @@ class Errors(LaunchCase):
                               "--arg", self.path("a.npy"), src=src)
         self.assertIn("k.ufn:7:9", r.stderr)
 
+    def test_check_reports_an_index_out_of_bounds_naming_the_array_and_the_thread(self):
+        r = self.assert_fails(1, "IndexError: index is out of bounds for axis 0 of 'x' (index 10, size 10), in "
+                              "thread (10, 0, 0) of block (0, 0, 0)", "add", "--grid", "1", "--block", "11",
+                              "--check", *self.inputs(), src=self.source(ADD.replace("x.shape[0]", "x.shape[0] + 1")))
+        self.assertIn("k.ufn:8:", r.stderr)
+
     def test_a_failed_launch_replaces_no_file_of_an_existing_out_dir(self):
         src = self.source(CHECKED)
         npyfile.write(self.path("a.npy"), "<f8", (3,), [1.0, -2.0, 3.0])
@@ -501,7 +507,7 @@ class Help(unittest.TestCase):
     def test_launch_help_ends_with_an_example_and_the_top_level_help_lists_launch(self):
         r = ufjit("launch", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for option in ("--grid", "--block", "--shared", "--arg", "--out-dir", "--target", "-v"):
+        for option in ("--grid", "--block", "--shared", "--arg", "--out-dir", "--target", "--check", "-v"):
             self.assertIn(option, r.stdout)
         last_line = r.stdout.strip().splitlines()[-1]
         self.assertIn("ufjit launch examples/kernels.ufn add --grid 4 --block 256", last_line)

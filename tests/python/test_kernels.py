@@ -4,6 +4,7 @@ launch syntax, lazily typed kernels, and the errors of a bad launch, checked
 against NumPy. Where there is no GPU they run on the CPU target with the
 GPU's semantics (test_kernels_gpu.py runs them on a GPU)."""
 
+import os
 import threading
 
 import numpy as np
@@ -487,8 +488,37 @@ def test_the_users_exception_class_is_raised():
 
 
 def test_debug_checks_every_index():
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"axis 0 of 'a' \(index 4, size 4\), in thread \(3, 0, 0\)"):
         off_by_one[1, 4](np.zeros(4))
+
+
+@cuda.jit(debug=True)
+def racy_neighbours(a):
+    s = cuda.shared.array(8, float32)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    a[t] = s[(t + 1) % 8]  # no cuda.syncthreads() between the write and the read
+
+
+def test_debug_reports_a_shared_memory_race_with_both_lines_on_the_cpu():
+    if cuda.is_available():
+        pytest.skip("races are reported on the CPU target (compute-sanitizer's racecheck on a GPU)")
+    pattern = r"data race on shared memory.*thread \(0, 0, 0\) reads it at line \d+, thread \(1, 0, 0\) writes"
+    with pytest.raises(RuntimeError, match=pattern):
+        racy_neighbours[1, 8](np.arange(8, dtype=np.float32))
+
+
+def test_ufjit_check_makes_kernels_checked():
+    @cuda.jit
+    def past_the_end(a):
+        a[cuda.grid(1) + 1] = 1
+
+    os.environ["UFJIT_CHECK"] = "1"  # read when the kernel is compiled, at its first launch
+    try:
+        with pytest.raises(IndexError, match="index 4, size 4"):
+            past_the_end[1, 4](np.zeros(4))
+    finally:
+        del os.environ["UFJIT_CHECK"]
 
 
 def test_module_dtypes_and_constants_in_a_kernel():

@@ -36,6 +36,7 @@ struct LaunchOptions {
   std::string devices;  // --devices: parse_device_set
   std::vector<std::string> args;
   std::string out_dir;
+  bool check = false;
   bool verbose = false;
 };
 
@@ -181,6 +182,7 @@ ExitCode run_launch(const LaunchOptions &options) {
   config.grid = parse_dim3("--grid", options.grid);
   config.block = parse_dim3("--block", options.block);
   config.shared_bytes = options.shared_bytes;
+  config.check = options.check;
   const std::vector<LaunchArg> args = classify_args(options.args);
   const bool dir_exists = check_out_dir(options.out_dir);
 
@@ -252,6 +254,9 @@ void add_launch_command(CLI::App &app, ExitCode &exit_code) {
                   "missing; the input files are never modified)")
       ->required()
       ->type_name(kDirectory);
+  cmd->add_flag("--check", options->check,
+                "the checking mode: an index out of bounds is an IndexError naming the line, the array and the "
+                "thread; on the CPU a data race on shared memory is an error naming both threads and lines (slow)");
   cmd->add_flag("-v,--verbose", options->verbose, "print the signature used, the target and the launch's time");
   cmd->footer(
       "Example (the grid-stride add of examples/kernels.ufn on three float32 arrays of 1000 elements, on the "

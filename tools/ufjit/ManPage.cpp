@@ -47,6 +47,7 @@ constexpr EnvironmentDoc kEnvironment[] = {
     {"OMPI_COMM_WORLD_SIZE, PMI_SIZE",
      "set by mpirun: above 1, ufjit run splits its call across the ranks, each binding the GPU of its "
      "OMPI_COMM_WORLD_LOCAL_RANK modulo the host's GPUs (a build with MPI; docs/guide/mpi.md)"},
+    {"UFJIT_CHECK=1", "every kernel compiled checked: indices bounds-checked, shared-memory races reported (CPU)"},
 };
 
 /// Text for roff: backslashes and minus signs escaped, a leading '.' or '\''
