@@ -209,17 +209,7 @@ class DiagForwarder {
     for (const Diagnostic &d : from.diagnostics()) {
       auto key = std::make_tuple(d.loc.file, d.loc.line, d.loc.col, d.severity);
       if (!seen_.insert(key).second) continue;
-      switch (d.severity) {
-        case Severity::Error:
-          to_.error(d.loc, d.message);
-          break;
-        case Severity::Warning:
-          to_.warning(d.loc, d.message);
-          break;
-        case Severity::Note:
-          to_.note(d.loc, d.message);
-          break;
-      }
+      to_.report(d);
     }
   }
 
