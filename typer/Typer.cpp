@@ -376,6 +376,20 @@ std::unique_ptr<Prepared> prepare(const std::shared_ptr<const SourceFile> &file,
   return p;
 }
 
+/// The module of a typed `entry`, verified, after forwarding what typing
+/// reported into `scratch`; nothing when typing failed.
+std::optional<Module> finish_module(typer::ModuleTyper &mt, std::optional<Function> entry,
+                                    const DiagnosticEngine &scratch, DiagForwarder &forward,
+                                    const std::string &name, bool fastmath) {
+  forward.forward(scratch);
+  if (!entry || scratch.has_errors()) return std::nullopt;
+  FloatOptions options;
+  options.fastmath = fastmath;
+  Module m = mt.finish(std::move(*entry), name, options);
+  verify(m);
+  return m;
+}
+
 /// Types `u` for one signature (checked against the def first); nothing
 /// after reporting errors through `forward`.
 std::optional<Module> type_signature(const ProgramScope &scope, const frontend::UfuncDecl &u,
@@ -390,13 +404,7 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
   if (gufunc) bt.set_gufunc_outputs(gufunc_writable(u));
   Type ret = gufunc ? Type::void_type() : Type::scalar(sig.ret.dtype);
   std::optional<Function> entry = bt.type_function(*u.def, u.name, param_types_of(sig), ret, true);
-  forward.forward(scratch);
-  if (!entry || scratch.has_errors()) return std::nullopt;
-  FloatOptions options;
-  options.fastmath = u.options.fastmath;
-  Module m = mt.finish(std::move(*entry), u.name, options);
-  verify(m);
-  return m;
+  return finish_module(mt, std::move(entry), scratch, forward, u.name, u.options.fastmath);
 }
 
 /// Types kernel `k` for parameter types `params`; nothing after reporting
@@ -417,13 +425,7 @@ std::optional<Module> type_kernel_module(const ProgramScope &scope, const fronte
   bt.set_kernel();
   if (k.options.debug) mt.force_boundscheck();
   std::optional<Function> entry = bt.type_function(*k.def, k.name, params, Type::void_type(), true);
-  forward.forward(scratch);
-  if (!entry || scratch.has_errors()) return std::nullopt;
-  FloatOptions options;
-  options.fastmath = k.options.fastmath;
-  Module m = mt.finish(std::move(*entry), k.name, options);
-  verify(m);
-  return m;
+  return finish_module(mt, std::move(entry), scratch, forward, k.name, k.options.fastmath);
 }
 
 /// Every kernel of `prog` with the modules of the signatures it gives.
