@@ -116,33 +116,12 @@ const char *unary_opcode_name(UnaryOpcode op) {
 }
 
 const char *binary_opcode_name(BinaryOpcode op) {
-  switch (op) {
-    case BinaryOpcode::Add:
-      return "+";
-    case BinaryOpcode::Sub:
-      return "-";
-    case BinaryOpcode::Mul:
-      return "*";
-    case BinaryOpcode::Div:
-      return "/";
-    case BinaryOpcode::FloorDiv:
-      return "//";
-    case BinaryOpcode::Mod:
-      return "%";
-    case BinaryOpcode::Pow:
-      return "**";
-    case BinaryOpcode::BitAnd:
-      return "&";
-    case BinaryOpcode::BitOr:
-      return "|";
-    case BinaryOpcode::BitXor:
-      return "^";
-    case BinaryOpcode::Shl:
-      return "<<";
-    case BinaryOpcode::Shr:
-      return ">>";
-  }
-  return "?";
+  static constexpr support::EnumName<BinaryOpcode> kNames[] = {
+      {BinaryOpcode::Add, "+"},    {BinaryOpcode::Sub, "-"},       {BinaryOpcode::Mul, "*"},
+      {BinaryOpcode::Div, "/"},    {BinaryOpcode::FloorDiv, "//"}, {BinaryOpcode::Mod, "%"},
+      {BinaryOpcode::Pow, "**"},   {BinaryOpcode::BitAnd, "&"},    {BinaryOpcode::BitOr, "|"},
+      {BinaryOpcode::BitXor, "^"}, {BinaryOpcode::Shl, "<<"},      {BinaryOpcode::Shr, ">>"}};
+  return support::enum_name(op, kNames, "?");
 }
 
 const char *compare_opcode_name(CompareOpcode op) {

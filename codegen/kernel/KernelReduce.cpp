@@ -5,6 +5,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/kernel/KernelReduceBuilder.h"
+#include "support/EnumNames.h"
 #include "support/InternalAssert.h"
 #include "ufjit/errors.h"
 
@@ -255,18 +256,15 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
 }  // namespace method_detail
 
 std::string method_entry_name(const std::string &base_name, MethodKernel method) {
-  switch (method) {
-    case MethodKernel::Reduce:
-      return base_name + "__reduce";
-    case MethodKernel::ReduceWhere:
-      return base_name + "__reduce_where";
-    case MethodKernel::Accumulate:
-      return base_name + "__accumulate";
-    case MethodKernel::AccumulateRows:
-      return base_name + "__accumulate_rows";
-  }
-  internal_error << "unknown method kernel";
-  return "";
+  static constexpr support::EnumName<MethodKernel> kSuffixes[] = {
+      {MethodKernel::Reduce, "__reduce"},
+      {MethodKernel::ReduceWhere, "__reduce_where"},
+      {MethodKernel::Accumulate, "__accumulate"},
+      {MethodKernel::AccumulateRows, "__accumulate_rows"},
+  };
+  const char *suffix = support::enum_name(method, kSuffixes, nullptr);
+  internal_assert(suffix != nullptr) << "unknown method kernel";
+  return base_name + suffix;
 }
 
 llvm::Function *build_method_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
