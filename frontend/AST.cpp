@@ -28,6 +28,16 @@ const char *binary_op_spelling(BinaryOp op) {
   return "?";
 }
 
+const char *unary_op_spelling(UnaryOpKind op) {
+  switch (op) {
+    case UnaryOpKind::UAdd: return "+";
+    case UnaryOpKind::USub: return "-";
+    case UnaryOpKind::Invert: return "~";
+    case UnaryOpKind::Not: return "not";
+  }
+  return "?";
+}
+
 const char *cmp_op_spelling(CmpOp op) {
   switch (op) {
     case CmpOp::Eq: return "==";
@@ -131,20 +141,8 @@ void render_node(const BinOp &b, std::string &out) {
 }
 
 void render_node(const UnaryOp &u, std::string &out) {
-  switch (u.op) {
-    case UnaryOpKind::UAdd:
-      out += "+";
-      break;
-    case UnaryOpKind::USub:
-      out += "-";
-      break;
-    case UnaryOpKind::Invert:
-      out += "~";
-      break;
-    case UnaryOpKind::Not:
-      out += "not ";
-      break;
-  }
+  out += unary_op_spelling(u.op);
+  if (u.op == UnaryOpKind::Not) out += " ";
   render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
 }
 

@@ -122,12 +122,7 @@ class AstDumper {
   }
 
   void node(const ast::UnaryOp &u, int depth) {
-    using ast::UnaryOpKind;
-    const char *op = u.op == UnaryOpKind::UAdd     ? "+"
-                     : u.op == UnaryOpKind::USub   ? "-"
-                     : u.op == UnaryOpKind::Invert ? "~"
-                                                   : "not";
-    line(depth, std::string("UnaryOp ") + op + " " + at(u.loc));
+    line(depth, std::string("UnaryOp ") + ast::unary_op_spelling(u.op) + " " + at(u.loc));
     expr(*u.operand, depth + 1);
   }
 
