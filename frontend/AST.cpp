@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <iterator>
 
 #include "support/LargeStack.h"
 
@@ -29,13 +30,9 @@ const char *binary_op_spelling(BinaryOp op) {
 }
 
 const char *unary_op_spelling(UnaryOpKind op) {
-  switch (op) {
-    case UnaryOpKind::UAdd: return "+";
-    case UnaryOpKind::USub: return "-";
-    case UnaryOpKind::Invert: return "~";
-    case UnaryOpKind::Not: return "not";
-  }
-  return "?";
+  static constexpr const char *kSpellings[] = {"+", "-", "~", "not"};  // indexed by UnaryOpKind
+  const auto index = static_cast<std::size_t>(op);
+  return index < std::size(kSpellings) ? kSpellings[index] : "?";
 }
 
 const char *cmp_op_spelling(CmpOp op) {
