@@ -189,6 +189,20 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
   }
 }
 
+llvm::FunctionType *cpu_entry_type(llvm::LLVMContext &ctx) {
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  return llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {i64, i64, llvm::PointerType::get(ctx, 0)},
+                                 false);
+}
+
+CpuEntryArgs cpu_entry_args(llvm::Function &fn) {
+  CpuEntryArgs args{fn.getArg(0), fn.getArg(1), fn.getArg(2)};
+  args.begin->setName("begin");
+  args.end->setName("end");
+  args.params->setName("params");
+  return args;
+}
+
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param) {
   llvm::Type *ptr = b.getPtrTy();
   llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, params, index);

@@ -202,16 +202,12 @@ void CpuEntryBuilder::emit_strided() {
 
 llvm::Function *CpuEntryBuilder::build(const std::string &name) {
   internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
-  llvm::Type *i64 = b_.getInt64Ty();
-  auto *type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, b_.getPtrTy()}, false);
-  fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+  fn_ = llvm::Function::Create(cpu_entry_type(ctx_), llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  begin_ = fn_->getArg(0);
-  end_ = fn_->getArg(1);
-  params_ = fn_->getArg(2);
-  begin_->setName("begin");
-  end_->setName("end");
-  params_->setName("params");
+  const CpuEntryArgs args = cpu_entry_args(*fn_);
+  begin_ = args.begin;
+  end_ = args.end;
+  params_ = args.params;
   fn_->addParamAttr(2, llvm::Attribute::NoCapture);
   fn_->addParamAttr(2, llvm::Attribute::ReadOnly);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));

@@ -123,6 +123,17 @@ llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param);
 /// The attributes of GPU entry parameter `index`: byval/align 8/readonly for
 /// Dims, noundef for data pointers.
 void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param);
+/// The type of every CPU entry: `void (int64 begin, int64 end, void *const
+/// *params)`, the element or block range a thread runs and the table of
+/// parameter addresses.
+llvm::FunctionType *cpu_entry_type(llvm::LLVMContext &ctx);
+/// A CPU entry's three arguments, named "begin", "end" and "params".
+struct CpuEntryArgs {
+  llvm::Value *begin = nullptr;
+  llvm::Value *end = nullptr;
+  llvm::Value *params = nullptr;
+};
+CpuEntryArgs cpu_entry_args(llvm::Function &fn);
 /// Loads CPU entry parameter `index` from `params` (`void *const *`): the
 /// value of count/ndim/data/scalars, the address of a Dims.
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param);

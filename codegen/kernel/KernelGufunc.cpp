@@ -71,8 +71,7 @@ void GufuncEntryBuilder::create_function(const std::string &name) {
     }
     type = llvm::FunctionType::get(b_.getVoidTy(), types, false);
   } else {
-    llvm::Type *i64 = b_.getInt64Ty();
-    type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, b_.getPtrTy()}, false);
+    type = cpu_entry_type(ctx_);
   }
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
@@ -82,12 +81,10 @@ void GufuncEntryBuilder::create_function(const std::string &name) {
 void GufuncEntryBuilder::bind_parameters() {
   llvm::Value *params = nullptr;
   if (!gpu_) {
-    begin_ = fn_->getArg(0);
-    end_ = fn_->getArg(1);
-    params = fn_->getArg(2);
-    begin_->setName("begin");
-    end_->setName("end");
-    params->setName("params");
+    const CpuEntryArgs args = cpu_entry_args(*fn_);
+    begin_ = args.begin;
+    end_ = args.end;
+    params = args.params;
   }
   BoundParams bound = bind_entry_params(b_, spec_, params_, [&](unsigned p) -> llvm::Value * {
     if (gpu_) {
