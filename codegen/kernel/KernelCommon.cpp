@@ -189,6 +189,20 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
   }
 }
 
+std::vector<llvm::Value *> load_inputs(llvm::IRBuilder<> &b, const std::vector<EntryOperand> &operands,
+                                       const std::vector<llvm::Value *> &addresses) {
+  std::vector<llvm::Value *> inputs;
+  for (std::size_t k = 0; k + 1 < operands.size(); ++k) {
+    const EntryOperand &op = operands[k];
+    if (op.is_scalar) {
+      inputs.push_back(op.value);
+    } else {
+      inputs.push_back(load_element(b, op.dtype, addresses[k], element_align(op.dtype)));
+    }
+  }
+  return inputs;
+}
+
 llvm::FunctionType *cpu_entry_type(llvm::LLVMContext &ctx) {
   llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
   return llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {i64, i64, llvm::PointerType::get(ctx, 0)},

@@ -74,15 +74,7 @@ void CpuEntryBuilder::bind_parameters() {
 }
 
 void CpuEntryBuilder::emit_element(const std::vector<llvm::Value *> &addresses) {
-  std::vector<llvm::Value *> inputs;
-  for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
-    const CpuOperand &op = operands_[k];
-    if (op.is_scalar) {
-      inputs.push_back(op.value);
-    } else {
-      inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
-    }
-  }
+  const std::vector<llvm::Value *> inputs = load_inputs(b_, operands_, addresses);
   llvm::Value *result = call_scalar(b_, scalar_, sig_, inputs, error_flag_);
   const CpuOperand &out = operands_.back();
   store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));

@@ -138,6 +138,12 @@ CpuEntryArgs cpu_entry_args(llvm::Function &fn);
 /// value of count/ndim/data/scalars, the address of a Dims.
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param);
 
+/// The scalar function's arguments for one element: each input's value
+/// (scalars) or its element loaded from `addresses[k]` (arrays). The last
+/// operand is the output; `addresses` has one entry per operand.
+std::vector<llvm::Value *> load_inputs(llvm::IRBuilder<> &b, const std::vector<EntryOperand> &operands,
+                                       const std::vector<llvm::Value *> &addresses);
+
 /// Calls the scalar function; checks argument and result types against `sig`.
 /// When the scalar function takes the error flag (its module can raise),
 /// passes `error_flag`, or a null pointer (raises then end the element

@@ -506,15 +506,7 @@ void GpuEntryBuilder::emit_strided() {
         addresses[k] = b_.CreateGEP(b_.getInt8Ty(), operands_[k].pointer, offset);
       }
     }
-    std::vector<llvm::Value *> inputs;
-    for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
-      const Operand &op = operands_[k];
-      if (op.is_scalar) {
-        inputs.push_back(op.value);
-      } else {
-        inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
-      }
-    }
+    const std::vector<llvm::Value *> inputs = load_inputs(b_, operands_, addresses);
     llvm::Value *result = call_with(inputs);
     const Operand &out = operands_.back();
     store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));
