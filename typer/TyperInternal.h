@@ -263,8 +263,9 @@ class BodyTyper {
   /// The type of the variable of `for i in range(...)` (Numba's range
   /// types), typing the arguments into `args`; nullopt after an error.
   std::optional<Type> range_type(const ast::Call &call, const ast::Name &fn, std::vector<Value> &args);
-  /// A `for` or `while` with an `else:` block (run when no break ended the loop).
-  void loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out);
+  /// A `for` or `while` statement, with its `else:` block when it has one
+  /// (run when no break ended the loop).
+  void loop_stmt(const ast::Stmt &loop, std::vector<Stmt> &out);
   /// The bookkeeping around a `for` body: enter returns the flow before the
   /// loop, which leave restores.
   Flow enter_for_loop();
