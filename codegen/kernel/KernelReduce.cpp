@@ -49,17 +49,10 @@ MaybeSlot MethodEntryBuilder::maybe_slot(const char *name) {
 
 void MethodEntryBuilder::fold_into(const MaybeSlot &acc, llvm::Value *v) {
   llvm::Type *value_type = element_value_type(ctx_, dtype_);
-  llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "fold.both", fn_);
-  llvm::BasicBlock *first = llvm::BasicBlock::Create(ctx_, "fold.first", fn_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "fold.join", fn_);
-  b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), acc.has), both, first);
-  b_.SetInsertPoint(both);
-  b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(first);
-  b_.CreateStore(v, acc.value);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
+  emit_if_else(
+      b_.CreateLoad(b_.getInt1Ty(), acc.has), {"fold.both", "fold.first", "fold.join"},
+      [&] { b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value); },
+      [&] { b_.CreateStore(v, acc.value); });
   b_.CreateStore(b_.getTrue(), acc.has);
 }
 
