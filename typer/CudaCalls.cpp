@@ -48,13 +48,7 @@ class CudaCall : public LibraryCall {
 
 namespace {
 
-using CudaHandler = Value (CudaCall::*)();
-
-struct CudaFn {
-  const char *name;
-  std::size_t arity;
-  CudaHandler handler;
-};
+using CudaFn = CallHandler<CudaCall>;
 
 // clang-format off
 const CudaFn kCudaFunctions[] = {
