@@ -20,8 +20,7 @@ int64_t alignment_of(DType dtype) {
 
 class RecordParser : TextCursor {
  public:
-  RecordParser(std::string_view text, std::size_t &pos, SourceLocation start, DiagnosticEngine &diags)
-      : TextCursor(text, pos, start), diags_(diags) {}
+  using TextCursor::TextCursor;
 
   std::optional<RecordRef> parse();
 
@@ -46,8 +45,6 @@ class RecordParser : TextCursor {
   std::optional<int64_t> number(std::string_view what);
   bool parse_field(RecordLayout &layout, int64_t &packed_end);
   bool check(const RecordLayout &layout, std::size_t begin);
-
-  DiagnosticEngine &diags_;
 };
 
 std::optional<int64_t> RecordParser::number(std::string_view what) {

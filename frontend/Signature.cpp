@@ -43,8 +43,7 @@ constexpr std::array<std::string_view, 6> kPrefixes = {
 
 class SignatureParser : TextCursor {
  public:
-  SignatureParser(std::string_view text, std::size_t &pos, SourceLocation start, DiagnosticEngine &diags)
-      : TextCursor(text, pos, start), diags_(diags) {}
+  using TextCursor::TextCursor;
 
   std::optional<Signature> parse();
 
@@ -66,8 +65,6 @@ class SignatureParser : TextCursor {
   bool parse_array_dims(SigType &type);
   /// Argument types up to ')' (`closed`) or to the end of the text.
   bool parse_args(Signature &sig, bool closed);
-
-  DiagnosticEngine &diags_;
 };
 
 std::optional<SigType> SignatureParser::parse_type() {
