@@ -277,27 +277,6 @@ const char *weak_name(Weak k) {
 
 // ----------------------------------------------------------------- PyNum
 
-PyNum PyNum::of_int(Int128 v) {
-  PyNum n;
-  n.kind = Weak::Int;
-  n.i = v;
-  return n;
-}
-
-PyNum PyNum::of_float(double v) {
-  PyNum n;
-  n.kind = Weak::Float;
-  n.f = v;
-  return n;
-}
-
-PyNum PyNum::of_complex(std::complex<double> v) {
-  PyNum n;
-  n.kind = Weak::Complex;
-  n.c = v;
-  return n;
-}
-
 double PyNum::as_double() const {
   switch (kind) {
     case Weak::Int:

@@ -43,10 +43,10 @@ struct PyNum {
   Weak kind = Weak::Int;
   Int128 i = 0;
   double f = 0.0;
-  std::complex<double> c;
-  static PyNum of_int(Int128 v);
-  static PyNum of_float(double v);
-  static PyNum of_complex(std::complex<double> v);
+  std::complex<double> c{};
+  static PyNum of_int(Int128 v) { return {.kind = Weak::Int, .i = v}; }
+  static PyNum of_float(double v) { return {.kind = Weak::Float, .f = v}; }
+  static PyNum of_complex(std::complex<double> v) { return {.kind = Weak::Complex, .c = v}; }
   double as_double() const;
   std::complex<double> as_complex() const;
   bool is_zero() const;
