@@ -25,14 +25,14 @@ inline void skip_blanks(std::string_view text, std::size_t &pos) {
   while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
 }
 
-/// A position in such a text and the locations of its characters: what the
-/// signature parser and the record-type parser it hands `record(...)` to
-/// both read with. `pos` is shared with the caller, which goes on from
-/// where the cursor stopped.
+/// A position in such a text, the locations of its characters and where its
+/// errors go: what the signature parser and the record-type parser it hands
+/// `record(...)` to both read with. `pos` is shared with the caller, which
+/// goes on from where the cursor stopped.
 class TextCursor {
  public:
-  TextCursor(std::string_view text, std::size_t &pos, SourceLocation start)
-      : text_(text), pos_(pos), start_(start) {}
+  TextCursor(std::string_view text, std::size_t &pos, SourceLocation start, DiagnosticEngine &diags)
+      : text_(text), pos_(pos), start_(start), diags_(diags) {}
 
  protected:
   SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
@@ -44,6 +44,7 @@ class TextCursor {
   std::string_view text_;
   std::size_t &pos_;
   SourceLocation start_;
+  DiagnosticEngine &diags_;
 };
 
 }  // namespace ufjit::frontend
