@@ -23,7 +23,7 @@ llvm::Type *value_type(llvm::LLVMContext &ctx, DType t) {
       return llvm::Type::getDoubleTy(ctx);
     case DType::Complex64:
     case DType::Complex128: {
-      llvm::Type *part = value_type(ctx, component_dtype(t));
+      llvm::Type *part = value_type(ctx, lower::component_dtype(t));
       return llvm::StructType::get(ctx, {part, part});
     }
     default:
