@@ -84,16 +84,17 @@ bool Parser::can_start_expression() const {
   }
 }
 
-ExprPtr Parser::parse_testlist(bool allow_star) {
+template <typename Element, typename Ends>
+ExprPtr Parser::parse_comma_list(Element element, Ends ends) {
   SourceLocation start = peek().loc;
-  ExprPtr first = parse_test();
+  ExprPtr first = element();
   if (!first) return nullptr;
   if (!check_op(",")) return first;
   auto tuple = std::make_unique<Tuple>(first->loc);
   tuple->elts.push_back(std::move(first));
   while (accept_op(",")) {
-    if (!can_start_expression()) break;
-    ExprPtr elt = parse_test();
+    if (ends()) break;
+    ExprPtr elt = element();
     if (!elt) return nullptr;
     tuple->elts.push_back(std::move(elt));
   }
@@ -101,22 +102,13 @@ ExprPtr Parser::parse_testlist(bool allow_star) {
   return tuple;
 }
 
+ExprPtr Parser::parse_testlist(bool allow_star) {
+  return parse_comma_list([this] { return parse_test(); }, [this] { return !can_start_expression(); });
+}
+
 ExprPtr Parser::parse_target_list() {
   // `for` targets stop before `in`, so they are parsed below comparisons.
-  SourceLocation start = peek().loc;
-  ExprPtr first = parse_binary(1);
-  if (!first) return nullptr;
-  if (!check_op(",")) return first;
-  auto tuple = std::make_unique<Tuple>(first->loc);
-  tuple->elts.push_back(std::move(first));
-  while (accept_op(",")) {
-    if (check_kw("in")) break;
-    ExprPtr elt = parse_binary(1);
-    if (!elt) return nullptr;
-    tuple->elts.push_back(std::move(elt));
-  }
-  tuple->loc = span_from(start);
-  return tuple;
+  return parse_comma_list([this] { return parse_binary(1); }, [this] { return check_kw("in"); });
 }
 
 ExprPtr Parser::parse_test() {

@@ -108,6 +108,10 @@ class Parser {
   // ---- expressions (ParserExpr.cpp)
   ast::ExprPtr parse_testlist(bool allow_star);
   ast::ExprPtr parse_target_list();
+  /// `a, b, ...` as a Tuple, or the one element without a comma: each element
+  /// read by `element()`, a trailing comma allowed where `ends()` holds.
+  template <typename Element, typename Ends>
+  ast::ExprPtr parse_comma_list(Element element, Ends ends);
   ast::ExprPtr parse_test();
   /// `a or b or ...` (`keyword` "or") and `a and b and ...`: one BoolOp of
   /// operands parsed by `parse_operand`, or the lone operand.
