@@ -115,10 +115,17 @@ class AstDumper {
     }
   }
 
+  /// An operator's node, `head` naming it and its operator, with its two
+  /// operands printed below it.
+  void operator_node(int depth, const std::string &head, const SourceLocation &loc, const ast::Expr &left,
+                     const ast::Expr &right) {
+    line(depth, head + " " + at(loc));
+    expr(left, depth + 1);
+    expr(right, depth + 1);
+  }
+
   void node(const ast::BinOp &b, int depth) {
-    line(depth, std::string("BinOp ") + ast::binary_op_spelling(b.op) + " " + at(b.loc));
-    expr(*b.left, depth + 1);
-    expr(*b.right, depth + 1);
+    operator_node(depth, std::string("BinOp ") + ast::binary_op_spelling(b.op), b.loc, *b.left, *b.right);
   }
 
   void node(const ast::UnaryOp &u, int depth) {
@@ -188,9 +195,8 @@ class AstDumper {
   }
 
   void node(const ast::AugAssign &a, int depth) {
-    line(depth, std::string("AugAssign ") + ast::binary_op_spelling(a.op) + "= " + at(a.loc));
-    expr(*a.target, depth + 1);
-    expr(*a.value, depth + 1);
+    operator_node(depth, std::string("AugAssign ") + ast::binary_op_spelling(a.op) + "=", a.loc, *a.target,
+                  *a.value);
   }
 
   // An elif (an orelse that is one If) is printed beside the body, not
