@@ -489,13 +489,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
   type_kernels(p->scope, prog, diags, forward, out);
   for (const frontend::UfuncDecl &u : prog.ufuncs) {
     if (u.def == nullptr) continue;
-    TypedUfunc tu;
-    tu.name = u.name;
-    tu.kind = u.kind;
-    tu.options = u.options;
-    tu.layout = u.layout;
-    tu.core = u.core;
-    tu.signatures = u.signatures;
+    TypedUfunc tu(u);
     bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
     if (u.signatures.empty() && !gufunc) {
       tu.dynamic = true;  // typed per call (type_for_arguments)
