@@ -39,27 +39,20 @@ class AstDumper {
     out_ << text << "\n";
   }
 
-  void expr(const ast::Expr &e, int depth) {
-    switch (e.kind) {
-#define UFJIT_DUMP_EXPR(name)        \
-  case ast::ExprKind::name:          \
-    node(*e.as<ast::name>(), depth); \
+  // One case per kind of `n`'s node list: its overload of node() below.
+#define UFJIT_DUMP_NODE(name)        \
+  case decltype(n.kind)::name:       \
+    node(*n.as<ast::name>(), depth); \
     return;
-      UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_EXPR)
-#undef UFJIT_DUMP_EXPR
-    }
+
+  void expr(const ast::Expr &n, int depth) {
+    switch (n.kind) { UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_NODE) }
   }
 
-  void stmt(const ast::Stmt &s, int depth) {
-    switch (s.kind) {
-#define UFJIT_DUMP_STMT(name)        \
-  case ast::StmtKind::name:          \
-    node(*s.as<ast::name>(), depth); \
-    return;
-      UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_STMT)
-#undef UFJIT_DUMP_STMT
-    }
+  void stmt(const ast::Stmt &n, int depth) {
+    switch (n.kind) { UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_NODE) }
   }
+#undef UFJIT_DUMP_NODE
 
   void body(const char *label, const ast::Body &b, int depth) {
     if (b.empty()) return;
