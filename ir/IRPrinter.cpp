@@ -40,12 +40,12 @@ class Printer {
  public:
   void expr(const Expr &e) {
     internal_assert(e) << "printing a null expression";
-    dispatch_expr(e, "printing", [this](const auto *n) { node(n); });
+    dispatch(e, "printing", [this](const auto *n) { node(n); });
   }
 
   void stmt(const Stmt &s, int indent) {
     internal_assert(s) << "printing a null statement";
-    dispatch_stmt(s, "printing", [this, indent](const auto *n) { node(n, indent); });
+    dispatch(s, "printing", [this, indent](const auto *n) { node(n, indent); });
   }
 
   void function(const Function &f) {

@@ -8,12 +8,12 @@ namespace ufjit::ir {
 
 void IRVisitor::visit_expr(const Expr &e) {
   if (!e) return;
-  dispatch_expr(e, "visit_expr", [this](const auto *node) { visit(node); });
+  dispatch(e, "visit_expr", [this](const auto *node) { visit(node); });
 }
 
 void IRVisitor::visit_stmt(const Stmt &s) {
   if (!s) return;
-  dispatch_stmt(s, "visit_stmt", [this](const auto *node) { visit(node); });
+  dispatch(s, "visit_stmt", [this](const auto *node) { visit(node); });
 }
 
 void IRVisitor::visit(const Const *) {}
@@ -109,12 +109,12 @@ void IRVisitor::visit(const Print *op) {
 
 Expr IRMutator::mutate(const Expr &e) {
   if (!e) return e;
-  return dispatch_expr(e, "mutate", [&](const auto *node) { return visit(node, e); });
+  return dispatch(e, "mutate", [&](const auto *node) { return visit(node, e); });
 }
 
 Stmt IRMutator::mutate(const Stmt &s) {
   if (!s) return s;
-  return dispatch_stmt(s, "mutate", [&](const auto *node) { return visit(node, s); });
+  return dispatch(s, "mutate", [&](const auto *node) { return visit(node, s); });
 }
 
 namespace {

@@ -12,39 +12,34 @@
 
 namespace ufjit::ir {
 
-/// Calls `fn` with the node of `e` as its concrete type (`const Binary *`,
-/// ...) and returns what it returns: the one switch over the expression kinds
-/// that the visitor, the mutator and the printer share. `e` is not null;
-/// `who` names the caller in the internal error for a statement kind.
-template <typename Fn>
-auto dispatch_expr(const Expr &e, const char *who, Fn &&fn) {
-  switch (e->kind) {
+/// Calls `fn` with the node of `h` (an Expr or a Stmt, not null) as its
+/// concrete type (`const Binary *`, `const If *`, ...) and returns what it
+/// returns: the one switch over the node kinds that the visitor, the mutator
+/// and the printer share. `who` names the caller in the internal error for
+/// a kind the handle cannot hold.
+template <typename Handle, typename Fn>
+auto dispatch(const Handle &h, const char *who, Fn &&fn) {
+  constexpr bool kExpr = std::is_same_v<Handle, Expr>;
 #define UFJIT_IR_DISPATCH(name) \
   case NodeKind::name:          \
-    return fn(static_cast<const name *>(e.get()));
-    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_DISPATCH)
-#undef UFJIT_IR_DISPATCH
-    default:
-      break;
+    return fn(static_cast<const name *>(h.get()));
+  if constexpr (kExpr) {
+    switch (h->kind) {
+      UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_DISPATCH)
+      default:
+        break;
+    }
+  } else {
+    switch (h->kind) {
+      UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_DISPATCH)
+      default:
+        break;
+    }
   }
-  internal_error << who << ": not an expression kind: " << node_kind_name(e->kind);
-  return std::invoke_result_t<Fn, const Const *>();
-}
-
-/// dispatch_expr for the statement kinds.
-template <typename Fn>
-auto dispatch_stmt(const Stmt &s, const char *who, Fn &&fn) {
-  switch (s->kind) {
-#define UFJIT_IR_DISPATCH(name) \
-  case NodeKind::name:          \
-    return fn(static_cast<const name *>(s.get()));
-    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_DISPATCH)
 #undef UFJIT_IR_DISPATCH
-    default:
-      break;
-  }
-  internal_error << who << ": not a statement kind: " << node_kind_name(s->kind);
-  return std::invoke_result_t<Fn, const Block *>();
+  internal_error << who << ": not " << (kExpr ? "an expression" : "a statement")
+                 << " kind: " << node_kind_name(h->kind);
+  return std::invoke_result_t<Fn, std::conditional_t<kExpr, const Const *, const Block *>>();
 }
 
 /// Read-only traversal. Call visit_expr/visit_stmt to dispatch on a handle;
