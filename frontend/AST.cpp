@@ -4,8 +4,8 @@
 
 #include <charconv>
 #include <cstdio>
-#include <iterator>
 
+#include "support/EnumNames.h"
 #include "support/LargeStack.h"
 
 namespace ufjit::ast {
@@ -31,8 +31,7 @@ const char *binary_op_spelling(BinaryOp op) {
 
 const char *unary_op_spelling(UnaryOpKind op) {
   static constexpr const char *kSpellings[] = {"+", "-", "~", "not"};  // indexed by UnaryOpKind
-  const auto index = static_cast<std::size_t>(op);
-  return index < std::size(kSpellings) ? kSpellings[index] : "?";
+  return support::indexed_name(op, kSpellings, "?");
 }
 
 const char *cmp_op_spelling(CmpOp op) {

@@ -98,15 +98,9 @@ void NodeDeleter::operator()(const StmtNode *node) const {
 }
 
 const char *node_kind_name(NodeKind k) {
-  switch (k) {
-#define UFJIT_IR_NAME(name) \
-  case NodeKind::name:      \
-    return #name;
-    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_NAME)
-    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_NAME)
-#undef UFJIT_IR_NAME
-  }
-  return "?";
+  static constexpr const char *kNames[] = {UFJIT_FOR_EACH_IR_EXPR(UFJIT_ENUM_NAME_STRING)
+                                               UFJIT_FOR_EACH_IR_STMT(UFJIT_ENUM_NAME_STRING)};
+  return support::indexed_name(k, kNames, "?");
 }
 
 const char *unary_opcode_name(UnaryOpcode op) {
