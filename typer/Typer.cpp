@@ -536,13 +536,25 @@ frontend::Signature dynamic_gufunc_signature(const frontend::GufuncLayout &core,
   return sig;
 }
 
-std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
-                                                               const std::string &name,
-                                                               const std::vector<DType> &operand_dtypes,
-                                                               DiagnosticEngine &diags, const LinkOptions &link) {
-  std::unique_ptr<Prepared> p = prepare(file, diags, {});
-  if (!p || diags.has_errors()) return std::nullopt;
-  const frontend::UfuncDecl *found = p->ufunc_named(name);
+/// Runs `type_in` on the prepared program of `file`, on a large stack (the
+/// per-call typing of type_gufunc, type_for_arguments and type_kernel);
+/// nothing when preparing it reported errors.
+template <typename TypeIn>
+std::optional<InferredSignature> type_in_prepared(const std::shared_ptr<const SourceFile> &file,
+                                                  DiagnosticEngine &diags, TypeIn type_in) {
+  return run_with_large_stack([&]() -> std::optional<InferredSignature> {
+    std::unique_ptr<Prepared> p = prepare(file, diags, {});
+    if (!p || diags.has_errors()) return std::nullopt;
+    return type_in(*p);
+  });
+}
+
+std::optional<InferredSignature> type_gufunc_in(const Prepared &p,
+                                                const std::shared_ptr<const SourceFile> &file,
+                                                const std::string &name,
+                                                const std::vector<DType> &operand_dtypes,
+                                                DiagnosticEngine &diags, const LinkOptions &link) {
+  const frontend::UfuncDecl *found = p.ufunc_named(name);
   if (found == nullptr || found->kind != frontend::UfuncKind::GuVectorize) {
     diags.error(SourceLocation{file.get(), 1, 1, 1}, "the source has no @guvectorize function '" + name + "'");
     return std::nullopt;
@@ -556,20 +568,18 @@ std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<cons
   }
   frontend::Signature sig = dynamic_gufunc_signature(u.core, operand_dtypes, loc);
   DiagForwarder forward(diags);
-  std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
+  std::optional<Module> m = type_signature(p.scope, u, sig, diags, forward);
   std::optional<std::vector<LinkFile>> link_files;
   if (!m || !attach_link_files(u, link, *file, diags, *m, link_files) || diags.has_errors()) return std::nullopt;
   return InferredSignature{std::move(sig), std::move(*m)};
 }
 
-std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const SourceFile> file,
-                                                         const std::string &name,
-                                                         const std::vector<DType> &arg_dtypes,
-                                                         DiagnosticEngine &diags, const LinkOptions &link) {
-  std::unique_ptr<Prepared> p = prepare(file, diags, {});
-  if (!p || diags.has_errors()) return std::nullopt;
-  const ProgramScope &scope = p->scope;
-  const frontend::UfuncDecl *ufunc = p->ufunc_named(name);
+std::optional<InferredSignature> type_for_arguments_in(const Prepared &p, const SourceFile &file,
+                                                       const std::string &name,
+                                                       const std::vector<DType> &arg_dtypes,
+                                                       DiagnosticEngine &diags, const LinkOptions &link) {
+  const ProgramScope &scope = p.scope;
+  const frontend::UfuncDecl *ufunc = p.ufunc_named(name);
   internal_assert(ufunc != nullptr) << "type_for_arguments: no ufunc '" << name << "'";
   InferredSignature out;
   std::string args;
@@ -607,7 +617,7 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
   out.module = mt.finish(std::move(*entry), ufunc->name, options);
   verify(out.module);
   std::optional<std::vector<LinkFile>> link_files;
-  if (!attach_link_files(*ufunc, link, *file, diags, out.module, link_files)) return std::nullopt;
+  if (!attach_link_files(*ufunc, link, file, diags, out.module, link_files)) return std::nullopt;
   return out;
 }
 
@@ -616,8 +626,9 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
 std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                     const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags,
                                                     const LinkOptions &link) {
-  return run_with_large_stack(
-      [&] { return type_for_arguments_here(std::move(file), name, arg_dtypes, diags, link); });
+  return type_in_prepared(file, diags, [&](const Prepared &p) {
+    return type_for_arguments_in(p, *file, name, arg_dtypes, diags, link);
+  });
 }
 
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
@@ -630,11 +641,9 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
 
 std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
                                              const std::vector<Type> &arg_types, DiagnosticEngine &diags) {
-  return run_with_large_stack([&]() -> std::optional<InferredSignature> {
-    std::unique_ptr<Prepared> p = prepare(file, diags, {});
-    if (!p || diags.has_errors()) return std::nullopt;
+  return type_in_prepared(file, diags, [&](const Prepared &p) -> std::optional<InferredSignature> {
     const frontend::KernelDecl *found = nullptr;
-    for (const frontend::KernelDecl &k : p->prog.kernels) {
+    for (const frontend::KernelDecl &k : p.prog.kernels) {
       if (k.name == name) found = &k;
     }
     if (found == nullptr) {
@@ -653,7 +662,7 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
       out.signature.args.push_back(a);
     }
     DiagForwarder forward(diags);
-    std::optional<Module> m = type_kernel_module(p->scope, *found, arg_types, diags, forward);
+    std::optional<Module> m = type_kernel_module(p.scope, *found, arg_types, diags, forward);
     if (!m || diags.has_errors()) return std::nullopt;
     out.module = std::move(*m);
     return out;
@@ -663,8 +672,9 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
 std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                 const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags,
                                                 const LinkOptions &link) {
-  return run_with_large_stack(
-      [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags, link); });
+  return type_in_prepared(file, diags, [&](const Prepared &p) {
+    return type_gufunc_in(p, file, name, operand_dtypes, diags, link);
+  });
 }
 
 }  // namespace ufjit::ir
