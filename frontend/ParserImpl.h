@@ -112,6 +112,10 @@ class Parser {
   /// read by `element()`, a trailing comma allowed where `ends()` holds.
   template <typename Element, typename Ends>
   ast::ExprPtr parse_comma_list(Element element, Ends ends);
+  /// A leaf node (a name or a literal) at the current token, which it
+  /// consumes; `fill(node)` sets its fields from the token.
+  template <typename Node, typename Fill>
+  ast::ExprPtr leaf(Fill fill);
   ast::ExprPtr parse_test();
   /// `a or b or ...` (`keyword` "or") and `a and b and ...`: one BoolOp of
   /// operands parsed by `parse_operand`, or the lone operand.
