@@ -22,11 +22,11 @@ using namespace kernel_detail;
 
 using CpuOperand = EntryOperand;
 
-class CpuEntryBuilder {
+class CpuEntryBuilder : EntryBuilderState {
  public:
   CpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                   const KernelVariant &variant)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), variant_(variant), b_(ctx_) {}
+      : EntryBuilderState(module, scalar, sig), variant_(variant) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -39,13 +39,7 @@ class CpuEntryBuilder {
                         const std::vector<llvm::Value *> &offset_slots);
   llvm::Value *load_dim(llvm::Value *dims, llvm::Value *d);
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   const KernelVariant &variant_;
-  llvm::IRBuilder<> b_;
-  llvm::Function *fn_ = nullptr;
   llvm::Value *begin_ = nullptr;
   llvm::Value *end_ = nullptr;
   llvm::Value *params_ = nullptr;

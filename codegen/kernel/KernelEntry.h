@@ -84,6 +84,21 @@ llvm::Value *value_to_storage(llvm::IRBuilder<> &b, DType t, llvm::Value *value)
 /// A complex value {re, im} from two component values.
 llvm::Value *make_complex(llvm::IRBuilder<> &b, DType t, llvm::Value *re, llvm::Value *im);
 
+/// What every entry builder works with: the module the entry goes into, the
+/// scalar function it calls and that function's signature, the IR builder,
+/// and the entry once it is created.
+struct EntryBuilderState {
+  EntryBuilderState(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig)
+      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), b_(ctx_) {}
+
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  llvm::Function &scalar_;
+  const EntrySignature &sig_;
+  llvm::IRBuilder<> b_;
+  llvm::Function *fn_ = nullptr;
+};
+
 /// One operand of an entry as the builders hold it: KernelABI.h's table bound
 /// to LLVM values.
 struct EntryOperand {

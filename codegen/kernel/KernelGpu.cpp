@@ -30,18 +30,14 @@ constexpr int kLaneCopiesBodyLimit = 1000;
 
 using Operand = EntryOperand;  // inputs, then the output
 
-class GpuEntryBuilder {
+class GpuEntryBuilder : EntryBuilderState {
  public:
   GpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                   const KernelVariant &variant, GpuEntryShape shape)
-      : entry_shape_(shape),
-        module_(module),
-        ctx_(module.getContext()),
-        scalar_(scalar),
-        sig_(sig),
+      : EntryBuilderState(module, scalar, sig),
+        entry_shape_(shape),
         variant_(variant),
-        params_(kernel_params(make_kernel_spec(sig, variant))),
-        b_(ctx_) {}
+        params_(kernel_params(make_kernel_spec(sig, variant))) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -80,14 +76,8 @@ class GpuEntryBuilder {
   void emit_done_signal();
 
   GpuEntryShape entry_shape_;
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   const KernelVariant &variant_;
   std::vector<KernelParam> params_;  // KernelABI.h's table
-  llvm::IRBuilder<> b_;
-  llvm::Function *fn_ = nullptr;
   llvm::Type *index_type_ = nullptr;
   llvm::Value *n_ = nullptr;      // index type
   llvm::Value *ndim_ = nullptr;   // index type

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/kernel/KernelEntry.h"
 #include "codegen/kernel/KernelReduce.h"
 
 namespace ufjit::codegen::method_detail {
@@ -29,10 +30,10 @@ struct MaybeSlot {
 
 struct ScanState;  // KernelReduceScan.cpp
 
-class MethodEntryBuilder {
+class MethodEntryBuilder : kernel_detail::EntryBuilderState {
  public:
   MethodEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig, TargetKind kind)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), kind_(kind), b_(ctx_) {}
+      : EntryBuilderState(module, scalar, sig), kind_(kind) {}
 
   llvm::Function *build(MethodKernel method, const std::string &name);
 
@@ -116,16 +117,10 @@ class MethodEntryBuilder {
   /// The block's inclusive scan of the totals of threads [0, active).
   void emit_scan_block_totals(const ScanState &s, llvm::Value *active);
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   TargetKind kind_;
-  llvm::IRBuilder<> b_;
   DType dtype_ = DType::Float64;
   KernelSpec spec_;                  // make_method_spec of the entry being built
   std::vector<KernelParam> params_;  // kernel_params(spec_): the entry's parameters
-  llvm::Function *fn_ = nullptr;
   llvm::Value *rows_ = nullptr;
   llvm::Value *len_ = nullptr;
   llvm::Value *chunks_ = nullptr;
