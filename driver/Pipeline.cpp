@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "codegen/Codegen.h"
 #include "codegen/DeviceImage.h"
@@ -166,6 +167,23 @@ struct Entries {
   std::vector<driver::ManifestEntry> manifest;
 };
 
+/// The entry request of one typed signature of `name`: its module and base
+/// name; nothing with `--emit ir`, whose module text goes to `result`
+/// instead.
+std::optional<codegen::EntryRequest> signature_entry(const std::string &name, const frontend::Signature &sig,
+                                                     const ir::Module &module, const CompileRequest &request,
+                                                     CompileResult &result) {
+  if (request.emit == EmitKind::Ir) {
+    result.output += ir::print(module);
+    return std::nullopt;
+  }
+  codegen::EntryRequest entry;
+  entry.module = &module;
+  entry.base_name = codegen::entry_base_name(name, dtype_names(sig.args));
+  entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
+  return entry;
+}
+
 /// The entries of the @cuda.jit kernels with signatures (as
 /// collect_entries, whose request they share); whether one was named.
 bool collect_kernel_entries(const ir::TypedProgram &program, const CompileRequest &request, CompileResult &result,
@@ -181,15 +199,9 @@ bool collect_kernel_entries(const ir::TypedProgram &program, const CompileReques
     for (std::size_t s = 0; s < kernel.modules.size(); ++s) {
       const frontend::Signature &sig = kernel.signatures[s];
       const ir::Module &module = kernel.modules[s];
-      if (request.emit == EmitKind::Ir) {
-        result.output += ir::print(module);
-        continue;
-      }
-      codegen::EntryRequest entry;
-      entry.module = &module;
-      entry.base_name = codegen::entry_base_name(kernel.name, dtype_names(sig.args));
-      entry.variants = {codegen::explicit_variant()};
-      entry.done_flag = false;
+      std::optional<codegen::EntryRequest> entry = signature_entry(kernel.name, sig, module, request, result);
+      if (!entry) continue;
+      entry->variants = {codegen::explicit_variant()};
       codegen::EntrySignature entry_sig;
       for (const frontend::SigType &t : sig.args) {
         entry_sig.args.push_back(t.dtype);
@@ -201,9 +213,9 @@ bool collect_kernel_entries(const ir::TypedProgram &program, const CompileReques
       for (std::size_t k = 0; k < spec.operands.size() && k < kernel.params.size(); ++k) {
         spec.operands[k].name = kernel.params[k];  // the manifest names parameters as the source does
       }
-      entries.manifest.push_back(
-          driver::ManifestEntry{codegen::entry_name(entry.base_name, v), kernel.name, sig.str(), v, spec, ""});
-      entries.requests.push_back(std::move(entry));
+      entries.manifest.push_back(driver::ManifestEntry{codegen::entry_name(entry->base_name, v), kernel.name,
+                                                       sig.str(), v, spec, ""});
+      entries.requests.push_back(std::move(*entry));
     }
   }
   return found;
@@ -221,30 +233,23 @@ Entries collect_entries(const ir::TypedProgram &program, const CompileRequest &r
     for (std::size_t s = 0; s < ufunc.signatures.size(); ++s) {
       const frontend::Signature &sig = ufunc.signatures[s];
       const ir::Module &module = ufunc.modules[s];
-      if (request.emit == EmitKind::Ir) {
-        result.output += ir::print(module);
-        continue;
-      }
-      codegen::EntryRequest entry;
-      entry.module = &module;
-      entry.base_name = codegen::entry_base_name(ufunc.name, dtype_names(sig.args));
-      codegen::EntrySignature entry_sig;
+      std::optional<codegen::EntryRequest> entry = signature_entry(ufunc.name, sig, module, request, result);
+      if (!entry) continue;
       if (ufunc.kind == frontend::UfuncKind::GuVectorize) {
         // One entry: one thread (CPU iteration) per outer element.
-        entry.gufunc_outputs = ufunc.core.outputs.size();
-        entry.variants = {codegen::gufunc_variant()};
+        entry->gufunc_outputs = ufunc.core.outputs.size();
+        entry->variants = {codegen::gufunc_variant()};
       } else {
-        entry.variants = driver::aot_variants();
+        entry->variants = driver::aot_variants();
       }
-      entry_sig = entry_signature_of(sig, entry.gufunc_outputs);
+      codegen::EntrySignature entry_sig = entry_signature_of(sig, entry->gufunc_outputs);
       entry_sig.can_raise = module.can_raise();
-      entry.done_flag = false;  // the manifest's launches need no flag (KernelABI.h)
-      for (const codegen::KernelVariant &v : entry.variants) {
+      for (const codegen::KernelVariant &v : entry->variants) {
         entries.manifest.push_back(
-            driver::ManifestEntry{codegen::entry_name(entry.base_name, v), ufunc.name, sig.str(), v,
+            driver::ManifestEntry{codegen::entry_name(entry->base_name, v), ufunc.name, sig.str(), v,
                                   codegen::make_kernel_spec(entry_sig, v), ufunc.layout});
       }
-      entries.requests.push_back(std::move(entry));
+      entries.requests.push_back(std::move(*entry));
     }
   }
   found = collect_kernel_entries(program, request, result, entries) || found;

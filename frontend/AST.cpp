@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "support/EnumNames.h"
 #include "support/LargeStack.h"
 
 namespace ufjit::ast {
@@ -26,6 +27,11 @@ const char *binary_op_spelling(BinaryOp op) {
     case BinaryOp::MatMul: return "@";
   }
   return "?";
+}
+
+const char *unary_op_spelling(UnaryOpKind op) {
+  static constexpr const char *kSpellings[] = {"+", "-", "~", "not"};  // indexed by UnaryOpKind
+  return support::indexed_name(op, kSpellings, "?");
 }
 
 const char *cmp_op_spelling(CmpOp op) {
@@ -131,20 +137,8 @@ void render_node(const BinOp &b, std::string &out) {
 }
 
 void render_node(const UnaryOp &u, std::string &out) {
-  switch (u.op) {
-    case UnaryOpKind::UAdd:
-      out += "+";
-      break;
-    case UnaryOpKind::USub:
-      out += "-";
-      break;
-    case UnaryOpKind::Invert:
-      out += "~";
-      break;
-    case UnaryOpKind::Not:
-      out += "not ";
-      break;
-  }
+  out += unary_op_spelling(u.op);
+  if (u.op == UnaryOpKind::Not) out += " ";
   render(*u.operand, u.op == UnaryOpKind::Not ? kNot : kUnary, out);
 }
 

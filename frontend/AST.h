@@ -169,6 +169,8 @@ struct BinOp : Expr {
 };
 
 enum class UnaryOpKind : uint8_t { UAdd, USub, Invert, Not };
+/// The operator as written in Python: "+", "-", "~", "not".
+const char *unary_op_spelling(UnaryOpKind op);
 
 struct UnaryOp : Expr {
   UFJIT_AST_NODE(Expr, UnaryOp)

@@ -39,27 +39,20 @@ class AstDumper {
     out_ << text << "\n";
   }
 
-  void expr(const ast::Expr &e, int depth) {
-    switch (e.kind) {
-#define UFJIT_DUMP_EXPR(name)        \
-  case ast::ExprKind::name:          \
-    node(*e.as<ast::name>(), depth); \
+  // One case per kind of `n`'s node list: its overload of node() below.
+#define UFJIT_DUMP_NODE(name)        \
+  case decltype(n.kind)::name:       \
+    node(*n.as<ast::name>(), depth); \
     return;
-      UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_EXPR)
-#undef UFJIT_DUMP_EXPR
-    }
+
+  void expr(const ast::Expr &n, int depth) {
+    switch (n.kind) { UFJIT_FOR_EACH_AST_EXPR(UFJIT_DUMP_NODE) }
   }
 
-  void stmt(const ast::Stmt &s, int depth) {
-    switch (s.kind) {
-#define UFJIT_DUMP_STMT(name)        \
-  case ast::StmtKind::name:          \
-    node(*s.as<ast::name>(), depth); \
-    return;
-      UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_STMT)
-#undef UFJIT_DUMP_STMT
-    }
+  void stmt(const ast::Stmt &n, int depth) {
+    switch (n.kind) { UFJIT_FOR_EACH_AST_STMT(UFJIT_DUMP_NODE) }
   }
+#undef UFJIT_DUMP_NODE
 
   void body(const char *label, const ast::Body &b, int depth) {
     if (b.empty()) return;
@@ -115,19 +108,21 @@ class AstDumper {
     }
   }
 
+  /// An operator's node, `head` naming it and its operator, with its two
+  /// operands printed below it.
+  void operator_node(int depth, const std::string &head, const SourceLocation &loc, const ast::Expr &left,
+                     const ast::Expr &right) {
+    line(depth, head + " " + at(loc));
+    expr(left, depth + 1);
+    expr(right, depth + 1);
+  }
+
   void node(const ast::BinOp &b, int depth) {
-    line(depth, std::string("BinOp ") + ast::binary_op_spelling(b.op) + " " + at(b.loc));
-    expr(*b.left, depth + 1);
-    expr(*b.right, depth + 1);
+    operator_node(depth, std::string("BinOp ") + ast::binary_op_spelling(b.op), b.loc, *b.left, *b.right);
   }
 
   void node(const ast::UnaryOp &u, int depth) {
-    using ast::UnaryOpKind;
-    const char *op = u.op == UnaryOpKind::UAdd     ? "+"
-                     : u.op == UnaryOpKind::USub   ? "-"
-                     : u.op == UnaryOpKind::Invert ? "~"
-                                                   : "not";
-    line(depth, std::string("UnaryOp ") + op + " " + at(u.loc));
+    line(depth, std::string("UnaryOp ") + ast::unary_op_spelling(u.op) + " " + at(u.loc));
     expr(*u.operand, depth + 1);
   }
 
@@ -193,9 +188,8 @@ class AstDumper {
   }
 
   void node(const ast::AugAssign &a, int depth) {
-    line(depth, std::string("AugAssign ") + ast::binary_op_spelling(a.op) + "= " + at(a.loc));
-    expr(*a.target, depth + 1);
-    expr(*a.value, depth + 1);
+    operator_node(depth, std::string("AugAssign ") + ast::binary_op_spelling(a.op) + "=", a.loc, *a.target,
+                  *a.value);
   }
 
   // An elif (an orelse that is one If) is printed beside the body, not

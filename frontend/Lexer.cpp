@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "frontend/LexerNumbers.h"
+#include "support/EnumNames.h"
 
 namespace ufjit::frontend {
 
@@ -499,14 +500,8 @@ bool is_python_keyword(std::string_view word) {
 }
 
 const char *token_kind_name(TokenKind kind) {
-  switch (kind) {
-#define UFJIT_TOKEN_NAME(name) \
-  case TokenKind::name:        \
-    return #name;
-    UFJIT_FOR_EACH_TOKEN_KIND(UFJIT_TOKEN_NAME)
-#undef UFJIT_TOKEN_NAME
-  }
-  return "?";
+  static constexpr const char *kNames[] = {UFJIT_FOR_EACH_TOKEN_KIND(UFJIT_ENUM_NAME_STRING)};
+  return support::indexed_name(kind, kNames, "?");
 }
 
 std::string describe_token(const Token &token) {

@@ -72,17 +72,7 @@ void Parser::flush_lexer_diagnostics(const SourceLocation &loc) {
     bool before = !loc.valid() || d.loc.line < loc.line ||
                   (d.loc.line == loc.line && d.loc.col <= loc.col);
     if (!before) return;
-    switch (d.severity) {
-      case Severity::Error:
-        diags_.error(d.loc, d.message);
-        break;
-      case Severity::Warning:
-        diags_.warning(d.loc, d.message);
-        break;
-      case Severity::Note:
-        diags_.note(d.loc, d.message);
-        break;
-    }
+    diags_.report(d);
     ++next_lexer_diagnostic_;
   }
 }

@@ -84,16 +84,17 @@ bool Parser::can_start_expression() const {
   }
 }
 
-ExprPtr Parser::parse_testlist(bool allow_star) {
+template <typename Element, typename Ends>
+ExprPtr Parser::parse_comma_list(Element element, Ends ends) {
   SourceLocation start = peek().loc;
-  ExprPtr first = parse_test();
+  ExprPtr first = element();
   if (!first) return nullptr;
   if (!check_op(",")) return first;
   auto tuple = std::make_unique<Tuple>(first->loc);
   tuple->elts.push_back(std::move(first));
   while (accept_op(",")) {
-    if (!can_start_expression()) break;
-    ExprPtr elt = parse_test();
+    if (ends()) break;
+    ExprPtr elt = element();
     if (!elt) return nullptr;
     tuple->elts.push_back(std::move(elt));
   }
@@ -101,22 +102,13 @@ ExprPtr Parser::parse_testlist(bool allow_star) {
   return tuple;
 }
 
+ExprPtr Parser::parse_testlist(bool allow_star) {
+  return parse_comma_list([this] { return parse_test(); }, [this] { return !can_start_expression(); });
+}
+
 ExprPtr Parser::parse_target_list() {
   // `for` targets stop before `in`, so they are parsed below comparisons.
-  SourceLocation start = peek().loc;
-  ExprPtr first = parse_binary(1);
-  if (!first) return nullptr;
-  if (!check_op(",")) return first;
-  auto tuple = std::make_unique<Tuple>(first->loc);
-  tuple->elts.push_back(std::move(first));
-  while (accept_op(",")) {
-    if (check_kw("in")) break;
-    ExprPtr elt = parse_binary(1);
-    if (!elt) return nullptr;
-    tuple->elts.push_back(std::move(elt));
-  }
-  tuple->loc = span_from(start);
-  return tuple;
+  return parse_comma_list([this] { return parse_binary(1); }, [this] { return check_kw("in"); });
 }
 
 ExprPtr Parser::parse_test() {
@@ -435,48 +427,35 @@ bool Parser::reject_comprehension(std::string_view what) {
   return true;
 }
 
+template <typename Node, typename Fill>
+ExprPtr Parser::leaf(Fill fill) {
+  auto node = std::make_unique<Node>(peek().loc);
+  fill(*node);
+  advance();
+  return node;
+}
+
 ExprPtr Parser::parse_atom() {
   const Token &t = peek();
   switch (t.kind) {
-    case TokenKind::Name: {
-      auto node = std::make_unique<Name>(t.loc);
-      node->id = t.text;
-      advance();
-      return node;
-    }
-    case TokenKind::Int: {
-      auto node = std::make_unique<IntLit>(t.loc);
-      node->value = t.int_value;
-      node->overflow = t.overflow;
-      advance();
-      return node;
-    }
-    case TokenKind::Float: {
-      auto node = std::make_unique<FloatLit>(t.loc);
-      node->value = t.float_value;
-      advance();
-      return node;
-    }
-    case TokenKind::Imag: {
-      auto node = std::make_unique<ImagLit>(t.loc);
-      node->imag = t.float_value;
-      advance();
-      return node;
-    }
+    case TokenKind::Name:
+      return leaf<Name>([&](Name &n) { n.id = t.text; });
+    case TokenKind::Int:
+      return leaf<IntLit>([&](IntLit &n) {
+        n.value = t.int_value;
+        n.overflow = t.overflow;
+      });
+    case TokenKind::Float:
+      return leaf<FloatLit>([&](FloatLit &n) { n.value = t.float_value; });
+    case TokenKind::Imag:
+      return leaf<ImagLit>([&](ImagLit &n) { n.imag = t.float_value; });
     case TokenKind::String:
       return parse_strings();
     case TokenKind::Keyword:
       if (t.text == "True" || t.text == "False") {
-        auto node = std::make_unique<BoolLit>(t.loc);
-        node->value = t.text == "True";
-        advance();
-        return node;
+        return leaf<BoolLit>([&](BoolLit &n) { n.value = t.text == "True"; });
       }
-      if (t.text == "None") {
-        auto node = std::make_unique<NoneLit>(t.loc);
-        advance();
-        return node;
-      }
+      if (t.text == "None") return leaf<NoneLit>([](NoneLit &) {});
       if (t.text == "lambda" || t.text == "yield" || t.text == "await") {
         unsupported(t.loc, "'" + std::string(t.text) + "'");
         return nullptr;

@@ -108,6 +108,14 @@ class Parser {
   // ---- expressions (ParserExpr.cpp)
   ast::ExprPtr parse_testlist(bool allow_star);
   ast::ExprPtr parse_target_list();
+  /// `a, b, ...` as a Tuple, or the one element without a comma: each element
+  /// read by `element()`, a trailing comma allowed where `ends()` holds.
+  template <typename Element, typename Ends>
+  ast::ExprPtr parse_comma_list(Element element, Ends ends);
+  /// A leaf node (a name or a literal) at the current token, which it
+  /// consumes; `fill(node)` sets its fields from the token.
+  template <typename Node, typename Fill>
+  ast::ExprPtr leaf(Fill fill);
   ast::ExprPtr parse_test();
   /// `a or b or ...` (`keyword` "or") and `a and b and ...`: one BoolOp of
   /// operands parsed by `parse_operand`, or the lone operand.

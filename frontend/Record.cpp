@@ -18,19 +18,13 @@ int64_t alignment_of(DType dtype) {
   return is_complex(dtype) ? size / 2 : size;
 }
 
-class RecordParser {
+class RecordParser : TextCursor {
  public:
-  RecordParser(std::string_view text, std::size_t &pos, SourceLocation start, DiagnosticEngine &diags)
-      : text_(text), pos_(pos), start_(start), diags_(diags) {}
+  using TextCursor::TextCursor;
 
   std::optional<RecordRef> parse();
 
  private:
-  SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
-    return location_in(start_, offset, length);
-  }
-  void skip_spaces() { skip_blanks(text_, pos_); }
-  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
   bool expect(char c, std::string_view context) {
     skip_spaces();
     if (at(c)) {
@@ -51,11 +45,6 @@ class RecordParser {
   std::optional<int64_t> number(std::string_view what);
   bool parse_field(RecordLayout &layout, int64_t &packed_end);
   bool check(const RecordLayout &layout, std::size_t begin);
-
-  std::string_view text_;
-  std::size_t &pos_;
-  SourceLocation start_;
-  DiagnosticEngine &diags_;
 };
 
 std::optional<int64_t> RecordParser::number(std::string_view what) {

@@ -41,19 +41,13 @@ constexpr std::array<std::string_view, 6> kPrefixes = {
     "numba.types.", "numpy.", "numba.", "types.", "np.", "nb.",
 };
 
-class SignatureParser {
+class SignatureParser : TextCursor {
  public:
-  SignatureParser(std::string_view text, SourceLocation start, DiagnosticEngine &diags)
-      : text_(text), start_(start), diags_(diags) {}
+  using TextCursor::TextCursor;
 
   std::optional<Signature> parse();
 
  private:
-  SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
-    return location_in(start_, offset, length);
-  }
-  void skip_spaces() { skip_blanks(text_, pos_); }
-  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
   std::string found() const {
     if (pos_ >= text_.size()) return "end of signature";
     return std::string("'") + text_[pos_] + "'";
@@ -71,11 +65,6 @@ class SignatureParser {
   bool parse_array_dims(SigType &type);
   /// Argument types up to ')' (`closed`) or to the end of the text.
   bool parse_args(Signature &sig, bool closed);
-
-  std::string_view text_;
-  SourceLocation start_;
-  DiagnosticEngine &diags_;
-  std::size_t pos_ = 0;
 };
 
 std::optional<SigType> SignatureParser::parse_type() {
@@ -257,7 +246,8 @@ std::optional<Signature> SignatureParser::parse() {
 
 std::optional<Signature> parse_signature(std::string_view text, SourceLocation start,
                                          DiagnosticEngine &diags) {
-  SignatureParser parser(text, start, diags);
+  std::size_t pos = 0;
+  SignatureParser parser(text, pos, start, diags);
   return parser.parse();
 }
 

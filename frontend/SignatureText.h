@@ -25,4 +25,26 @@ inline void skip_blanks(std::string_view text, std::size_t &pos) {
   while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
 }
 
+/// A position in such a text, the locations of its characters and where its
+/// errors go: what the signature parser and the record-type parser it hands
+/// `record(...)` to both read with. `pos` is shared with the caller, which
+/// goes on from where the cursor stopped.
+class TextCursor {
+ public:
+  TextCursor(std::string_view text, std::size_t &pos, SourceLocation start, DiagnosticEngine &diags)
+      : text_(text), pos_(pos), start_(start), diags_(diags) {}
+
+ protected:
+  SourceLocation loc_at(std::size_t offset, std::size_t length = 1) const {
+    return location_in(start_, offset, length);
+  }
+  void skip_spaces() { skip_blanks(text_, pos_); }
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+
+  std::string_view text_;
+  std::size_t &pos_;
+  SourceLocation start_;
+  DiagnosticEngine &diags_;
+};
+
 }  // namespace ufjit::frontend

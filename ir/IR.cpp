@@ -98,15 +98,9 @@ void NodeDeleter::operator()(const StmtNode *node) const {
 }
 
 const char *node_kind_name(NodeKind k) {
-  switch (k) {
-#define UFJIT_IR_NAME(name) \
-  case NodeKind::name:      \
-    return #name;
-    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_NAME)
-    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_NAME)
-#undef UFJIT_IR_NAME
-  }
-  return "?";
+  static constexpr const char *kNames[] = {UFJIT_FOR_EACH_IR_EXPR(UFJIT_ENUM_NAME_STRING)
+                                               UFJIT_FOR_EACH_IR_STMT(UFJIT_ENUM_NAME_STRING)};
+  return support::indexed_name(k, kNames, "?");
 }
 
 const char *unary_opcode_name(UnaryOpcode op) {
@@ -116,33 +110,12 @@ const char *unary_opcode_name(UnaryOpcode op) {
 }
 
 const char *binary_opcode_name(BinaryOpcode op) {
-  switch (op) {
-    case BinaryOpcode::Add:
-      return "+";
-    case BinaryOpcode::Sub:
-      return "-";
-    case BinaryOpcode::Mul:
-      return "*";
-    case BinaryOpcode::Div:
-      return "/";
-    case BinaryOpcode::FloorDiv:
-      return "//";
-    case BinaryOpcode::Mod:
-      return "%";
-    case BinaryOpcode::Pow:
-      return "**";
-    case BinaryOpcode::BitAnd:
-      return "&";
-    case BinaryOpcode::BitOr:
-      return "|";
-    case BinaryOpcode::BitXor:
-      return "^";
-    case BinaryOpcode::Shl:
-      return "<<";
-    case BinaryOpcode::Shr:
-      return ">>";
-  }
-  return "?";
+  static constexpr support::EnumName<BinaryOpcode> kNames[] = {
+      {BinaryOpcode::Add, "+"},    {BinaryOpcode::Sub, "-"},       {BinaryOpcode::Mul, "*"},
+      {BinaryOpcode::Div, "/"},    {BinaryOpcode::FloorDiv, "//"}, {BinaryOpcode::Mod, "%"},
+      {BinaryOpcode::Pow, "**"},   {BinaryOpcode::BitAnd, "&"},    {BinaryOpcode::BitOr, "|"},
+      {BinaryOpcode::BitXor, "^"}, {BinaryOpcode::Shl, "<<"},      {BinaryOpcode::Shr, ">>"}};
+  return support::enum_name(op, kNames, "?");
 }
 
 const char *compare_opcode_name(CompareOpcode op) {

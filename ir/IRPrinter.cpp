@@ -6,6 +6,7 @@
 #include "frontend/AST.h"
 #include "support/InternalAssert.h"
 #include "support/LargeStack.h"
+#include "ir/IRVisitor.h"
 #include "ir/Numeric.h"
 
 namespace ufjit::ir {
@@ -39,32 +40,12 @@ class Printer {
  public:
   void expr(const Expr &e) {
     internal_assert(e) << "printing a null expression";
-    switch (e->kind) {
-#define UFJIT_PRINT_EXPR(name) \
-  case NodeKind::name:         \
-    node(e.as<name>());        \
-    return;
-      UFJIT_FOR_EACH_IR_EXPR(UFJIT_PRINT_EXPR)
-#undef UFJIT_PRINT_EXPR
-      default:
-        break;
-    }
-    internal_error << "printing: not an expression: " << node_kind_name(e->kind);
+    dispatch(e, "printing", [this](const auto *n) { node(n); });
   }
 
   void stmt(const Stmt &s, int indent) {
     internal_assert(s) << "printing a null statement";
-    switch (s->kind) {
-#define UFJIT_PRINT_STMT(name)  \
-  case NodeKind::name:          \
-    node(s.as<name>(), indent); \
-    return;
-      UFJIT_FOR_EACH_IR_STMT(UFJIT_PRINT_STMT)
-#undef UFJIT_PRINT_STMT
-      default:
-        break;
-    }
-    internal_error << "printing: not a statement: " << node_kind_name(s->kind);
+    dispatch(s, "printing", [this, indent](const auto *n) { node(n, indent); });
   }
 
   void function(const Function &f) {

@@ -8,32 +8,12 @@ namespace ufjit::ir {
 
 void IRVisitor::visit_expr(const Expr &e) {
   if (!e) return;
-  switch (e->kind) {
-#define UFJIT_IR_DISPATCH(name)                      \
-  case NodeKind::name:                               \
-    visit(static_cast<const name *>(e.get()));       \
-    return;
-    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_DISPATCH)
-#undef UFJIT_IR_DISPATCH
-    default:
-      break;
-  }
-  internal_error << "visit_expr: not an expression kind: " << node_kind_name(e->kind);
+  dispatch(e, "visit_expr", [this](const auto *node) { visit(node); });
 }
 
 void IRVisitor::visit_stmt(const Stmt &s) {
   if (!s) return;
-  switch (s->kind) {
-#define UFJIT_IR_DISPATCH(name)                      \
-  case NodeKind::name:                               \
-    visit(static_cast<const name *>(s.get()));       \
-    return;
-    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_DISPATCH)
-#undef UFJIT_IR_DISPATCH
-    default:
-      break;
-  }
-  internal_error << "visit_stmt: not a statement kind: " << node_kind_name(s->kind);
+  dispatch(s, "visit_stmt", [this](const auto *node) { visit(node); });
 }
 
 void IRVisitor::visit(const Const *) {}
@@ -131,32 +111,12 @@ void IRVisitor::visit(const Print *op) {
 
 Expr IRMutator::mutate(const Expr &e) {
   if (!e) return e;
-  switch (e->kind) {
-#define UFJIT_IR_DISPATCH(name)                         \
-  case NodeKind::name:                                  \
-    return visit(static_cast<const name *>(e.get()), e);
-    UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_DISPATCH)
-#undef UFJIT_IR_DISPATCH
-    default:
-      break;
-  }
-  internal_error << "mutate: not an expression kind: " << node_kind_name(e->kind);
-  return e;
+  return dispatch(e, "mutate", [&](const auto *node) { return visit(node, e); });
 }
 
 Stmt IRMutator::mutate(const Stmt &s) {
   if (!s) return s;
-  switch (s->kind) {
-#define UFJIT_IR_DISPATCH(name)                         \
-  case NodeKind::name:                                  \
-    return visit(static_cast<const name *>(s.get()), s);
-    UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_DISPATCH)
-#undef UFJIT_IR_DISPATCH
-    default:
-      break;
-  }
-  internal_error << "mutate: not a statement kind: " << node_kind_name(s->kind);
-  return s;
+  return dispatch(s, "mutate", [&](const auto *node) { return visit(node, s); });
 }
 
 namespace {

@@ -5,10 +5,42 @@
 #pragma once
 
 #include <functional>
+#include <type_traits>
 
 #include "ir/IR.h"
+#include "support/InternalAssert.h"
 
 namespace ufjit::ir {
+
+/// Calls `fn` with the node of `h` (an Expr or a Stmt, not null) as its
+/// concrete type (`const Binary *`, `const If *`, ...) and returns what it
+/// returns: the one switch over the node kinds that the visitor, the mutator
+/// and the printer share. `who` names the caller in the internal error for
+/// a kind the handle cannot hold.
+template <typename Handle, typename Fn>
+auto dispatch(const Handle &h, const char *who, Fn &&fn) {
+  constexpr bool kExpr = std::is_same_v<Handle, Expr>;
+#define UFJIT_IR_DISPATCH(name) \
+  case NodeKind::name:          \
+    return fn(static_cast<const name *>(h.get()));
+  if constexpr (kExpr) {
+    switch (h->kind) {
+      UFJIT_FOR_EACH_IR_EXPR(UFJIT_IR_DISPATCH)
+      default:
+        break;
+    }
+  } else {
+    switch (h->kind) {
+      UFJIT_FOR_EACH_IR_STMT(UFJIT_IR_DISPATCH)
+      default:
+        break;
+    }
+  }
+#undef UFJIT_IR_DISPATCH
+  internal_error << who << ": not " << (kExpr ? "an expression" : "a statement")
+                 << " kind: " << node_kind_name(h->kind);
+  return std::invoke_result_t<Fn, std::conditional_t<kExpr, const Const *, const Block *>>();
+}
 
 /// Read-only traversal. Call visit_expr/visit_stmt to dispatch on a handle;
 /// override visit(const Node *) to act on a kind (call the base to recurse).

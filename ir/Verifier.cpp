@@ -1,5 +1,6 @@
 #include "ir/Verifier.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -38,12 +39,7 @@ const Stmt *taken_branch(const If *i) {
 bool has_own_break(const Stmt &s) {
   if (!s) return false;
   if (s.as<Break>()) return true;
-  if (const Block *b = s.as<Block>()) {
-    for (const Stmt &c : b->stmts) {
-      if (has_own_break(c)) return true;
-    }
-    return false;
-  }
+  if (const Block *b = s.as<Block>()) return std::any_of(b->stmts.begin(), b->stmts.end(), has_own_break);
   if (const If *i = s.as<If>()) {
     if (const Stmt *t = taken_branch(i)) return has_own_break(*t);
     return has_own_break(i->then_body) || has_own_break(i->else_body);
@@ -55,12 +51,7 @@ bool has_own_break(const Stmt &s) {
 bool always_returns(const Stmt &s) {
   if (!s) return false;
   if (s.as<Return>() || s.as<Raise>()) return true;
-  if (const Block *b = s.as<Block>()) {
-    for (const Stmt &c : b->stmts) {
-      if (always_returns(c)) return true;
-    }
-    return false;
-  }
+  if (const Block *b = s.as<Block>()) return std::any_of(b->stmts.begin(), b->stmts.end(), always_returns);
   if (const If *i = s.as<If>()) {
     if (const Stmt *t = taken_branch(i)) return always_returns(*t);
     return always_returns(i->then_body) && always_returns(i->else_body);

@@ -80,6 +80,14 @@ std::string scalar_text(const Scalar &s) {
   }
 }
 
+/// The T stored at `p`, which need not be aligned for T.
+template <typename T>
+T load(const uint8_t *p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 }  // namespace
 
 DispatchInput dispatch_input(const Operand &operand) {
@@ -238,31 +246,25 @@ Scalar scalar_from_bytes(const void *bytes, DType dtype) {
   const auto *p = static_cast<const uint8_t *>(bytes);
   switch (dtype) {
     case DType::Bool: s.value.b = *p != 0; break;
-    case DType::Int8: { int8_t v; std::memcpy(&v, p, 1); s.value.i = v; break; }
-    case DType::Int16: { int16_t v; std::memcpy(&v, p, 2); s.value.i = v; break; }
-    case DType::Int32: { int32_t v; std::memcpy(&v, p, 4); s.value.i = v; break; }
-    case DType::Int64: { int64_t v; std::memcpy(&v, p, 8); s.value.i = v; break; }
-    case DType::UInt8: { uint8_t v; std::memcpy(&v, p, 1); s.value.u = v; break; }
-    case DType::UInt16: { uint16_t v; std::memcpy(&v, p, 2); s.value.u = v; break; }
-    case DType::UInt32: { uint32_t v; std::memcpy(&v, p, 4); s.value.u = v; break; }
-    case DType::UInt64: { uint64_t v; std::memcpy(&v, p, 8); s.value.u = v; break; }
-    case DType::Float16: { uint16_t v; std::memcpy(&v, p, 2); s.value.f = half_bits_to_float(v); break; }
-    case DType::Float32: { float v; std::memcpy(&v, p, 4); s.value.f = v; break; }
-    case DType::Float64: { double v; std::memcpy(&v, p, 8); s.value.f = v; break; }
-    case DType::Complex64: {
-      float v[2];
-      std::memcpy(v, p, 8);
-      s.value.f = v[0];
-      s.imag = v[1];
+    case DType::Int8: s.value.i = load<int8_t>(p); break;
+    case DType::Int16: s.value.i = load<int16_t>(p); break;
+    case DType::Int32: s.value.i = load<int32_t>(p); break;
+    case DType::Int64: s.value.i = load<int64_t>(p); break;
+    case DType::UInt8: s.value.u = load<uint8_t>(p); break;
+    case DType::UInt16: s.value.u = load<uint16_t>(p); break;
+    case DType::UInt32: s.value.u = load<uint32_t>(p); break;
+    case DType::UInt64: s.value.u = load<uint64_t>(p); break;
+    case DType::Float16: s.value.f = half_bits_to_float(load<uint16_t>(p)); break;
+    case DType::Float32: s.value.f = load<float>(p); break;
+    case DType::Float64: s.value.f = load<double>(p); break;
+    case DType::Complex64:
+      s.value.f = load<float>(p);
+      s.imag = load<float>(p + sizeof(float));
       break;
-    }
-    case DType::Complex128: {
-      double v[2];
-      std::memcpy(v, p, 16);
-      s.value.f = v[0];
-      s.imag = v[1];
+    case DType::Complex128:
+      s.value.f = load<double>(p);
+      s.imag = load<double>(p + sizeof(double));
       break;
-    }
   }
   return s;
 }

@@ -2,6 +2,7 @@
 // shared by every backend, plus the default (no device) data-movement hooks.
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "support/InternalAssert.h"
 #include "runtime/Backend.h"
@@ -192,32 +193,39 @@ std::vector<codegen::KernelParam> method_params(const CompiledSignature &sig, co
       codegen::make_method_spec(sig.entry_signature(), method == codegen::MethodKernel::ReduceWhere));
 }
 
+namespace {
+
+/// The count a method launch passes for each role that is one; null for
+/// the other roles.
+int64_t MethodArgs::*method_count(codegen::ParamRole role) {
+  static constexpr std::pair<codegen::ParamRole, int64_t MethodArgs::*> kCounts[] = {
+      {codegen::ParamRole::Rows, &MethodArgs::rows},
+      {codegen::ParamRole::RowLength, &MethodArgs::len},
+      {codegen::ParamRole::Chunks, &MethodArgs::chunks},
+      {codegen::ParamRole::ChunkLength, &MethodArgs::chunk_len},
+  };
+  for (const auto &[count_role, count] : kCounts) {
+    if (count_role == role) return count;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 KernelParams::KernelParams(const MethodArgs &args, std::span<const codegen::KernelParam> table) {
   const void *const operands[] = {args.in, args.out, args.aux, args.out_has};
   for (const codegen::KernelParam &param : table) {
     if (push_flag(param, args.error_flag, nullptr)) {
       continue;
     }
-    switch (param.role) {
-      case codegen::ParamRole::Rows:
-        push(&args.rows, sizeof args.rows);
-        break;
-      case codegen::ParamRole::RowLength:
-        push(&args.len, sizeof args.len);
-        break;
-      case codegen::ParamRole::Chunks:
-        push(&args.chunks, sizeof args.chunks);
-        break;
-      case codegen::ParamRole::ChunkLength:
-        push(&args.chunk_len, sizeof args.chunk_len);
-        break;
-      case codegen::ParamRole::Data:
-        internal_assert(param.operand >= 0 && param.operand < 4) << "method operand " << param.operand;
-        push(&operands[param.operand], sizeof(void *));
-        break;
-      default:
-        internal_assert(false) << "parameter of kind " << param.kind_name() << " in a method launch";
+    if (int64_t MethodArgs::*count = method_count(param.role)) {
+      push(&(args.*count), sizeof(int64_t));
+      continue;
     }
+    internal_assert(param.role == codegen::ParamRole::Data)
+        << "parameter of kind " << param.kind_name() << " in a method launch";
+    internal_assert(param.operand >= 0 && param.operand < 4) << "method operand " << param.operand;
+    push(&operands[param.operand], sizeof(void *));
   }
   finish();
 }

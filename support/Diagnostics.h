@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ufjit/errors.h"
@@ -73,6 +74,9 @@ class DiagnosticEngine {
   void error(const SourceLocation &loc, std::string message);
   void warning(const SourceLocation &loc, std::string message);
   void note(const SourceLocation &loc, std::string message);
+  /// Reports `d`, of any severity, as error/warning/note would: for passing
+  /// on what another engine collected.
+  void report(Diagnostic d) { add(std::move(d)); }
 
   bool has_errors() const { return error_count_ > 0; }
   int error_count() const { return error_count_; }

@@ -26,4 +26,17 @@ constexpr const char *enum_name(Enum value, const EnumName<Enum> (&table)[N], co
   return fallback;
 }
 
+/// The name of `value` in `names`, a table indexed by the enum (made from
+/// its X-macro list with UFJIT_ENUM_NAME_STRING), or `fallback` for a value
+/// past its end.
+template <typename Enum, std::size_t N>
+constexpr const char *indexed_name(Enum value, const char *const (&names)[N], const char *fallback) {
+  const auto index = static_cast<std::size_t>(value);
+  return index < N ? names[index] : fallback;
+}
+
 }  // namespace ufjit::support
+
+/// An X-macro callback spelling each enumerator as a string, for the tables
+/// of indexed_name: `{UFJIT_FOR_EACH_TOKEN_KIND(UFJIT_ENUM_NAME_STRING)}`.
+#define UFJIT_ENUM_NAME_STRING(name, ...) #name,

@@ -104,31 +104,36 @@ std::optional<uint64_t> parse_size(std::string_view text) {
   return *value << shift;
 }
 
-std::optional<bool> read_optional_switch(const char *name) {
+namespace {
+
+/// The setting `name` as `parse` reads it: nothing when unset; a refusal
+/// that names what is `accepted` when `parse` rejects the text.
+template <typename T>
+std::optional<T> read_parsed(const char *name, std::optional<T> (*parse)(std::string_view),
+                             const char *accepted) {
   const std::optional<std::string> text = setting_text(name);
   if (!text) {
     return std::nullopt;
   }
-  const std::optional<bool> value = parse_switch(*text);
+  const std::optional<T> value = parse(*text);
   if (!value) {
-    refuse(name, *text, kSwitchWords);
+    refuse(name, *text, accepted);
   }
   return value;
+}
+
+}  // namespace
+
+std::optional<bool> read_optional_switch(const char *name) {
+  return read_parsed(name, parse_switch, kSwitchWords);
 }
 
 bool read_switch(const char *name, bool fallback) { return read_optional_switch(name).value_or(fallback); }
 
 std::optional<uint64_t> read_size(const char *name) {
-  const std::optional<std::string> text = setting_text(name);
-  if (!text) {
-    return std::nullopt;
-  }
-  const std::optional<uint64_t> value = parse_size(*text);
-  if (!value) {
-    refuse(name, *text,
-           "a whole number of bytes, not negative, optionally with K, M, G or T (1K = 1024), below 2^64");
-  }
-  return value;
+  return read_parsed(
+      name, parse_size,
+      "a whole number of bytes, not negative, optionally with K, M, G or T (1K = 1024), below 2^64");
 }
 
 std::optional<int64_t> read_count(const char *name, int64_t lo, int64_t hi) {

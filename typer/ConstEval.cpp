@@ -2,6 +2,7 @@
 // constants fold exactly as Python computes them, so `2 * math.pi` stays a
 // weak float constant that adapts to a float32 operand.
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <tuple>
 
@@ -253,44 +254,28 @@ std::optional<PyNum> fold_int(ast::BinaryOp op, Int128 a, Int128 b, std::string 
   return std::nullopt;
 }
 
+/// What each weak kind is called in Python's messages and the dtype a
+/// literal of it takes alone (NEP 50), indexed by Weak.
+struct WeakInfo {
+  const char *name;
+  DType default_dtype;
+};
+
+constexpr WeakInfo kWeakInfo[] = {
+    {"?", DType::Int64},  // None: a strong value, which has no default
+    {"int", DType::Int64},
+    {"float", DType::Float64},
+    {"complex", DType::Complex128},
+};
+static_assert(std::size(kWeakInfo) == static_cast<std::size_t>(Weak::Complex) + 1);
+
 }  // namespace
 
 const char *weak_name(Weak k) {
-  switch (k) {
-    case Weak::Int:
-      return "int";
-    case Weak::Float:
-      return "float";
-    case Weak::Complex:
-      return "complex";
-    case Weak::None:
-      break;
-  }
-  return "?";
+  return kWeakInfo[static_cast<std::size_t>(k)].name;
 }
 
 // ----------------------------------------------------------------- PyNum
-
-PyNum PyNum::of_int(Int128 v) {
-  PyNum n;
-  n.kind = Weak::Int;
-  n.i = v;
-  return n;
-}
-
-PyNum PyNum::of_float(double v) {
-  PyNum n;
-  n.kind = Weak::Float;
-  n.f = v;
-  return n;
-}
-
-PyNum PyNum::of_complex(std::complex<double> v) {
-  PyNum n;
-  n.kind = Weak::Complex;
-  n.c = v;
-  return n;
-}
 
 double PyNum::as_double() const {
   switch (kind) {
@@ -366,18 +351,8 @@ Value Value::tuple_literal(std::vector<Value> elements) {
 // --------------------------------------------------------- NEP 50 helpers
 
 DType default_dtype(Weak kind) {
-  switch (kind) {
-    case Weak::Int:
-      return DType::Int64;
-    case Weak::Float:
-      return DType::Float64;
-    case Weak::Complex:
-      return DType::Complex128;
-    case Weak::None:
-      break;
-  }
-  internal_error << "default_dtype of a strong value";
-  return DType::Int64;
+  internal_assert(kind != Weak::None) << "default_dtype of a strong value";
+  return kWeakInfo[static_cast<std::size_t>(kind)].default_dtype;
 }
 
 bool int_fits(DType t, Int128 v) {

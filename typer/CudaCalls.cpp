@@ -48,13 +48,7 @@ class CudaCall : public LibraryCall {
 
 namespace {
 
-using CudaHandler = Value (CudaCall::*)();
-
-struct CudaFn {
-  const char *name;
-  std::size_t arity;
-  CudaHandler handler;
-};
+using CudaFn = CallHandler<CudaCall>;
 
 // clang-format off
 const CudaFn kCudaFunctions[] = {
@@ -63,10 +57,15 @@ const CudaFn kCudaFunctions[] = {
     {"cbrt", 1, &CudaCall::float_function}, {"selp", 3, &CudaCall::selp},
 };
 
-struct HalfUnary {
+/// A cuda.fp16 function that is one operation of `Op` on float16 values.
+template <typename Op>
+struct HalfOp {
   const char *name;
-  IntrinsicOp op;
+  Op op;
 };
+using HalfUnary = HalfOp<IntrinsicOp>;
+using HalfBinary = HalfOp<ast::BinaryOp>;
+using HalfCompare = HalfOp<CompareOpcode>;
 
 const HalfUnary kHalfUnary[] = {
     {"hsqrt", IntrinsicOp::Sqrt}, {"hexp", IntrinsicOp::Exp}, {"hexp2", IntrinsicOp::Exp2},
@@ -76,19 +75,9 @@ const HalfUnary kHalfUnary[] = {
     {"habs", IntrinsicOp::Fabs},
 };
 
-struct HalfBinary {
-  const char *name;
-  ast::BinaryOp op;
-};
-
 const HalfBinary kHalfBinary[] = {
     {"hadd", ast::BinaryOp::Add}, {"hsub", ast::BinaryOp::Sub},
     {"hmul", ast::BinaryOp::Mul}, {"hdiv", ast::BinaryOp::Div},
-};
-
-struct HalfCompare {
-  const char *name;
-  CompareOpcode op;
 };
 
 // CUDA's __heq ... __hle are ordered: a NaN operand gives false (also __hne).

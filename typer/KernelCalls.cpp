@@ -73,13 +73,7 @@ class KernelCall : public LibraryCall {
 
 namespace {
 
-using KernelHandler = Value (KernelCall::*)();
-
-struct KernelFn {
-  const char *name;
-  std::size_t arity;
-  KernelHandler handler;
-};
+using KernelFn = CallHandler<KernelCall>;
 
 // clang-format off
 const KernelFn kKernelFunctions[] = {

@@ -21,6 +21,16 @@ const Entry *find_entry(const Entry (&table)[N], const std::string &name) {
   return nullptr;
 }
 
+/// A table row of a family whose handlers read everything from the call:
+/// the called name, how many arguments it takes and the member of `Call`
+/// that types it.
+template <typename Call>
+struct CallHandler {
+  const char *name;
+  std::size_t arity;
+  Value (Call::*handler)();
+};
+
 /// The state every handler of a call needs: the typer, the called name as
 /// messages spell it, the typed arguments and where they are.
 class LibraryCall {

@@ -232,17 +232,7 @@ class DiagForwarder {
     for (const Diagnostic &d : from.diagnostics()) {
       auto key = std::make_tuple(d.loc.file, d.loc.line, d.loc.col, d.severity);
       if (!seen_.insert(key).second) continue;
-      switch (d.severity) {
-        case Severity::Error:
-          to_.error(d.loc, d.message);
-          break;
-        case Severity::Warning:
-          to_.warning(d.loc, d.message);
-          break;
-        case Severity::Note:
-          to_.note(d.loc, d.message);
-          break;
-      }
+      to_.report(d);
     }
   }
 
@@ -409,6 +399,20 @@ std::unique_ptr<Prepared> prepare(const std::shared_ptr<const SourceFile> &file,
   return p;
 }
 
+/// The module of a typed `entry`, verified, after forwarding what typing
+/// reported into `scratch`; nothing when typing failed.
+std::optional<Module> finish_module(typer::ModuleTyper &mt, std::optional<Function> entry,
+                                    const DiagnosticEngine &scratch, DiagForwarder &forward,
+                                    const std::string &name, bool fastmath) {
+  forward.forward(scratch);
+  if (!entry || scratch.has_errors()) return std::nullopt;
+  FloatOptions options;
+  options.fastmath = fastmath;
+  Module m = mt.finish(std::move(*entry), name, options);
+  verify(m);
+  return m;
+}
+
 /// Types `u` for one signature (checked against the def first); nothing
 /// after reporting errors through `forward`.
 std::optional<Module> type_signature(const ProgramScope &scope, const frontend::UfuncDecl &u,
@@ -423,13 +427,7 @@ std::optional<Module> type_signature(const ProgramScope &scope, const frontend::
   if (gufunc) bt.set_gufunc_outputs(gufunc_writable(u));
   Type ret = gufunc ? Type::void_type() : Type::scalar(sig.ret.dtype);
   std::optional<Function> entry = bt.type_function(*u.def, u.name, param_types_of(sig), ret, true);
-  forward.forward(scratch);
-  if (!entry || scratch.has_errors()) return std::nullopt;
-  FloatOptions options;
-  options.fastmath = u.options.fastmath;
-  Module m = mt.finish(std::move(*entry), u.name, options);
-  verify(m);
-  return m;
+  return finish_module(mt, std::move(entry), scratch, forward, u.name, u.options.fastmath);
 }
 
 /// Types kernel `k` for parameter types `params`; nothing after reporting
@@ -452,13 +450,7 @@ std::optional<Module> type_kernel_module(const ProgramScope &scope, const fronte
   // or UFJIT_CHECK=1 for every kernel; read per compile, as NUMBA_BOUNDSCHECK.
   if (k.options.debug || checked || support::read_optional_switch("UFJIT_CHECK").value_or(false)) mt.set_checked();
   std::optional<Function> entry = bt.type_function(*k.def, k.name, params, Type::void_type(), true);
-  forward.forward(scratch);
-  if (!entry || scratch.has_errors()) return std::nullopt;
-  FloatOptions options;
-  options.fastmath = k.options.fastmath;
-  Module m = mt.finish(std::move(*entry), k.name, options);
-  verify(m);
-  return m;
+  return finish_module(mt, std::move(entry), scratch, forward, k.name, k.options.fastmath);
 }
 
 /// Every kernel of `prog` with the modules of the signatures it gives.
@@ -522,13 +514,7 @@ std::optional<TypedProgram> compile_on_this_thread(std::shared_ptr<const SourceF
   type_kernels(p->scope, prog, diags, forward, out);
   for (const frontend::UfuncDecl &u : prog.ufuncs) {
     if (u.def == nullptr) continue;
-    TypedUfunc tu;
-    tu.name = u.name;
-    tu.kind = u.kind;
-    tu.options = u.options;
-    tu.layout = u.layout;
-    tu.core = u.core;
-    tu.signatures = u.signatures;
+    TypedUfunc tu(u);
     bool gufunc = u.kind == frontend::UfuncKind::GuVectorize;
     if (u.signatures.empty() && !gufunc) {
       tu.dynamic = true;  // typed per call (type_for_arguments)
@@ -575,13 +561,25 @@ frontend::Signature dynamic_gufunc_signature(const frontend::GufuncLayout &core,
   return sig;
 }
 
-std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<const SourceFile> file,
-                                                               const std::string &name,
-                                                               const std::vector<DType> &operand_dtypes,
-                                                               DiagnosticEngine &diags, const LinkOptions &link) {
-  std::unique_ptr<Prepared> p = prepare(file, diags, {});
-  if (!p || diags.has_errors()) return std::nullopt;
-  const frontend::UfuncDecl *found = p->ufunc_named(name);
+/// Runs `type_in` on the prepared program of `file`, on a large stack (the
+/// per-call typing of type_gufunc, type_for_arguments and type_kernel);
+/// nothing when preparing it reported errors.
+template <typename TypeIn>
+std::optional<InferredSignature> type_in_prepared(const std::shared_ptr<const SourceFile> &file,
+                                                  DiagnosticEngine &diags, TypeIn type_in) {
+  return run_with_large_stack([&]() -> std::optional<InferredSignature> {
+    std::unique_ptr<Prepared> p = prepare(file, diags, {});
+    if (!p || diags.has_errors()) return std::nullopt;
+    return type_in(*p);
+  });
+}
+
+std::optional<InferredSignature> type_gufunc_in(const Prepared &p,
+                                                const std::shared_ptr<const SourceFile> &file,
+                                                const std::string &name,
+                                                const std::vector<DType> &operand_dtypes,
+                                                DiagnosticEngine &diags, const LinkOptions &link) {
+  const frontend::UfuncDecl *found = p.ufunc_named(name);
   if (found == nullptr || found->kind != frontend::UfuncKind::GuVectorize) {
     diags.error(SourceLocation{file.get(), 1, 1, 1}, "the source has no @guvectorize function '" + name + "'");
     return std::nullopt;
@@ -595,20 +593,18 @@ std::optional<InferredSignature> type_gufunc_on_this_thread(std::shared_ptr<cons
   }
   frontend::Signature sig = dynamic_gufunc_signature(u.core, operand_dtypes, loc);
   DiagForwarder forward(diags);
-  std::optional<Module> m = type_signature(p->scope, u, sig, diags, forward);
+  std::optional<Module> m = type_signature(p.scope, u, sig, diags, forward);
   std::optional<std::vector<LinkFile>> link_files;
   if (!m || !attach_link_files(u, link, *file, diags, *m, link_files) || diags.has_errors()) return std::nullopt;
   return InferredSignature{std::move(sig), std::move(*m)};
 }
 
-std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const SourceFile> file,
-                                                         const std::string &name,
-                                                         const std::vector<DType> &arg_dtypes,
-                                                         DiagnosticEngine &diags, const LinkOptions &link) {
-  std::unique_ptr<Prepared> p = prepare(file, diags, {});
-  if (!p || diags.has_errors()) return std::nullopt;
-  const ProgramScope &scope = p->scope;
-  const frontend::UfuncDecl *ufunc = p->ufunc_named(name);
+std::optional<InferredSignature> type_for_arguments_in(const Prepared &p, const SourceFile &file,
+                                                       const std::string &name,
+                                                       const std::vector<DType> &arg_dtypes,
+                                                       DiagnosticEngine &diags, const LinkOptions &link) {
+  const ProgramScope &scope = p.scope;
+  const frontend::UfuncDecl *ufunc = p.ufunc_named(name);
   internal_assert(ufunc != nullptr) << "type_for_arguments: no ufunc '" << name << "'";
   InferredSignature out;
   std::string args;
@@ -646,7 +642,7 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
   out.module = mt.finish(std::move(*entry), ufunc->name, options);
   verify(out.module);
   std::optional<std::vector<LinkFile>> link_files;
-  if (!attach_link_files(*ufunc, link, *file, diags, out.module, link_files)) return std::nullopt;
+  if (!attach_link_files(*ufunc, link, file, diags, out.module, link_files)) return std::nullopt;
   return out;
 }
 
@@ -655,8 +651,9 @@ std::optional<InferredSignature> type_for_arguments_here(std::shared_ptr<const S
 std::optional<InferredSignature> type_for_arguments(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                     const std::vector<DType> &arg_dtypes, DiagnosticEngine &diags,
                                                     const LinkOptions &link) {
-  return run_with_large_stack(
-      [&] { return type_for_arguments_here(std::move(file), name, arg_dtypes, diags, link); });
+  return type_in_prepared(file, diags, [&](const Prepared &p) {
+    return type_for_arguments_in(p, *file, name, arg_dtypes, diags, link);
+  });
 }
 
 std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file, DiagnosticEngine &diags,
@@ -670,11 +667,9 @@ std::optional<TypedProgram> compile_to_ir(std::shared_ptr<const SourceFile> file
 std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> file, const std::string &name,
                                              const std::vector<Type> &arg_types, DiagnosticEngine &diags,
                                              bool checked) {
-  return run_with_large_stack([&]() -> std::optional<InferredSignature> {
-    std::unique_ptr<Prepared> p = prepare(file, diags, {});
-    if (!p || diags.has_errors()) return std::nullopt;
+  return type_in_prepared(file, diags, [&](const Prepared &p) -> std::optional<InferredSignature> {
     const frontend::KernelDecl *found = nullptr;
-    for (const frontend::KernelDecl &k : p->prog.kernels) {
+    for (const frontend::KernelDecl &k : p.prog.kernels) {
       if (k.name == name) found = &k;
     }
     if (found == nullptr) {
@@ -693,7 +688,7 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
       out.signature.args.push_back(a);
     }
     DiagForwarder forward(diags);
-    std::optional<Module> m = type_kernel_module(p->scope, *found, arg_types, diags, forward, checked);
+    std::optional<Module> m = type_kernel_module(p.scope, *found, arg_types, diags, forward, checked);
     if (!m || diags.has_errors()) return std::nullopt;
     out.module = std::move(*m);
     return out;
@@ -703,8 +698,9 @@ std::optional<InferredSignature> type_kernel(std::shared_ptr<const SourceFile> f
 std::optional<InferredSignature> type_gufunc(std::shared_ptr<const SourceFile> file, const std::string &name,
                                                 const std::vector<DType> &operand_dtypes, DiagnosticEngine &diags,
                                                 const LinkOptions &link) {
-  return run_with_large_stack(
-      [&] { return type_gufunc_on_this_thread(std::move(file), name, operand_dtypes, diags, link); });
+  return type_in_prepared(file, diags, [&](const Prepared &p) {
+    return type_gufunc_in(p, file, name, operand_dtypes, diags, link);
+  });
 }
 
 }  // namespace ufjit::ir

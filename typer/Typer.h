@@ -20,6 +20,16 @@ namespace ufjit::ir {
 /// @guvectorize has `options.is_dynamic`, its parsed `core` and no
 /// signatures or modules: type_gufunc types it per call dtypes.
 struct TypedUfunc {
+  TypedUfunc() = default;
+  /// What the declaration says; no modules yet.
+  explicit TypedUfunc(const frontend::UfuncDecl &decl)
+      : name(decl.name),
+        kind(decl.kind),
+        options(decl.options),
+        layout(decl.layout),
+        core(decl.core),
+        signatures(decl.signatures) {}
+
   std::string name;
   frontend::UfuncKind kind = frontend::UfuncKind::Vectorize;
   frontend::UfuncOptions options;

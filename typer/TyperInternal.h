@@ -43,10 +43,10 @@ struct PyNum {
   Weak kind = Weak::Int;
   Int128 i = 0;
   double f = 0.0;
-  std::complex<double> c;
-  static PyNum of_int(Int128 v);
-  static PyNum of_float(double v);
-  static PyNum of_complex(std::complex<double> v);
+  std::complex<double> c{};
+  static PyNum of_int(Int128 v) { return {.kind = Weak::Int, .i = v}; }
+  static PyNum of_float(double v) { return {.kind = Weak::Float, .f = v}; }
+  static PyNum of_complex(std::complex<double> v) { return {.kind = Weak::Complex, .c = v}; }
   double as_double() const;
   std::complex<double> as_complex() const;
   bool is_zero() const;
@@ -268,8 +268,9 @@ class BodyTyper {
   /// The type of the variable of `for i in range(...)` (Numba's range
   /// types), typing the arguments into `args`; nullopt after an error.
   std::optional<Type> range_type(const ast::Call &call, const ast::Name &fn, std::vector<Value> &args);
-  /// A `for` or `while` with an `else:` block (run when no break ended the loop).
-  void loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out);
+  /// A `for` or `while` statement, with its `else:` block when it has one
+  /// (run when no break ended the loop).
+  void loop_stmt(const ast::Stmt &loop, std::vector<Stmt> &out);
   /// The bookkeeping around a `for` body: enter returns the flow before the
   /// loop, which leave restores.
   Flow enter_for_loop();

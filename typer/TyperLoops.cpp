@@ -37,7 +37,20 @@ void BodyTyper::while_stmt(const ast::While &s, std::vector<Stmt> &out) {
   out.push_back(While::make(Const::make_bool(true), Block::make(std::move(stmts))));
 }
 
-void BodyTyper::loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, std::vector<Stmt> &out) {
+void BodyTyper::loop_stmt(const ast::Stmt &loop, std::vector<Stmt> &out) {
+  const auto *w = loop.as<ast::While>();
+  const ast::Body &orelse = w != nullptr ? w->orelse : loop.as<ast::For>()->orelse;
+  auto loop_alone = [&] {
+    if (w != nullptr) {
+      while_stmt(*w, out);
+    } else {
+      for_stmt(*loop.as<ast::For>(), out);
+    }
+  };
+  if (orelse.empty()) {
+    loop_alone();
+    return;
+  }
   // `for/while ...: body else: rest`: a flag set by this loop's breaks, then
   // `if not flag: rest`. After the statement a variable is assigned when the
   // else path (entered as the loop is) and every break assigned it.
@@ -46,11 +59,7 @@ void BodyTyper::loop_with_else(const ast::Stmt &loop, const ast::Body &orelse, s
   out.push_back(Assign::make(flag, Const::make_bool(false)));
   Flow entry = flow_;
   else_flags_[loop_depth_ + 1] = flag;
-  if (const auto *w = loop.as<ast::While>()) {
-    while_stmt(*w, out);
-  } else {
-    for_stmt(*loop.as<ast::For>(), out);
-  }
+  loop_alone();
   else_flags_.erase(loop_depth_ + 1);
   Flow breaks = last_breaks_;
   flow_ = entry;

@@ -13,71 +13,66 @@ namespace {
 
 std::string type_name(const Value &v) { return v.is_weak() ? weak_name(v.weak) : v.type.str(); }
 
-/// "cannot add 'a' and 'b'" verbs; other operators say "cannot apply 'op' to".
-std::string op_phrase(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::Add:
-      return "add";
-    case ast::BinaryOp::Sub:
-      return "subtract";
-    case ast::BinaryOp::Mul:
-      return "multiply";
-    case ast::BinaryOp::Div:
-      return "divide";
-    default:
-      return std::string("apply '") + ast::binary_op_spelling(op) + "' to";
+/// What a Python binary operator becomes in the IR, and the verb of its
+/// "cannot add 'a' and 'b'" error (null: "cannot apply 'op' to"). MatMul has
+/// no IR opcode and is not listed.
+struct BinaryOpInfo {
+  ast::BinaryOp op;
+  BinaryOpcode opcode;
+  const char *verb;
+};
+
+constexpr BinaryOpInfo kBinaryOps[] = {
+    {ast::BinaryOp::Add, BinaryOpcode::Add, "add"},
+    {ast::BinaryOp::Sub, BinaryOpcode::Sub, "subtract"},
+    {ast::BinaryOp::Mul, BinaryOpcode::Mul, "multiply"},
+    {ast::BinaryOp::Div, BinaryOpcode::Div, "divide"},
+    {ast::BinaryOp::FloorDiv, BinaryOpcode::FloorDiv, nullptr},
+    {ast::BinaryOp::Mod, BinaryOpcode::Mod, nullptr},
+    {ast::BinaryOp::Pow, BinaryOpcode::Pow, nullptr},
+    {ast::BinaryOp::LShift, BinaryOpcode::Shl, nullptr},
+    {ast::BinaryOp::RShift, BinaryOpcode::Shr, nullptr},
+    {ast::BinaryOp::BitOr, BinaryOpcode::BitOr, nullptr},
+    {ast::BinaryOp::BitXor, BinaryOpcode::BitXor, nullptr},
+    {ast::BinaryOp::BitAnd, BinaryOpcode::BitAnd, nullptr},
+};
+
+const BinaryOpInfo *find_binary_op(ast::BinaryOp op) {
+  for (const BinaryOpInfo &info : kBinaryOps) {
+    if (info.op == op) return &info;
   }
+  return nullptr;
+}
+
+std::string op_phrase(ast::BinaryOp op) {
+  const BinaryOpInfo *info = find_binary_op(op);
+  if (info != nullptr && info->verb != nullptr) return info->verb;
+  return std::string("apply '") + ast::binary_op_spelling(op) + "' to";
 }
 
 BinaryOpcode opcode_of(ast::BinaryOp op) {
-  switch (op) {
-    case ast::BinaryOp::Add:
-      return BinaryOpcode::Add;
-    case ast::BinaryOp::Sub:
-      return BinaryOpcode::Sub;
-    case ast::BinaryOp::Mul:
-      return BinaryOpcode::Mul;
-    case ast::BinaryOp::Div:
-      return BinaryOpcode::Div;
-    case ast::BinaryOp::FloorDiv:
-      return BinaryOpcode::FloorDiv;
-    case ast::BinaryOp::Mod:
-      return BinaryOpcode::Mod;
-    case ast::BinaryOp::Pow:
-      return BinaryOpcode::Pow;
-    case ast::BinaryOp::LShift:
-      return BinaryOpcode::Shl;
-    case ast::BinaryOp::RShift:
-      return BinaryOpcode::Shr;
-    case ast::BinaryOp::BitOr:
-      return BinaryOpcode::BitOr;
-    case ast::BinaryOp::BitXor:
-      return BinaryOpcode::BitXor;
-    case ast::BinaryOp::BitAnd:
-      return BinaryOpcode::BitAnd;
-    case ast::BinaryOp::MatMul:
-      break;
-  }
+  const BinaryOpInfo *info = find_binary_op(op);
+  if (info != nullptr) return info->opcode;
   internal_error << "no IR opcode for '" << ast::binary_op_spelling(op) << "'";
   return BinaryOpcode::Add;
 }
 
+/// The comparisons the IR has; `is`, `in` and their negations are typed
+/// without one.
+struct CompareOpInfo {
+  ast::CmpOp op;
+  CompareOpcode opcode;
+};
+
+constexpr CompareOpInfo kCompareOps[] = {
+    {ast::CmpOp::Eq, CompareOpcode::Eq}, {ast::CmpOp::NotEq, CompareOpcode::Ne},
+    {ast::CmpOp::Lt, CompareOpcode::Lt}, {ast::CmpOp::LtE, CompareOpcode::Le},
+    {ast::CmpOp::Gt, CompareOpcode::Gt}, {ast::CmpOp::GtE, CompareOpcode::Ge},
+};
+
 CompareOpcode compare_opcode_of(ast::CmpOp op) {
-  switch (op) {
-    case ast::CmpOp::Eq:
-      return CompareOpcode::Eq;
-    case ast::CmpOp::NotEq:
-      return CompareOpcode::Ne;
-    case ast::CmpOp::Lt:
-      return CompareOpcode::Lt;
-    case ast::CmpOp::LtE:
-      return CompareOpcode::Le;
-    case ast::CmpOp::Gt:
-      return CompareOpcode::Gt;
-    case ast::CmpOp::GtE:
-      return CompareOpcode::Ge;
-    default:
-      break;
+  for (const CompareOpInfo &info : kCompareOps) {
+    if (info.op == op) return info.opcode;
   }
   internal_error << "no IR opcode for '" << ast::cmp_op_spelling(op) << "'";
   return CompareOpcode::Eq;

@@ -469,18 +469,8 @@ void BodyTyper::stmt_of_kind(const ast::Stmt &s, std::vector<Stmt> &out) {
       if_stmt(*s.as<ast::If>(), out);
       return;
     case ast::StmtKind::While:
-      if (!s.as<ast::While>()->orelse.empty()) {
-        loop_with_else(s, s.as<ast::While>()->orelse, out);
-        return;
-      }
-      while_stmt(*s.as<ast::While>(), out);
-      return;
     case ast::StmtKind::For:
-      if (!s.as<ast::For>()->orelse.empty()) {
-        loop_with_else(s, s.as<ast::For>()->orelse, out);
-        return;
-      }
-      for_stmt(*s.as<ast::For>(), out);
+      loop_stmt(s, out);
       return;
     case ast::StmtKind::Break:
     case ast::StmtKind::Continue: {

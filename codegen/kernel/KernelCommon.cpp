@@ -1,5 +1,7 @@
 // Element types, loads/stores and the scalar call shared by GPU and CPU
 // entries (codegen/kernel/KernelEntry.h).
+#include <utility>
+
 #include "codegen/kernel/KernelEntry.h"
 #include "codegen/lower/LowerInternal.h"
 #include "support/InternalAssert.h"
@@ -189,6 +191,34 @@ void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param
   }
 }
 
+std::vector<llvm::Value *> load_inputs(llvm::IRBuilder<> &b, const std::vector<EntryOperand> &operands,
+                                       const std::vector<llvm::Value *> &addresses) {
+  std::vector<llvm::Value *> inputs;
+  for (std::size_t k = 0; k + 1 < operands.size(); ++k) {
+    const EntryOperand &op = operands[k];
+    if (op.is_scalar) {
+      inputs.push_back(op.value);
+    } else {
+      inputs.push_back(load_element(b, op.dtype, addresses[k], element_align(op.dtype)));
+    }
+  }
+  return inputs;
+}
+
+llvm::FunctionType *cpu_entry_type(llvm::LLVMContext &ctx) {
+  llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+  return llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {i64, i64, llvm::PointerType::get(ctx, 0)},
+                                 false);
+}
+
+CpuEntryArgs cpu_entry_args(llvm::Function &fn) {
+  CpuEntryArgs args{fn.getArg(0), fn.getArg(1), fn.getArg(2)};
+  args.begin->setName("begin");
+  args.end->setName("end");
+  args.params->setName("params");
+  return args;
+}
+
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param) {
   llvm::Type *ptr = b.getPtrTy();
   llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, params, index);
@@ -210,6 +240,33 @@ llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned 
   }
 }
 
+namespace {
+
+/// Where bind_entry_params keeps a parameter that is bound as it comes: in
+/// BoundParams (launch-wide roles) or in its operand (array roles).
+constexpr std::pair<ParamRole, llvm::Value *BoundParams::*> kBoundSlots[] = {
+    {ParamRole::Count, &BoundParams::n},
+    {ParamRole::NDim, &BoundParams::ndim},
+    {ParamRole::Shape, &BoundParams::shape},
+    {ParamRole::Done, &BoundParams::done},
+};
+constexpr std::pair<ParamRole, llvm::Value *EntryOperand::*> kOperandSlots[] = {
+    {ParamRole::Data, &EntryOperand::pointer},
+    {ParamRole::Strides, &EntryOperand::strides},
+    {ParamRole::CoreShape, &EntryOperand::core_shape},
+    {ParamRole::CoreStrides, &EntryOperand::core_strides},
+};
+
+template <typename Slot, std::size_t N>
+Slot find_slot(const std::pair<ParamRole, Slot> (&slots)[N], ParamRole role) {
+  for (const auto &[slot_role, slot] : slots) {
+    if (slot_role == role) return slot;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, const std::vector<KernelParam> &params,
                               const std::function<llvm::Value *(unsigned)> &value_of) {
   BoundParams bound;
@@ -225,28 +282,15 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
     llvm::Value *value = value_of(p);
     value->setName(param.name(spec));
     EntryOperand *op = param.operand >= 0 ? &bound.operands[static_cast<std::size_t>(param.operand)] : nullptr;
+    if (llvm::Value *BoundParams::*slot = find_slot(kBoundSlots, param.role)) {
+      bound.*slot = value;
+      continue;
+    }
+    if (llvm::Value *EntryOperand::*slot = find_slot(kOperandSlots, param.role)) {
+      op->*slot = value;
+      continue;
+    }
     switch (param.role) {
-      case ParamRole::Count:
-        bound.n = value;
-        break;
-      case ParamRole::NDim:
-        bound.ndim = value;
-        break;
-      case ParamRole::Shape:
-        bound.shape = value;
-        break;
-      case ParamRole::Data:
-        op->pointer = value;
-        break;
-      case ParamRole::Strides:
-        op->strides = value;
-        break;
-      case ParamRole::CoreShape:
-        op->core_shape = value;
-        break;
-      case ParamRole::CoreStrides:
-        op->core_strides = value;
-        break;
       case ParamRole::Value:
         if (is_complex_dtype(op->dtype)) {
           real_part = value;
@@ -257,14 +301,13 @@ BoundParams bind_entry_params(llvm::IRBuilder<> &b, const KernelSpec &spec, cons
       case ParamRole::ValueImag:
         op->value = make_complex(b, op->dtype, real_part, value);
         break;
-      case ParamRole::Done:
-        bound.done = value;
-        break;
       case ParamRole::ErrorFlag: {
         llvm::PointerType *generic = llvm::PointerType::get(b.getContext(), 0);
         bound.error_flag = value->getType() == generic ? value : b.CreateAddrSpaceCast(value, generic);
         break;
       }
+      default:
+        break;
     }
   }
   return bound;

@@ -22,11 +22,11 @@ using namespace kernel_detail;
 
 using CpuOperand = EntryOperand;
 
-class CpuEntryBuilder {
+class CpuEntryBuilder : EntryBuilderState {
  public:
   CpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                   const KernelVariant &variant)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), variant_(variant), b_(ctx_) {}
+      : EntryBuilderState(module, scalar, sig), variant_(variant) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -39,13 +39,7 @@ class CpuEntryBuilder {
                         const std::vector<llvm::Value *> &offset_slots);
   llvm::Value *load_dim(llvm::Value *dims, llvm::Value *d);
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   const KernelVariant &variant_;
-  llvm::IRBuilder<> b_;
-  llvm::Function *fn_ = nullptr;
   llvm::Value *begin_ = nullptr;
   llvm::Value *end_ = nullptr;
   llvm::Value *params_ = nullptr;
@@ -74,15 +68,7 @@ void CpuEntryBuilder::bind_parameters() {
 }
 
 void CpuEntryBuilder::emit_element(const std::vector<llvm::Value *> &addresses) {
-  std::vector<llvm::Value *> inputs;
-  for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
-    const CpuOperand &op = operands_[k];
-    if (op.is_scalar) {
-      inputs.push_back(op.value);
-    } else {
-      inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
-    }
-  }
+  const std::vector<llvm::Value *> inputs = load_inputs(b_, operands_, addresses);
   llvm::Value *result = call_scalar(b_, scalar_, sig_, inputs, error_flag_);
   const CpuOperand &out = operands_.back();
   store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));
@@ -202,16 +188,12 @@ void CpuEntryBuilder::emit_strided() {
 
 llvm::Function *CpuEntryBuilder::build(const std::string &name) {
   internal_assert(module_.getFunction(name) == nullptr) << "entry " << name << " defined twice";
-  llvm::Type *i64 = b_.getInt64Ty();
-  auto *type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, b_.getPtrTy()}, false);
-  fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
+  fn_ = llvm::Function::Create(cpu_entry_type(ctx_), llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
-  begin_ = fn_->getArg(0);
-  end_ = fn_->getArg(1);
-  params_ = fn_->getArg(2);
-  begin_->setName("begin");
-  end_->setName("end");
-  params_->setName("params");
+  const CpuEntryArgs args = cpu_entry_args(*fn_);
+  begin_ = args.begin;
+  end_ = args.end;
+  params_ = args.params;
   fn_->addParamAttr(2, llvm::Attribute::NoCapture);
   fn_->addParamAttr(2, llvm::Attribute::ReadOnly);
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));

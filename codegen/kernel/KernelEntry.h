@@ -87,6 +87,21 @@ llvm::Value *value_to_storage(llvm::IRBuilder<> &b, DType t, llvm::Value *value)
 /// A complex value {re, im} from two component values.
 llvm::Value *make_complex(llvm::IRBuilder<> &b, DType t, llvm::Value *re, llvm::Value *im);
 
+/// What every entry builder works with: the module the entry goes into, the
+/// scalar function it calls and that function's signature, the IR builder,
+/// and the entry once it is created.
+struct EntryBuilderState {
+  EntryBuilderState(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig)
+      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), b_(ctx_) {}
+
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  llvm::Function &scalar_;
+  const EntrySignature &sig_;
+  llvm::IRBuilder<> b_;
+  llvm::Function *fn_ = nullptr;
+};
+
 /// One operand of an entry as the builders hold it: KernelABI.h's table bound
 /// to LLVM values.
 struct EntryOperand {
@@ -126,9 +141,26 @@ llvm::Type *gpu_param_type(llvm::LLVMContext &ctx, const KernelParam &param);
 /// The attributes of GPU entry parameter `index`: byval/align 8/readonly for
 /// Dims, noundef for data pointers.
 void mark_gpu_param(llvm::Function &fn, unsigned index, const KernelParam &param);
+/// The type of every CPU entry: `void (int64 begin, int64 end, void *const
+/// *params)`, the element or block range a thread runs and the table of
+/// parameter addresses.
+llvm::FunctionType *cpu_entry_type(llvm::LLVMContext &ctx);
+/// A CPU entry's three arguments, named "begin", "end" and "params".
+struct CpuEntryArgs {
+  llvm::Value *begin = nullptr;
+  llvm::Value *end = nullptr;
+  llvm::Value *params = nullptr;
+};
+CpuEntryArgs cpu_entry_args(llvm::Function &fn);
 /// Loads CPU entry parameter `index` from `params` (`void *const *`): the
 /// value of count/ndim/data/scalars, the address of a Dims.
 llvm::Value *load_cpu_param(llvm::IRBuilder<> &b, llvm::Value *params, unsigned index, const KernelParam &param);
+
+/// The scalar function's arguments for one element: each input's value
+/// (scalars) or its element loaded from `addresses[k]` (arrays). The last
+/// operand is the output; `addresses` has one entry per operand.
+std::vector<llvm::Value *> load_inputs(llvm::IRBuilder<> &b, const std::vector<EntryOperand> &operands,
+                                       const std::vector<llvm::Value *> &addresses);
 
 /// Calls the scalar function; checks argument and result types against `sig`.
 /// When the scalar function takes the error flag (its module can raise),

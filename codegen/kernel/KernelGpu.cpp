@@ -30,18 +30,14 @@ constexpr int kLaneCopiesBodyLimit = 1000;
 
 using Operand = EntryOperand;  // inputs, then the output
 
-class GpuEntryBuilder {
+class GpuEntryBuilder : EntryBuilderState {
  public:
   GpuEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,
                   const KernelVariant &variant, GpuEntryShape shape)
-      : entry_shape_(shape),
-        module_(module),
-        ctx_(module.getContext()),
-        scalar_(scalar),
-        sig_(sig),
+      : EntryBuilderState(module, scalar, sig),
+        entry_shape_(shape),
         variant_(variant),
-        params_(kernel_params(make_kernel_spec(sig, variant))),
-        b_(ctx_) {}
+        params_(kernel_params(make_kernel_spec(sig, variant))) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -80,14 +76,8 @@ class GpuEntryBuilder {
   void emit_done_signal();
 
   GpuEntryShape entry_shape_;
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   const KernelVariant &variant_;
   std::vector<KernelParam> params_;  // KernelABI.h's table
-  llvm::IRBuilder<> b_;
-  llvm::Function *fn_ = nullptr;
   llvm::Type *index_type_ = nullptr;
   llvm::Value *n_ = nullptr;      // index type
   llvm::Value *ndim_ = nullptr;   // index type
@@ -506,15 +496,7 @@ void GpuEntryBuilder::emit_strided() {
         addresses[k] = b_.CreateGEP(b_.getInt8Ty(), operands_[k].pointer, offset);
       }
     }
-    std::vector<llvm::Value *> inputs;
-    for (std::size_t k = 0; k + 1 < operands_.size(); ++k) {
-      const Operand &op = operands_[k];
-      if (op.is_scalar) {
-        inputs.push_back(op.value);
-      } else {
-        inputs.push_back(load_element(b_, op.dtype, addresses[k], element_align(op.dtype)));
-      }
-    }
+    const std::vector<llvm::Value *> inputs = load_inputs(b_, operands_, addresses);
     llvm::Value *result = call_with(inputs);
     const Operand &out = operands_.back();
     store_element(b_, out.dtype, result, addresses.back(), element_align(out.dtype));

@@ -22,16 +22,14 @@ using namespace kernel_detail;
 
 using GufuncOperand = EntryOperand;
 
-class GufuncEntryBuilder {
+/// The scalar function of EntryBuilderState is the gufunc's core function.
+class GufuncEntryBuilder : EntryBuilderState {
  public:
   GufuncEntryBuilder(llvm::Module &module, llvm::Function &core, const EntrySignature &sig, bool gpu)
-      : module_(module),
-        ctx_(module.getContext()),
-        core_(core),
+      : EntryBuilderState(module, core, sig),
         spec_(make_kernel_spec(sig, gufunc_variant())),
         params_(kernel_params(spec_)),
-        gpu_(gpu),
-        b_(ctx_) {}
+        gpu_(gpu) {}
 
   llvm::Function *build(const std::string &name);
 
@@ -42,14 +40,9 @@ class GufuncEntryBuilder {
   /// One core call for outer index `i`.
   void emit_outer_element(llvm::Value *i);
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &core_;
   KernelSpec spec_;
   std::vector<KernelParam> params_;
   bool gpu_;
-  llvm::IRBuilder<> b_;
-  llvm::Function *fn_ = nullptr;
   llvm::Value *n_ = nullptr;
   llvm::Value *ndim_ = nullptr;
   llvm::Value *shape_ = nullptr;
@@ -71,8 +64,7 @@ void GufuncEntryBuilder::create_function(const std::string &name) {
     }
     type = llvm::FunctionType::get(b_.getVoidTy(), types, false);
   } else {
-    llvm::Type *i64 = b_.getInt64Ty();
-    type = llvm::FunctionType::get(b_.getVoidTy(), {i64, i64, b_.getPtrTy()}, false);
+    type = cpu_entry_type(ctx_);
   }
   fn_ = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module_);
   fn_->addFnAttr(llvm::Attribute::NoUnwind);
@@ -82,12 +74,10 @@ void GufuncEntryBuilder::create_function(const std::string &name) {
 void GufuncEntryBuilder::bind_parameters() {
   llvm::Value *params = nullptr;
   if (!gpu_) {
-    begin_ = fn_->getArg(0);
-    end_ = fn_->getArg(1);
-    params = fn_->getArg(2);
-    begin_->setName("begin");
-    end_->setName("end");
-    params->setName("params");
+    const CpuEntryArgs args = cpu_entry_args(*fn_);
+    begin_ = args.begin;
+    end_ = args.end;
+    params = args.params;
   }
   BoundParams bound = bind_entry_params(b_, spec_, params_, [&](unsigned p) -> llvm::Value * {
     if (gpu_) {
@@ -130,10 +120,11 @@ void GufuncEntryBuilder::emit_outer_element(llvm::Value *i) {
     }
   });
   std::vector<llvm::Value *> args;
-  llvm::FunctionType *core_type = core_.getFunctionType();
+  llvm::FunctionType *core_type = scalar_.getFunctionType();
   const std::size_t flag_params = error_flag_ != nullptr ? 1 : 0;
   internal_assert(core_type->getNumParams() == operands_.size() + flag_params)
-      << "core function " << core_.getName().str() << " takes " << core_type->getNumParams() << " parameters, the "
+      << "core function " << scalar_.getName().str() << " takes " << core_type->getNumParams()
+      << " parameters, the "
       << "gufunc signature has " << operands_.size();
   for (std::size_t k = 0; k < operands_.size(); ++k) {
     const GufuncOperand &op = operands_[k];
@@ -157,13 +148,14 @@ void GufuncEntryBuilder::emit_outer_element(llvm::Value *i) {
     }
     args.push_back(view);
   }
-  args = with_error_flag(b_, core_, std::move(args), error_flag_);
-  llvm::CallInst *call = b_.CreateCall(&core_, args);
-  call->setCallingConv(core_.getCallingConv());
+  args = with_error_flag(b_, scalar_, std::move(args), error_flag_);
+  llvm::CallInst *call = b_.CreateCall(&scalar_, args);
+  call->setCallingConv(scalar_.getCallingConv());
 }
 
 llvm::Function *GufuncEntryBuilder::build(const std::string &name) {
-  internal_assert(core_.getReturnType()->isVoidTy()) << "gufunc core " << core_.getName().str() << " returns a value";
+  internal_assert(scalar_.getReturnType()->isVoidTy())
+      << "gufunc core " << scalar_.getName().str() << " returns a value";
   create_function(name);
   bind_parameters();
   llvm::Type *i64 = b_.getInt64Ty();

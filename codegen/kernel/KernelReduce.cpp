@@ -5,6 +5,7 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/kernel/KernelReduceBuilder.h"
+#include "support/EnumNames.h"
 #include "support/InternalAssert.h"
 #include "ufjit/errors.h"
 
@@ -48,17 +49,10 @@ MaybeSlot MethodEntryBuilder::maybe_slot(const char *name) {
 
 void MethodEntryBuilder::fold_into(const MaybeSlot &acc, llvm::Value *v) {
   llvm::Type *value_type = element_value_type(ctx_, dtype_);
-  llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "fold.both", fn_);
-  llvm::BasicBlock *first = llvm::BasicBlock::Create(ctx_, "fold.first", fn_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, "fold.join", fn_);
-  b_.CreateCondBr(b_.CreateLoad(b_.getInt1Ty(), acc.has), both, first);
-  b_.SetInsertPoint(both);
-  b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(first);
-  b_.CreateStore(v, acc.value);
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
+  emit_if_else(
+      b_.CreateLoad(b_.getInt1Ty(), acc.has), {"fold.both", "fold.first", "fold.join"},
+      [&] { b_.CreateStore(combine(b_.CreateLoad(value_type, acc.value), v), acc.value); },
+      [&] { b_.CreateStore(v, acc.value); });
   b_.CreateStore(b_.getTrue(), acc.has);
 }
 
@@ -255,18 +249,15 @@ llvm::Function *MethodEntryBuilder::build(MethodKernel method, const std::string
 }  // namespace method_detail
 
 std::string method_entry_name(const std::string &base_name, MethodKernel method) {
-  switch (method) {
-    case MethodKernel::Reduce:
-      return base_name + "__reduce";
-    case MethodKernel::ReduceWhere:
-      return base_name + "__reduce_where";
-    case MethodKernel::Accumulate:
-      return base_name + "__accumulate";
-    case MethodKernel::AccumulateRows:
-      return base_name + "__accumulate_rows";
-  }
-  internal_error << "unknown method kernel";
-  return "";
+  static constexpr support::EnumName<MethodKernel> kSuffixes[] = {
+      {MethodKernel::Reduce, "__reduce"},
+      {MethodKernel::ReduceWhere, "__reduce_where"},
+      {MethodKernel::Accumulate, "__accumulate"},
+      {MethodKernel::AccumulateRows, "__accumulate_rows"},
+  };
+  const char *suffix = support::enum_name(method, kSuffixes, nullptr);
+  internal_assert(suffix != nullptr) << "unknown method kernel";
+  return base_name + suffix;
 }
 
 llvm::Function *build_method_entry(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig,

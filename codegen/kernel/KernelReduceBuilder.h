@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/kernel/KernelEntry.h"
 #include "codegen/kernel/KernelReduce.h"
 
 namespace ufjit::codegen::method_detail {
@@ -29,10 +30,10 @@ struct MaybeSlot {
 
 struct ScanState;  // KernelReduceScan.cpp
 
-class MethodEntryBuilder {
+class MethodEntryBuilder : kernel_detail::EntryBuilderState {
  public:
   MethodEntryBuilder(llvm::Module &module, llvm::Function &scalar, const EntrySignature &sig, TargetKind kind)
-      : module_(module), ctx_(module.getContext()), scalar_(scalar), sig_(sig), kind_(kind), b_(ctx_) {}
+      : EntryBuilderState(module, scalar, sig), kind_(kind) {}
 
   llvm::Function *build(MethodKernel method, const std::string &name);
 
@@ -60,6 +61,18 @@ class MethodEntryBuilder {
   /// if (cond) body(); leaves the builder after the join.
   template <typename Body>
   void emit_if(llvm::Value *cond, const char *name, Body body);
+  /// The names of emit_if_else's blocks.
+  struct IfElseNames {
+    std::string then_block;
+    std::string else_block;
+    std::string join_block;
+  };
+  /// if (cond) then_body() else else_body(); leaves the builder after the join.
+  template <typename Then, typename Else>
+  void emit_if_else(llvm::Value *cond, const IfElseNames &names, Then then_body, Else else_body);
+  /// Emits body() into `block`, then a branch to `join`.
+  template <typename Body>
+  void emit_block(llvm::BasicBlock *block, Body body, llvm::BasicBlock *join);
   /// while (cond()) body(); cond() is emitted in the loop's head block (a
   /// runtime loop whose counter lives in a slot the callers keep).
   template <typename Cond, typename Body>
@@ -104,16 +117,10 @@ class MethodEntryBuilder {
   /// The block's inclusive scan of the totals of threads [0, active).
   void emit_scan_block_totals(const ScanState &s, llvm::Value *active);
 
-  llvm::Module &module_;
-  llvm::LLVMContext &ctx_;
-  llvm::Function &scalar_;
-  const EntrySignature &sig_;
   TargetKind kind_;
-  llvm::IRBuilder<> b_;
   DType dtype_ = DType::Float64;
   KernelSpec spec_;                  // make_method_spec of the entry being built
   std::vector<KernelParam> params_;  // kernel_params(spec_): the entry's parameters
-  llvm::Function *fn_ = nullptr;
   llvm::Value *rows_ = nullptr;
   llvm::Value *len_ = nullptr;
   llvm::Value *chunks_ = nullptr;
@@ -128,13 +135,30 @@ class MethodEntryBuilder {
 };
 
 template <typename Body>
+void MethodEntryBuilder::emit_block(llvm::BasicBlock *block, Body body, llvm::BasicBlock *join) {
+  b_.SetInsertPoint(block);
+  body();
+  b_.CreateBr(join);
+}
+
+template <typename Body>
 void MethodEntryBuilder::emit_if(llvm::Value *cond, const char *name, Body body) {
   llvm::BasicBlock *then = llvm::BasicBlock::Create(ctx_, std::string(name) + ".then", fn_);
   llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, std::string(name) + ".join", fn_);
   b_.CreateCondBr(cond, then, join);
-  b_.SetInsertPoint(then);
-  body();
-  b_.CreateBr(join);
+  emit_block(then, body, join);
+  b_.SetInsertPoint(join);
+}
+
+template <typename Then, typename Else>
+void MethodEntryBuilder::emit_if_else(llvm::Value *cond, const IfElseNames &names, Then then_body,
+                                      Else else_body) {
+  llvm::BasicBlock *then = llvm::BasicBlock::Create(ctx_, names.then_block, fn_);
+  llvm::BasicBlock *other = llvm::BasicBlock::Create(ctx_, names.else_block, fn_);
+  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, names.join_block, fn_);
+  b_.CreateCondBr(cond, then, other);
+  emit_block(then, then_body, join);
+  emit_block(other, else_body, join);
   b_.SetInsertPoint(join);
 }
 
@@ -159,17 +183,9 @@ void MethodEntryBuilder::emit_vector_or_scalar(bool vectors, llvm::Value *use_ve
     scalar_path();
     return;
   }
-  llvm::BasicBlock *vector_block = llvm::BasicBlock::Create(ctx_, std::string(name) + ".vector", fn_);
-  llvm::BasicBlock *scalar_block = llvm::BasicBlock::Create(ctx_, std::string(name) + ".scalar", fn_);
-  llvm::BasicBlock *join = llvm::BasicBlock::Create(ctx_, std::string(name) + ".done", fn_);
-  b_.CreateCondBr(use_vector, vector_block, scalar_block);
-  b_.SetInsertPoint(vector_block);
-  vector_path();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(scalar_block);
-  scalar_path();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
+  const std::string prefix(name);
+  emit_if_else(use_vector, {prefix + ".vector", prefix + ".scalar", prefix + ".done"}, vector_path,
+               scalar_path);
 }
 
 }  // namespace ufjit::codegen::method_detail

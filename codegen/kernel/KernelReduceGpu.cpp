@@ -169,18 +169,13 @@ void MethodEntryBuilder::emit_block_tree(const MaybeSlot &acc, llvm::Value *tid,
       emit_if(right_has, "pair", [&] {
         llvm::Value *right = load(tree, partner);
         llvm::Value *left_has = b_.CreateICmpNE(b_.CreateLoad(i8, flag_addr(tid)), b_.getInt8(0));
-        llvm::BasicBlock *both = llvm::BasicBlock::Create(ctx_, "pair.both", fn_);
-        llvm::BasicBlock *only = llvm::BasicBlock::Create(ctx_, "pair.right", fn_);
-        llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx_, "pair.done", fn_);
-        b_.CreateCondBr(left_has, both, only);
-        b_.SetInsertPoint(both);
-        store(combine(load(tree, tid), right), tree, tid);
-        b_.CreateBr(done);
-        b_.SetInsertPoint(only);
-        store(right, tree, tid);
-        b_.CreateStore(b_.getInt8(1), flag_addr(tid));
-        b_.CreateBr(done);
-        b_.SetInsertPoint(done);
+        emit_if_else(
+            left_has, {"pair.both", "pair.right", "pair.done"},
+            [&] { store(combine(load(tree, tid), right), tree, tid); },
+            [&] {
+              store(right, tree, tid);
+              b_.CreateStore(b_.getInt8(1), flag_addr(tid));
+            });
       });
     });
     b_.CreateStore(b_.CreateLShr(s, i64(1)), step);

@@ -188,27 +188,14 @@ std::size_t KernelParam::align() const {
 }
 
 std::string KernelParam::name(const KernelSpec &spec) const {
-  switch (role) {
-    case ParamRole::Count:
-      return "n";
-    case ParamRole::NDim:
-      return "ndim";
-    case ParamRole::Shape:
-      return "shape";
-    case ParamRole::Done:
-      return "done";
-    case ParamRole::ErrorFlag:
-      return "error";
-    case ParamRole::Rows:
-      return "rows";
-    case ParamRole::RowLength:
-      return "len";
-    case ParamRole::Chunks:
-      return "chunks";
-    case ParamRole::ChunkLength:
-      return "chunk_len";
-    default:
-      break;
+  // The launch-wide parameters have fixed names; the operands' are below.
+  static constexpr support::EnumName<ParamRole> kFixedNames[] = {
+      {ParamRole::Count, "n"},       {ParamRole::NDim, "ndim"},       {ParamRole::Shape, "shape"},
+      {ParamRole::Done, "done"},     {ParamRole::ErrorFlag, "error"}, {ParamRole::Rows, "rows"},
+      {ParamRole::RowLength, "len"}, {ParamRole::Chunks, "chunks"},   {ParamRole::ChunkLength, "chunk_len"},
+  };
+  if (const char *fixed = support::enum_name(role, kFixedNames, nullptr)) {
+    return fixed;
   }
   if (spec.variant.kind == KernelKind::Method) {
     static constexpr const char *kMethodOperands[] = {"in", "out", "aux", "out_has"};
@@ -237,18 +224,13 @@ std::string KernelParam::name(const KernelSpec &spec) const {
   } else {
     base = "out";
   }
-  switch (role) {
-    case ParamRole::Strides:
-      return base + "_strides";
-    case ParamRole::ValueImag:
-      return base + "_imag";
-    case ParamRole::CoreShape:
-      return base + "_core_shape";
-    case ParamRole::CoreStrides:
-      return base + "_core_strides";
-    default:
-      return base;
-  }
+  static constexpr support::EnumName<ParamRole> kSuffixes[] = {
+      {ParamRole::Strides, "_strides"},
+      {ParamRole::ValueImag, "_imag"},
+      {ParamRole::CoreShape, "_core_shape"},
+      {ParamRole::CoreStrides, "_core_strides"},
+  };
+  return base + support::enum_name(role, kSuffixes, "");
 }
 
 std::string KernelParam::kind_name() const {

@@ -7,35 +7,27 @@
 namespace ufjit::codegen {
 
 llvm::Type *value_type(llvm::LLVMContext &ctx, DType t) {
+  if (is_bool(t)) {
+    return llvm::Type::getInt1Ty(ctx);
+  }
+  // LLVM's integers have no sign: the operations say how to read them.
+  if (is_integer(t)) {
+    return llvm::Type::getIntNTy(ctx, static_cast<unsigned>(8 * dtype_size(t)));
+  }
   switch (t) {
-    case DType::Bool:
-      return llvm::Type::getInt1Ty(ctx);
-    case DType::Int8:
-    case DType::UInt8:
-      return llvm::Type::getInt8Ty(ctx);
-    case DType::Int16:
-    case DType::UInt16:
-      return llvm::Type::getInt16Ty(ctx);
-    case DType::Int32:
-    case DType::UInt32:
-      return llvm::Type::getInt32Ty(ctx);
-    case DType::Int64:
-    case DType::UInt64:
-      return llvm::Type::getInt64Ty(ctx);
     case DType::Float16:
       return llvm::Type::getHalfTy(ctx);
     case DType::Float32:
       return llvm::Type::getFloatTy(ctx);
     case DType::Float64:
       return llvm::Type::getDoubleTy(ctx);
-    case DType::Complex64: {
-      llvm::Type *f = llvm::Type::getFloatTy(ctx);
-      return llvm::StructType::get(ctx, {f, f});
-    }
+    case DType::Complex64:
     case DType::Complex128: {
-      llvm::Type *d = llvm::Type::getDoubleTy(ctx);
-      return llvm::StructType::get(ctx, {d, d});
+      llvm::Type *part = value_type(ctx, lower::component_dtype(t));
+      return llvm::StructType::get(ctx, {part, part});
     }
+    default:
+      break;
   }
   internal_error << "value_type: unknown dtype";
 }

@@ -3,6 +3,7 @@
 // (codegen/DeviceImage.h; codegen/Codegen.h: ptx_to_cubin).
 #include <nvJitLink.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -86,18 +87,30 @@ std::string linked_output(const NvJitLinkApi &nv, const LinkHandle &link, const 
   return bytes;
 }
 
+/// nvJitLink's input type and ufjit's name for each kind, indexed by
+/// LinkInput::Kind.
+struct LinkKindInfo {
+  nvJitLinkInputType type;
+  const char *name;
+};
+
+constexpr LinkKindInfo kLinkKinds[] = {
+    {NVJITLINK_INPUT_PTX, "ptx"},
+    {NVJITLINK_INPUT_CUBIN, "cubin"},
+    {NVJITLINK_INPUT_LTOIR, "ltoir"},
+    {NVJITLINK_INPUT_FATBIN, "fatbin"},
+};
+static_assert(std::size(kLinkKinds) == static_cast<std::size_t>(LinkInput::Kind::Fatbin) + 1);
+
+/// Null for a value that is not a LinkInput::Kind.
+const LinkKindInfo *link_kind_info(LinkInput::Kind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  return index < std::size(kLinkKinds) ? &kLinkKinds[index] : nullptr;
+}
+
 nvJitLinkInputType input_type(LinkInput::Kind kind) {
-  switch (kind) {
-    case LinkInput::Kind::Ptx:
-      return NVJITLINK_INPUT_PTX;
-    case LinkInput::Kind::Cubin:
-      return NVJITLINK_INPUT_CUBIN;
-    case LinkInput::Kind::LtoIr:
-      return NVJITLINK_INPUT_LTOIR;
-    case LinkInput::Kind::Fatbin:
-      return NVJITLINK_INPUT_FATBIN;
-  }
-  return NVJITLINK_INPUT_ANY;
+  const LinkKindInfo *info = link_kind_info(kind);
+  return info != nullptr ? info->type : NVJITLINK_INPUT_ANY;
 }
 
 void add(const NvJitLinkApi &nv, const LinkHandle &link, const LinkInput &input, const std::string &arch) {
@@ -113,17 +126,8 @@ void add(const NvJitLinkApi &nv, const LinkHandle &link, const LinkInput &input,
 }  // namespace
 
 const char *link_input_kind_name(LinkInput::Kind kind) {
-  switch (kind) {
-    case LinkInput::Kind::Ptx:
-      return "ptx";
-    case LinkInput::Kind::Cubin:
-      return "cubin";
-    case LinkInput::Kind::LtoIr:
-      return "ltoir";
-    case LinkInput::Kind::Fatbin:
-      return "fatbin";
-  }
-  return "?";
+  const LinkKindInfo *info = link_kind_info(kind);
+  return info != nullptr ? info->name : "?";
 }
 
 bool DeviceImage::needs_lto() const {

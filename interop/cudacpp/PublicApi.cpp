@@ -1,5 +1,7 @@
 // include/ufjit/cudacpp.h over interop/cudacpp/Nvrtc.h and the device linker,
 // and Ufunc::device_function (include/ufjit/runtime.h).
+#include <utility>
+
 #include "codegen/DeviceFunction.h"
 #include "codegen/DeviceImage.h"
 #include "frontend/Signature.h"
@@ -25,28 +27,32 @@ std::string compile_cuda(const CudaSource &source, const std::string &arch, Code
                    " is not a ufjit::cudacpp::CodeFormat (Ptx, LtoIr, Cubin or Fatbin)");
 }
 
+namespace {
+
+/// The linker's input kind of each format.
+constexpr std::pair<CodeFormat, codegen::LinkInput::Kind> kLinkKinds[] = {
+    {CodeFormat::Ptx, codegen::LinkInput::Kind::Ptx},
+    {CodeFormat::LtoIr, codegen::LinkInput::Kind::LtoIr},
+    {CodeFormat::Cubin, codegen::LinkInput::Kind::Cubin},
+    {CodeFormat::Fatbin, codegen::LinkInput::Kind::Fatbin},
+};
+
+codegen::LinkInput::Kind link_input_kind(const LinkItem &item) {
+  for (const auto &[format, kind] : kLinkKinds) {
+    if (format == item.format) return kind;
+  }
+  throw InputError("link: the format of '" + item.name + "' (value " +
+                   std::to_string(static_cast<unsigned>(item.format)) +
+                   ") is not a ufjit::cudacpp::CodeFormat (Ptx, LtoIr, Cubin or Fatbin)");
+}
+
+}  // namespace
+
 std::string link(const std::string &arch, const std::vector<LinkItem> &inputs) {
   codegen::DeviceImage image;
   for (const LinkItem &item : inputs) {
     codegen::LinkInput input;
-    switch (item.format) {
-      case CodeFormat::Ptx:
-        input.kind = codegen::LinkInput::Kind::Ptx;
-        break;
-      case CodeFormat::LtoIr:
-        input.kind = codegen::LinkInput::Kind::LtoIr;
-        break;
-      case CodeFormat::Cubin:
-        input.kind = codegen::LinkInput::Kind::Cubin;
-        break;
-      case CodeFormat::Fatbin:
-        input.kind = codegen::LinkInput::Kind::Fatbin;
-        break;
-      default:
-        throw InputError("link: the format of '" + item.name + "' (value " +
-                         std::to_string(static_cast<unsigned>(item.format)) +
-                         ") is not a ufjit::cudacpp::CodeFormat (Ptx, LtoIr, Cubin or Fatbin)");
-    }
+    input.kind = link_input_kind(item);
     input.name = item.name;
     input.bytes = item.bytes;
     image.inputs.push_back(std::move(input));

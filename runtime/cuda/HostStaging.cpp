@@ -375,24 +375,37 @@ void HostStaging::run_contiguous(const runtime::PreparedCall &call, const ChunkL
   }
 }
 
-void HostStaging::copy_to_device(CUdeviceptr dst, const void *src, std::size_t bytes) {
+void HostStaging::staged_copy(const void *host, std::size_t bytes, const DirectCopy &direct,
+                              const ChunkedCopy &chunked) {
   if (bytes == 0) {
     return;
   }
   std::lock_guard<std::mutex> lock(mutex_);
   const CudaDriver &drv = context_->drv();
   context_->make_current();
-  if (page_locked(drv, src)) {
-    UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, dst, src, bytes, nullptr);
+  if (page_locked(drv, host)) {
+    direct(drv);
     UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
     return;
   }
   const std::size_t chunk = std::min(kChunkBytes, bytes);
   char *pinned = ensure_pinned(chunk);
   order_after_legacy_stream();
-  const auto *from = static_cast<const char *>(src);
-  std::vector<CopyTask> tasks;
   try {
+    chunked(drv, pinned, chunk);
+  } catch (...) {
+    drain_noexcept();
+    throw;
+  }
+}
+
+void HostStaging::copy_to_device(CUdeviceptr dst, const void *src, std::size_t bytes) {
+  auto direct = [&](const CudaDriver &drv) {
+    UFJIT_CU_CHECK(drv, cuMemcpyHtoDAsync_v2, dst, src, bytes, nullptr);
+  };
+  auto chunked = [&](const CudaDriver &drv, char *pinned, std::size_t chunk) {
+    const auto *from = static_cast<const char *>(src);
+    std::vector<CopyTask> tasks;
     int64_t k = 0;
     for (std::size_t off = 0; off < bytes; off += chunk, ++k) {
       const int s = static_cast<int>(k % kSlots);
@@ -409,38 +422,26 @@ void HostStaging::copy_to_device(CUdeviceptr dst, const void *src, std::size_t b
     for (Slot &slot : slots_) {
       wait(slot);
     }
-  } catch (...) {
-    drain_noexcept();
-    throw;
-  }
+  };
+  staged_copy(src, bytes, direct, chunked);
 }
 
 void HostStaging::copy_to_host(void *dst, CUdeviceptr src, std::size_t bytes) {
-  if (bytes == 0) {
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  const CudaDriver &drv = context_->drv();
-  context_->make_current();
-  if (page_locked(drv, dst)) {
+  auto direct = [&](const CudaDriver &drv) {
     UFJIT_CU_CHECK(drv, cuMemcpyDtoHAsync_v2, dst, src, bytes, nullptr);
-    UFJIT_CU_CHECK(drv, cuStreamSynchronize, nullptr);
-    return;
-  }
-  const std::size_t chunk = std::min(kChunkBytes, bytes);
-  char *pinned = ensure_pinned(chunk);
-  order_after_legacy_stream();
-  auto *to = static_cast<char *>(dst);
-  const int64_t chunks = static_cast<int64_t>((bytes + chunk - 1) / chunk);
-  std::vector<CopyTask> tasks;
-  auto finish = [&](int64_t k) {
-    const int s = static_cast<int>(k % kSlots);
-    wait(slots_[static_cast<std::size_t>(s)]);
-    const std::size_t off = static_cast<std::size_t>(k) * chunk;
-    tasks.assign(1, CopyTask{to + off, pinned + static_cast<std::size_t>(s) * chunk, std::min(chunk, bytes - off)});
-    parallel_copy(tasks);
   };
-  try {
+  auto chunked = [&](const CudaDriver &drv, char *pinned, std::size_t chunk) {
+    auto *to = static_cast<char *>(dst);
+    const int64_t chunks = static_cast<int64_t>((bytes + chunk - 1) / chunk);
+    std::vector<CopyTask> tasks;
+    auto finish = [&](int64_t k) {
+      const int s = static_cast<int>(k % kSlots);
+      wait(slots_[static_cast<std::size_t>(s)]);
+      const std::size_t off = static_cast<std::size_t>(k) * chunk;
+      tasks.assign(
+          1, CopyTask{to + off, pinned + static_cast<std::size_t>(s) * chunk, std::min(chunk, bytes - off)});
+      parallel_copy(tasks);
+    };
     for (int64_t k = 0; k < chunks; ++k) {
       const int s = static_cast<int>(k % kSlots);
       Slot &slot = slots_[static_cast<std::size_t>(s)];
@@ -457,10 +458,8 @@ void HostStaging::copy_to_host(void *dst, CUdeviceptr src, std::size_t bytes) {
     for (int64_t k = std::max<int64_t>(0, chunks - kSlots); k < chunks; ++k) {
       finish(k);
     }
-  } catch (...) {
-    drain_noexcept();
-    throw;
-  }
+  };
+  staged_copy(dst, bytes, direct, chunked);
 }
 
 }  // namespace ufjit::cuda

@@ -63,6 +63,13 @@ class HostStaging {
     std::size_t bytes;
   };
 
+  using DirectCopy = std::function<void(const CudaDriver &drv)>;
+  using ChunkedCopy = std::function<void(const CudaDriver &drv, char *pinned, std::size_t chunk)>;
+  /// The frame of copy_to_device and copy_to_host, under the lock: a
+  /// page-locked `host` buffer is copied by `direct` alone (then
+  /// synchronized); any other goes through `chunked`, given the pinned slots
+  /// of `chunk` bytes each, after the legacy stream's earlier work.
+  void staged_copy(const void *host, std::size_t bytes, const DirectCopy &direct, const ChunkedCopy &chunked);
   /// Makes the pinned buffer at least kSlots * `slot_bytes`; returns slot 0's.
   char *ensure_pinned(std::size_t slot_bytes);
   /// memcpy of every task, split over the copy threads when large.

@@ -14,15 +14,11 @@ namespace {
 struct CompileOptions {
   std::string file;
   std::string output;
-  std::string arch = "sm_90";
   std::string emit = "ptx";
-  std::string function;
-  std::string target = "cuda";
-  std::string abi = "c";
-  std::string signature;
-  std::string symbol;
+  /// What the flags set as they are (--arch, --target, --func, --abi,
+  /// --signature, --symbol, --nvrtc-option), with the library's defaults.
+  CompileRequest request;
   std::vector<std::string> link;
-  std::vector<std::string> nvrtc_options;
   bool no_progress = false;
 };
 
@@ -43,7 +39,7 @@ ExitCode run_compile(const CompileOptions &options) {
       {"tokens", EmitKind::Tokens}, {"ast", EmitKind::Ast}, {"ir", EmitKind::Ir},
       {"llvm", EmitKind::Llvm},     {"ptx", EmitKind::Ptx}, {"cubin", EmitKind::Cubin},
       {"device-ptx", EmitKind::DevicePtx}, {"device-ltoir", EmitKind::DeviceLtoIr}};
-  CompileRequest request;
+  CompileRequest request = options.request;
   request.emit = kEmit.at(options.emit);
   if (request.emit == EmitKind::Cubin && options.output.empty()) {
     print_error("--emit cubin writes a binary file: give -o OUT");
@@ -59,7 +55,6 @@ ExitCode run_compile(const CompileOptions &options) {
   std::optional<OutputFile> module;
   std::optional<OutputFile> manifest;
   request.link = link_paths_from_cwd(options.link);
-  request.nvrtc_options = options.nvrtc_options;
   std::vector<std::string> inputs = request.link;
   inputs.push_back(options.file);
   if (!options.output.empty()) {
@@ -88,14 +83,8 @@ ExitCode run_compile(const CompileOptions &options) {
   progress.stage("reading " + options.file);
   request.source = read_source_file(options.file);
   request.source_name = options.file;
-  request.arch = options.arch;
-  request.function = options.function;
-  request.target = options.target;
-  request.abi = options.abi;
-  request.signature = options.signature;
-  request.symbol = options.symbol;
   progress.stage("compiling " + options.file + " (--emit " + options.emit + ", " +
-                 (options.target == "cpu" ? options.target : options.arch) + ")");
+                 (request.target == "cpu" ? request.target : request.arch) + ")");
   CompileResult result = compile(request);
   progress.finish();  // before the diagnostics, and stdout may be the same terminal
   std::cerr << result.rendered_diagnostics;
@@ -125,21 +114,25 @@ void add_compile_command(CLI::App &app, ExitCode &exit_code) {
   cmd->add_option("file", options->file, "the .ufn source")->required()->type_name(kUfnFile);
   cmd->add_option("-o,--output", options->output, "output file (default: stdout); the manifest goes beside it as .json")
       ->type_name(kAnyFile);
-  cmd->add_option("--arch", options->arch, "GPU architecture, e.g. sm_80, sm_90")->capture_default_str();
+  cmd->add_option("--arch", options->request.arch, "GPU architecture, e.g. sm_80, sm_90")
+      ->capture_default_str();
   cmd->add_option("--emit", options->emit, "stage to emit")
       ->check(CLI::IsMember({"tokens", "ast", "ir", "llvm", "ptx", "cubin", "device-ptx", "device-ltoir"}))
       ->capture_default_str();
-  cmd->add_option("--func", options->function, "only this ufunc (device-ptx: the one to export)");
-  cmd->add_option("--abi", options->abi, "device-ptx: c (float f(float)) or numba (int f(float *ret, float))")
+  cmd->add_option("--func", options->request.function, "only this ufunc (device-ptx: the one to export)");
+  cmd->add_option("--abi", options->request.abi,
+                  "device-ptx: c (float f(float)) or numba (int f(float *ret, float))")
       ->check(CLI::IsMember({"c", "numba"}))
       ->capture_default_str();
-  cmd->add_option("--signature", options->signature, "device-ptx: the signature, when the ufunc has several");
-  cmd->add_option("--symbol", options->symbol, "device-ptx: the exported name (default: the ufunc's)");
+  cmd->add_option("--signature", options->request.signature,
+                  "device-ptx: the signature, when the ufunc has several");
+  cmd->add_option("--symbol", options->request.symbol,
+                  "device-ptx: the exported name (default: the ufunc's)");
   cmd->add_option("--link", options->link, kLinkHelp)->allow_extra_args(false)->delimiter('\0')->type_name(kAnyFile);
-  cmd->add_option("--nvrtc-option", options->nvrtc_options, kNvrtcOptionHelp)
+  cmd->add_option("--nvrtc-option", options->request.nvrtc_options, kNvrtcOptionHelp)
       ->allow_extra_args(false)
       ->delimiter('\0');
-  cmd->add_option("--target", options->target, "cuda or cpu (cpu: up to --emit llvm)")
+  cmd->add_option("--target", options->request.target, "cuda or cpu (cpu: up to --emit llvm)")
       ->check(CLI::IsMember({"cuda", "cpu"}))
       ->capture_default_str();
   cmd->add_flag("--no-progress", options->no_progress, kNoProgressHelp);
