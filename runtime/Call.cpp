@@ -140,6 +140,29 @@ void check_residence(const Backend &backend, const SplitOperands &split, StreamI
   }
 }
 
+/// Where a call runs (DevicePlacement.h), and what it may use there.
+struct Placement {
+  Backend *backend = nullptr;
+  /// Non-empty: some inputs were on a device the call's cannot read; the
+  /// call runs again on these operands, which read `copies` instead.
+  std::vector<Operand> staged;
+  std::vector<Array> copies;
+  Residence residence = Residence::Host;  // of a new result
+};
+
+/// Step 3 of an elementwise or gufunc call: its device, then the residence
+/// checks (when no input had to be copied).
+Placement place_call(RuntimeCore &core, Backend &requested, std::span<const Operand> operands,
+                     const SplitOperands &split, const std::string &ufunc_name, StreamImpl *stream) {
+  Placement placed;
+  placed.backend = &place_ufunc_call(core, requested, operands, ufunc_name, stream, placed.staged, placed.copies);
+  if (placed.staged.empty()) {
+    check_residence(*placed.backend, split, stream);
+    placed.residence = result_residence(split);
+  }
+  return placed;
+}
+
 /// The shape the array inputs broadcast to (NumPy's rules). Inputs of one
 /// shape, the usual call, need no broadcasting: the result is then a
 /// reference to the first one's shape (no copy); else `storage` holds it.
@@ -303,15 +326,13 @@ Array run_call(RuntimeCore &core, Backend &requested, const std::string &ufunc_n
   // ---- 2. resolve the signature
   const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
 
-  // ---- 3. residence: the device the call runs on (DevicePlacement.h), then what it may use
-  std::vector<Operand> staged;
-  std::vector<Array> copies;  // of inputs on a device the call's cannot read
-  Backend &backend = place_ufunc_call(core, requested, operands, ufunc_name, stream, staged, copies);
-  if (!staged.empty()) {
-    return run_call(core, backend, ufunc_name, signatures, std::span<const Operand>(staged), stream);
+  // ---- 3. residence: the device the call runs on, then what it may use
+  const Placement placed = place_call(core, requested, operands, split, ufunc_name, stream);
+  Backend &backend = *placed.backend;
+  if (!placed.staged.empty()) {
+    return run_call(core, backend, ufunc_name, signatures, std::span<const Operand>(placed.staged), stream);
   }
-  check_residence(backend, split, stream);
-  const Residence residence = result_residence(split);
+  const Residence residence = placed.residence;
 
   // ---- 4. broadcasting and `out` checks
   Dims shape_storage;  // used only when the shape is no operand's
@@ -727,15 +748,13 @@ std::vector<Array> run_gufunc_call(RuntimeCore &core, Backend &requested, const 
   // ---- 2. resolve the signature on the input dtypes
   const CompiledSignature &sig = resolve(split, ufunc_name, signatures);
 
-  // ---- 3. residence: the device the call runs on (DevicePlacement.h), then what it may use
-  std::vector<Operand> staged;
-  std::vector<Array> copies;  // of inputs on a device the call's cannot read
-  Backend &backend = place_ufunc_call(core, requested, operands, ufunc_name, stream, staged, copies);
-  if (!staged.empty()) {
-    return run_gufunc_call(core, backend, ufunc_name, signatures, std::span<const Operand>(staged), stream);
+  // ---- 3. residence: the device the call runs on, then what it may use
+  const Placement placed = place_call(core, requested, operands, split, ufunc_name, stream);
+  Backend &backend = *placed.backend;
+  if (!placed.staged.empty()) {
+    return run_gufunc_call(core, backend, ufunc_name, signatures, std::span<const Operand>(placed.staged), stream);
   }
-  check_residence(backend, split, stream);
-  const Residence residence = result_residence(split);
+  const Residence residence = placed.residence;
 
   // ---- 4. schedule: loop dims, core dims, output shapes; `out` dtypes
   std::vector<std::vector<int64_t>> input_shapes;

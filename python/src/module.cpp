@@ -605,6 +605,31 @@ void bind_ufunc(py::module_ &m) {
 
 }  // namespace
 
+/// ufjit.set_devices(): the device set the process's Runtime is made with.
+void bind_device_set(py::module_ &m) {
+  m.def(
+      "set_devices",
+      [](const py::object &devices) {
+        std::vector<int> set;
+        if (py::isinstance<py::str>(devices)) {
+          set = parse_device_set(devices.cast<std::string>(), "set_devices");
+        } else if (py::isinstance<py::int_>(devices)) {
+          set = {devices.cast<int>()};
+        } else {
+          set = devices.cast<std::vector<int>>();
+        }
+        if (made_runtime.load() != nullptr) {
+          throw py::value_error("ufjit.set_devices() must come before the first ufunc, kernel or array: the "
+                                "process's runtime is made already (or set UFJIT_DEVICES before starting Python)");
+        }
+        requested_devices = std::move(set);
+      },
+      py::arg("devices"),
+      "The CUDA devices this process computes on: 'all', an ordinal, or a list of ordinals (the first is the "
+      "default device). A call of host arrays of 2^20 elements or more is split across them. Call it before "
+      "anything else of ufjit; UFJIT_DEVICES wins over it.");
+}
+
 PYBIND11_MODULE(_ufjit, m) {
   m.doc() = "ufjit's C++ runtime seen from Python (use the `ufjit` package).";
   main_thread_ident();  // while the GIL is held: calls ask it without
@@ -664,27 +689,7 @@ PYBIND11_MODULE(_ufjit, m) {
       // point is only that the worker is idle.
     }
   });
-  m.def(
-      "set_devices",
-      [](const py::object &devices) {
-        std::vector<int> set;
-        if (py::isinstance<py::str>(devices)) {
-          set = parse_device_set(devices.cast<std::string>(), "set_devices");
-        } else if (py::isinstance<py::int_>(devices)) {
-          set = {devices.cast<int>()};
-        } else {
-          set = devices.cast<std::vector<int>>();
-        }
-        if (made_runtime.load() != nullptr) {
-          throw py::value_error("ufjit.set_devices() must come before the first ufunc, kernel or array: the "
-                                "process's runtime is made already (or set UFJIT_DEVICES before starting Python)");
-        }
-        requested_devices = std::move(set);
-      },
-      py::arg("devices"),
-      "The CUDA devices this process computes on: 'all', an ordinal, or a list of ordinals (the first is the "
-      "default device). A call of host arrays of 2^20 elements or more is split across them. Call it before "
-      "anything else of ufjit; UFJIT_DEVICES wins over it.");
+  bind_device_set(m);
   m.def("default_target", [] { return runtime().target() == TargetKind::Cuda ? "cuda" : "cpu"; });
   m.def("version", &version);
 }
