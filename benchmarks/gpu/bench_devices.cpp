@@ -96,28 +96,6 @@ std::vector<Link> measure_links(ufjit::Runtime &rt, const ufjit::ArrayView &pinn
   return links;
 }
 
-/// GB/s through every link in both directions at once (a copy to and a copy
-/// from each device, all concurrent): what a call's traffic can reach.
-double measure_duplex(ufjit::Runtime &rt, const ufjit::ArrayView &pinned, int reps) {
-  const std::vector<int> devices = rt.devices();
-  std::vector<ufjit::Array> on_device;
-  for (int d : devices) {
-    on_device.push_back(rt.to_device(pinned, d));
-  }
-  const double gb = static_cast<double>(pinned.size()) * 4 / 1e9 * 2 * static_cast<double>(devices.size());
-  const double s = median_seconds(reps, [&] {
-    on_every_device(2 * devices.size(), [&](std::size_t j) {
-      const std::size_t k = j / 2;
-      if (j % 2 == 0) {
-        (void)rt.to_device(pinned, devices[k]);
-      } else {
-        (void)rt.to_host(on_device[k].view());
-      }
-    });
-  });
-  return gb / s;
-}
-
 /// GB/s of add(x, y) on `rt`, checking every element of the last result.
 double add_gbps(ufjit::Runtime &rt, const ufjit::ArrayView &x, const ufjit::ArrayView &y, int reps, bool &exact) {
   ufjit::Ufunc add = rt.vectorize(kAdd);
@@ -167,8 +145,6 @@ int main(int argc, char **argv) {
   const double one_pinned = add_gbps(one, px.view(), py.view(), reps, exact);
   const double all_pinned = add_gbps(all, px.view(), py.view(), reps, exact);
   const std::vector<Link> links = measure_links(all, px.view(), reps);
-  const double duplex_one = measure_duplex(one, px.view(), reps);
-  const double duplex_all = measure_duplex(all, px.view(), reps);
 
   std::printf("add of 2^%d float32 host arrays, %zu GPUs (GB/s moved, 3 arrays):\n", log2, device_count);
   std::printf("  pageable inputs: one GPU %.1f, all %.1f (%.2fx)\n", one_pageable, all_pageable,
@@ -178,15 +154,12 @@ int main(int argc, char **argv) {
     std::printf("  link of device %d: H2D %.1f alone / %.1f together, D2H %.1f alone / %.1f together GB/s\n", l.device,
                 l.h2d_alone, l.h2d_together, l.d2h_alone, l.d2h_together);
   }
-  std::printf("  both directions at once (1 GiB each way a device): one GPU %.1f, every GPU %.1f GB/s in all\n",
-              duplex_one, duplex_all);
   std::printf("  results %s\n", exact ? "exact" : "WRONG");
   if (!json_path.empty()) {
     std::ofstream out(json_path);
     out << "{\"log2\": " << log2 << ", \"devices\": " << device_count << ", \"exact\": " << (exact ? "true" : "false")
         << ", \"pageable\": {\"one\": " << one_pageable << ", \"all\": " << all_pageable << "}"
-        << ", \"pinned\": {\"one\": " << one_pinned << ", \"all\": " << all_pinned << "}"
-        << ", \"duplex\": {\"one\": " << duplex_one << ", \"all\": " << duplex_all << "}, \"links\": [";
+        << ", \"pinned\": {\"one\": " << one_pinned << ", \"all\": " << all_pinned << "}, \"links\": [";
     for (std::size_t k = 0; k < links.size(); ++k) {
       const Link &l = links[k];
       out << (k ? ", " : "") << "{\"device\": " << l.device << ", \"h2d_alone\": " << l.h2d_alone
