@@ -1,4 +1,5 @@
-// The hooks each execution target implements, and the prepared call they run.
+// A target's device layer (Backend: memory, transfers, streams), and the
+// prepared calls its KernelRunner (runtime/KernelRunner.h) runs.
 //
 // The call algorithm is numba's ufunc runtime (STYLE.md 15) and lives in ONE
 // file, runtime/Call.cpp:
@@ -8,14 +9,14 @@
 //
 // Call.cpp does every check (dispatch, broadcasting, `out` shape/dtype,
 // residence) BEFORE anything is allocated, written or launched, and hands the
-// backend a PreparedCall in which:
+// target's KernelRunner (runtime/KernelRunner.h) a PreparedCall in which:
 //   - every input is either a broadcast ArrayView of the call's collapsed
 //     shape (stride 0 on broadcast dims) whose dtype IS the parameter dtype,
 //     or a scalar already converted to the parameter dtype (raw bytes);
 //   - the output is a view of the collapsed shape, dtype = return dtype;
 //   - shapes and strides are collapsed (adjacent dims merged where contiguous
 //     for all operands, size-1 dims dropped) to <= codegen::kMaxDims dims.
-// The backend then picks the KernelVariant (choose_variant below), gets its
+// The runner then picks the KernelVariant (choose_variant below), gets its
 // kernel from the JIT engine (runtime/JitEngine.h: compiled once per key),
 // places host operands where its code can read them, sizes the launch and
 // launches.
@@ -27,20 +28,20 @@
 //     device operand (DeviceError) and no backend ever copies a device array
 //     to the host behind the caller's back;
 //   - a host operand (and a host `out`) of a CUDA call is staged by the CUDA
-//     backend inside execute(): copied in (pinned staging buffers, chunks),
+//     runner inside execute(): copied in (pinned staging buffers, chunks),
 //     computed, copied out; execute() returns when the host output is written
 //     (for a synchronous call).
 //   - Safe casts of array operands (int32 array into a float64 parameter):
 //     Call.cpp converts HOST arrays itself (a converted host copy) before the
-//     backend sees them; a DEVICE array needing a cast is converted by running
+//     runner sees them; a DEVICE array needing a cast is converted by running
 //     a generated cast ufunc (`to(from)`: return Cast(x)) on the same backend
 //     through execute(), into a temporary device array from make_output(). So
-//     the backend never sees an operand whose dtype differs from the parameter.
+//     the runner never sees an operand whose dtype differs from the parameter.
 //
 // Threading: execute() is called from many host threads at once with
-// different PreparedCalls; backends must be thread-safe. StreamImpl (from
-// ufjit/device.h) is defined by the CUDA backend; the CPU backend runs
-// synchronously and ignores streams.
+// different PreparedCalls; backends and runners must be thread-safe.
+// StreamImpl (from ufjit/device.h) is defined by the CUDA backend; the CPU
+// target runs synchronously and ignores streams.
 #pragma once
 
 #include <array>
