@@ -53,6 +53,7 @@
 
 #include "codegen/Codegen.h"
 #include "codegen/kernel/KernelABI.h"
+#include "codegen/lower/KernelRegions.h"
 #include "ir/IR.h"
 #include "runtime/GufuncLayout.h"
 #include "runtime/SmallVector.h"
@@ -119,6 +120,10 @@ struct CompiledSignature {
 
   /// The source it was typed from, when known before typing.
   SourceKey source;
+
+  /// Explicit kernels: how the CPU target runs their blocks
+  /// (codegen::cpu_block_shape, an IR walk made once here, not per launch).
+  codegen::CpuBlockShape cpu_block_shape = codegen::CpuBlockShape::ThreadLoop;
 
   /// Non-null: code from elsewhere (module null); see ExternalKernel.
   std::shared_ptr<const ExternalKernel> external;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "codegen/kernel/CpuKernelContext.h"
-#include "codegen/lower/KernelRegions.h"
 #include "runtime/CpuBlockRunner.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/KernelErrors.h"
@@ -104,7 +103,7 @@ void run_cpu_kernel(const PreparedKernel &launch, codegen::CpuEntry entry, std::
   const CpuLaunch pieces = elementwise_cpu_launch(0, blocks, threads, pool.concurrency(), poll.enabled());
   LaunchFailure failure;
   DivergenceSink sink{&failure, {block.block_dim[0], block.block_dim[1], block.block_dim[2]}};
-  const codegen::CpuBlockShape shape = codegen::cpu_block_shape(module);
+  const codegen::CpuBlockShape shape = sig.cpu_block_shape;
   auto run_piece = [&](int64_t begin, int64_t end) {
     // Each piece its own context and pointers: the blocks' shared memory is the worker's.
     codegen::CpuThreadContext ctx = block;

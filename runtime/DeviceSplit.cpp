@@ -18,13 +18,11 @@ namespace {
 /// every part keeps the alignment the contiguous (vector) kernels want.
 constexpr int64_t kPartAlignElements = 4096;
 
-/// The devices to split a call of `size` elements over, or none.
-std::vector<Backend *> split_devices(RuntimeCore &core, const Backend &backend, StreamImpl *stream, int64_t size) {
-  if (stream != nullptr || backend.kind() != TargetKind::Cuda || size < kSplitMinElements ||
-      core.cuda_device_count() < 2) {
-    return {};
-  }
-  return core.cuda_backends();
+/// Whether a synchronous call of `size` elements on `backend` may be split:
+/// the first test of every call, so the cheap ones come first.
+bool may_split(RuntimeCore &core, const Backend &backend, StreamImpl *stream, int64_t size) {
+  return size >= kSplitMinElements && stream == nullptr && backend.kind() == TargetKind::Cuda &&
+         core.cuda_device_count() >= 2;
 }
 
 /// Row boundaries of `parts` near-equal parts of `rows` rows, each but the
@@ -90,7 +88,8 @@ void run_row_parts(const std::vector<Backend *> &devices, int64_t rows, int64_t 
 }  // namespace
 
 bool run_across_devices(RuntimeCore &core, const Backend &backend, const PreparedCall &call, StreamImpl *stream) {
-  if (call.signature->external || call.output.residence != Residence::Host || call.shape.empty()) {
+  if (!may_split(core, backend, stream, call.size) || call.signature->external ||
+      call.output.residence != Residence::Host || call.shape.empty()) {
     return false;
   }
   for (const PreparedOperand &in : call.inputs) {
@@ -98,10 +97,7 @@ bool run_across_devices(RuntimeCore &core, const Backend &backend, const Prepare
       return false;
     }
   }
-  const std::vector<Backend *> devices = split_devices(core, backend, stream, call.size);
-  if (devices.empty()) {
-    return false;
-  }
+  const std::vector<Backend *> devices = core.cuda_backends();
   const int64_t row_elements = call.size / call.shape[0];
   const int64_t align = call.shape.size() == 1 ? kPartAlignElements : 1;
   run_row_parts(devices, call.shape[0], align, [&](Backend &device, int64_t begin, int64_t end) {
@@ -120,7 +116,7 @@ bool run_across_devices(RuntimeCore &core, const Backend &backend, const Prepare
 }
 
 bool run_across_devices(RuntimeCore &core, const Backend &backend, const PreparedGufunc &call, StreamImpl *stream) {
-  if (call.loop_shape.empty()) {
+  if (!may_split(core, backend, stream, call.loop_size) || call.loop_shape.empty()) {
     return false;
   }
   for (const ArrayView &v : call.operands) {
@@ -128,10 +124,7 @@ bool run_across_devices(RuntimeCore &core, const Backend &backend, const Prepare
       return false;
     }
   }
-  const std::vector<Backend *> devices = split_devices(core, backend, stream, call.loop_size);
-  if (devices.empty()) {
-    return false;
-  }
+  const std::vector<Backend *> devices = core.cuda_backends();
   const int64_t row_elements = call.loop_size / call.loop_shape[0];
   run_row_parts(devices, call.loop_shape[0], 1, [&](Backend &device, int64_t begin, int64_t end) {
     PreparedGufunc part = call;

@@ -226,6 +226,9 @@ void finish_signature(CompiledSignature &sig) {
     sig.arg_ndims.clear();  // a kernel's arguments keep theirs
   }
   sig.ret = entry.ret.is_void() ? DType::Bool : entry.ret.dtype();
+  if (sig.module->explicit_kernel) {
+    sig.cpu_block_shape = codegen::cpu_block_shape(*sig.module);
+  }
   sig.base_name = codegen::entry_base_name(sig.ufunc_name, names);
   sig.base_name_hash = XXH3_64bits(sig.base_name.data(), sig.base_name.size());
   const std::string text = ir::print(*sig.module);
