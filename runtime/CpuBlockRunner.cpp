@@ -66,7 +66,13 @@ static_assert(kWarpOpCount == static_cast<int>(CpuWarpOp::ActiveMask) + 1);
 
 uint32_t lane_bit(int lane) { return uint32_t{1} << lane; }
 
-std::string coords(const int32_t v[3]) {
+}  // namespace
+
+std::array<int32_t, 3> thread_coordinates(int32_t linear, const int32_t dims[3]) {
+  return {linear % dims[0], linear / dims[0] % dims[1], linear / (dims[0] * dims[1])};
+}
+
+std::string compact_coordinates_text(const int32_t v[3]) {
   std::string text = "(";
   text += std::to_string(v[0]);
   text += ',';
@@ -76,8 +82,6 @@ std::string coords(const int32_t v[3]) {
   text += ')';
   return text;
 }
-
-}  // namespace
 
 struct CpuBlockRunner::State {
   std::size_t stack_bytes = kFiberStackBytes;
@@ -142,8 +146,8 @@ void suspend(State &s, ThreadState &t) {
 /// Gives up the block when generated code passes an op this runner lacks
 /// (code and runtime of different versions).
 [[noreturn]] void give_up_unknown(State &s, ThreadState &t, const char *what, int32_t op, int32_t line) {
-  s.error = "thread " + coords(t.ctx.thread_idx) + " calls an unknown " + what + " (" + std::to_string(op) +
-            ") at line " + std::to_string(line);
+  s.error = "thread " + compact_coordinates_text(t.ctx.thread_idx) + " calls an unknown " + what + " (" +
+            std::to_string(op) + ") at line " + std::to_string(line);
   give_up(s, t);
 }
 
@@ -267,9 +271,9 @@ std::string disagree_message(const State &s, int base, uint32_t group, const Thr
     const ThreadState &other = s.threads[base + std::countr_zero(lanes)];
     if (kWarpOps[other.op].kind != kind) {
       const int32_t *block = caller.ctx.block_idx;
-      return "threads of block " + coords(block) + " disagree at a warp collective: thread " +
-             coords(caller.ctx.thread_idx) + " calls " + kWarpOps[caller.op].name + " at line " +
-             std::to_string(caller.line) + ", thread " + coords(other.ctx.thread_idx) + " " +
+      return "threads of block " + compact_coordinates_text(block) + " disagree at a warp collective: thread " +
+             compact_coordinates_text(caller.ctx.thread_idx) + " calls " + kWarpOps[caller.op].name + " at line " +
+             std::to_string(caller.line) + ", thread " + compact_coordinates_text(other.ctx.thread_idx) + " " +
              kWarpOps[other.op].name + " at line " + std::to_string(other.line);
     }
   }
@@ -377,7 +381,8 @@ std::string wait_site(const ThreadState &t) {
 std::string deadlock_message(const State &s) {
   constexpr int kMaxSites = 4;
   std::vector<std::string> sites;
-  std::string message = "threads of block " + coords(s.threads[0].ctx.block_idx) + " cannot proceed: ";
+  std::string message =
+      "threads of block " + compact_coordinates_text(s.threads[0].ctx.block_idx) + " cannot proceed: ";
   for (int i = 0; i < s.count; ++i) {
     const ThreadState &t = s.threads[i];
     if (t.wait != Wait::Barrier && t.wait != Wait::Warp) {
@@ -390,22 +395,19 @@ std::string deadlock_message(const State &s) {
     if (static_cast<int>(sites.size()) == kMaxSites) {
       return message + ", ...";
     }
-    message += sites.empty() ? "thread " + coords(t.ctx.thread_idx) + " waits at " + site
-                             : ", thread " + coords(t.ctx.thread_idx) + " at " + site;
+    message += sites.empty() ? "thread " + compact_coordinates_text(t.ctx.thread_idx) + " waits at " + site
+                             : ", thread " + compact_coordinates_text(t.ctx.thread_idx) + " at " + site;
     sites.push_back(std::move(site));
   }
   return message;
 }
 
 void prepare_threads(State &s, const CpuThreadContext &block, int count) {
-  const int bx = block.block_dim[0];
-  const int by = block.block_dim[1];
   for (int i = 0; i < count; ++i) {
     ThreadState &t = s.threads[i];
     t.ctx = block;
-    t.ctx.thread_idx[0] = i % bx;
-    t.ctx.thread_idx[1] = i / bx % by;
-    t.ctx.thread_idx[2] = i / (bx * by);
+    const std::array<int32_t, 3> at = thread_coordinates(i, block.block_dim);
+    std::copy(at.begin(), at.end(), t.ctx.thread_idx);
     t.ctx.sync = &block_sync;
     t.ctx.warp = &warp_collective;
     t.ctx.runner = &t;
@@ -433,13 +435,13 @@ void prepare_threads(State &s, const CpuThreadContext &block, int count) {
 int block_threads(const CpuThreadContext &block, std::string &error) {
   const int32_t *dim = block.block_dim;
   if (dim[0] < 1 || dim[1] < 1 || dim[2] < 1) {
-    error = "the block dimensions " + coords(dim) + " must each be at least 1";
+    error = "the block dimensions " + compact_coordinates_text(dim) + " must each be at least 1";
     return -1;
   }
   const int64_t count = int64_t{dim[0]} * dim[1] * dim[2];
   if (count > kMaxBlockThreads) {
-    error = "a block of " + coords(dim) + " threads has " + std::to_string(count) + ", more than the " +
-            std::to_string(kMaxBlockThreads) + " a block may have";
+    error = "a block of " + compact_coordinates_text(dim) + " threads has " + std::to_string(count) +
+            ", more than the " + std::to_string(kMaxBlockThreads) + " a block may have";
     return -1;
   }
   return static_cast<int>(count);

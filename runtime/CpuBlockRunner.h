@@ -11,7 +11,9 @@
 // own runner (this_thread_block_runner); a runner serves one block at a time.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +24,13 @@ namespace ufjit::runtime {
 
 /// The largest block the runner accepts, as on the GPU.
 inline constexpr int kMaxBlockThreads = 1024;
+
+/// The (x, y, z) of the block's thread of linear index `linear`
+/// (x + y*bx + z*bx*by, x fastest) in a block of `dims`.
+std::array<int32_t, 3> thread_coordinates(int32_t linear, const int32_t dims[3]);
+
+/// "(x,y,z)": coordinates as the CPU target's block messages write them.
+std::string compact_coordinates_text(const int32_t v[3]);
 
 class CpuBlockRunner {
  public:

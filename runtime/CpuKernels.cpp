@@ -53,17 +53,15 @@ struct DivergenceSink {
 };
 
 std::string thread_coords(const DivergenceSink &sink, int32_t linear) {
-  const int32_t x = linear % sink.block_dim[0];
-  const int32_t y = linear / sink.block_dim[0] % sink.block_dim[1];
-  const int32_t z = linear / (sink.block_dim[0] * sink.block_dim[1]);
-  return "(" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(z) + ")";
+  return compact_coordinates_text(thread_coordinates(linear, sink.block_dim).data());
 }
 
 void report_divergence(void *runner, int32_t first, int32_t other, int32_t line, int32_t bx, int32_t by, int32_t bz) {
   const auto &sink = *static_cast<const DivergenceSink *>(runner);
-  sink.failure->record("the barrier of line " + std::to_string(line) + " is not reached by every thread of block (" +
-                       std::to_string(bx) + "," + std::to_string(by) + "," + std::to_string(bz) + "): threads " +
-                       thread_coords(sink, first) + " and " + thread_coords(sink, other) +
+  const int32_t block[3] = {bx, by, bz};
+  sink.failure->record("the barrier of line " + std::to_string(line) + " is not reached by every thread of block " +
+                       compact_coordinates_text(block) + ": threads " + thread_coords(sink, first) + " and " +
+                       thread_coords(sink, other) +
                        " disagree on the condition of the if or loop around it (on a GPU this hangs or is undefined)");
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "codegen/kernel/KernelCheck.h"
+#include "runtime/CpuBlockRunner.h"
 #include "runtime/KernelErrors.h"
 
 namespace ufjit::runtime {
@@ -65,8 +66,7 @@ bool unordered(const Access &a, int32_t thread, const Clock &now) {
 }
 
 std::string thread_coords(const Checker &c, int32_t thread) {
-  const int32_t v[3] = {thread % c.dims[0], thread / c.dims[0] % c.dims[1], thread / (c.dims[0] * c.dims[1])};
-  return coordinates_text(v);
+  return coordinates_text(thread_coordinates(thread, c.dims).data());
 }
 
 std::string describe(const Checker &c, const Access &a) {
